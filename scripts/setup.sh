@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs everything Loupe needs to build, serve and test, if missing. Idempotent.
+# No GitHub downloads: every tool comes from crates.io, npm or Debian (see ../shared/docs/toolchain.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=0.2.130
+BINARYEN_VERSION=132.0.0
+
+log() { echo "::: setup: $*"; }
+
+rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target add wasm32-unknown-unknown
+
+if ! command -v trunk >/dev/null || ! trunk --version | grep -q "$TRUNK_VERSION"; then
+  log "installing trunk $TRUNK_VERSION (compiles from crates.io, ~5 min)"
+  cargo install --locked trunk --version "$TRUNK_VERSION"
+fi
+if ! command -v wasm-bindgen >/dev/null || ! wasm-bindgen --version | grep -q "$WASM_BINDGEN_VERSION"; then
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  # not --locked: its lock file pins a webpki-roots the registry does not have
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+if ! command -v wasm-opt >/dev/null || ! wasm-opt --version | grep -q "version 132"; then
+  log "installing binaryen $BINARYEN_VERSION from npm"
+  npm i -g --prefix /usr/local "binaryen@$BINARYEN_VERSION"
+fi
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  log "installing chromium + chromium-driver from Debian"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+if [ -f package.json ]; then
+  if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    log "npm ci"
+    if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+  fi
+fi
+log "ok"
