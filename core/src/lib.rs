@@ -1,3 +1,11 @@
 //! loupe-core: bytes → sniff → importer → builder → model → LOD index → queries.
-//! Pure Rust; knows no UI and no web API.
+//! Pure Rust; knows no UI and no web API. See ARCHITECTURE.md.
+
+pub mod lod;
+pub mod model;
 pub mod neuron;
+pub mod strings;
+pub mod time;
+
+pub use model::{Trace, TraceBuilder};
+pub use strings::StrId;

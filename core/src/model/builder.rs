@@ -1,0 +1,569 @@
+//! [`TraceBuilder`]: the only write path into the model. Importers add groups, tracks, slices,
+//! instants, counters and flows in any order; [`TraceBuilder::finish`] sorts, assigns depths,
+//! spills improperly nested slices to an overlap track, binds flows to slices, builds the LOD
+//! indexes and returns the immutable [`Trace`].
+
+use super::*;
+use crate::strings::Interner;
+
+/// A slice as added to the builder (insertion index within its track). Valid until `finish`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SliceHandle {
+    pub track: TrackId,
+    pub index: u32,
+}
+
+/// One end of a flow, to be bound to a slice by `finish`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowEnd {
+    /// A slice added through the builder.
+    Slice(SliceHandle),
+    /// The deepest slice on `track` enclosing `ts_ns`.
+    Enclosing { track: TrackId, ts_ns: i64 },
+    /// The enclosing slice, or else the next slice that begins at or after `ts_ns`.
+    EnclosingOrNext { track: TrackId, ts_ns: i64 },
+}
+
+#[derive(Debug, Default)]
+struct TrackBuild {
+    start_ns: Vec<i64>,
+    dur_ns: Vec<i64>,
+    name: Vec<StrId>,
+    category: Vec<StrId>,
+    args: Vec<ArgsId>,
+    instants: InstantColumns,
+}
+
+#[derive(Debug)]
+struct FlowBuild {
+    from: FlowEnd,
+    to: FlowEnd,
+    name: StrId,
+    category: StrId,
+}
+
+pub struct TraceBuilder {
+    format: String,
+    strings: Interner,
+    groups: Vec<Group>,
+    tracks: Vec<(Track, TrackBuild)>,
+    counters: Vec<CounterTrack>,
+    flows: Vec<FlowBuild>,
+    args: ArgStore,
+    iterations: Vec<Iteration>,
+    pub metadata: Metadata,
+    pub warnings: Warnings,
+}
+
+impl TraceBuilder {
+    pub fn new(format: &str) -> Self {
+        let mut args = ArgStore::default();
+        args.offsets.push(0);
+        TraceBuilder {
+            format: format.to_string(),
+            strings: Interner::new(),
+            groups: Vec::new(),
+            tracks: Vec::new(),
+            counters: Vec::new(),
+            flows: Vec::new(),
+            args,
+            iterations: Vec::new(),
+            metadata: Metadata::default(),
+            warnings: Warnings::default(),
+        }
+    }
+
+    pub fn set_format(&mut self, format: &str) {
+        self.format = format.to_string();
+    }
+    pub fn format(&self) -> &str {
+        &self.format
+    }
+
+    #[inline]
+    pub fn intern(&mut self, s: &str) -> StrId {
+        self.strings.intern(s)
+    }
+    pub fn string(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    pub fn warn(&mut self, kind: &str, example: impl FnOnce() -> String) {
+        self.warnings.add(kind, example)
+    }
+
+    pub fn add_metadata(&mut self, key: impl Into<String>, value: impl Into<String>) {
+        self.metadata.entries.push((key.into(), value.into()));
+    }
+
+    // ---- groups and tracks ----
+
+    pub fn add_group(&mut self, name: &str, kind: GroupKind) -> GroupId {
+        let id = GroupId(self.groups.len() as u32);
+        let name = self.intern(name);
+        self.groups.push(Group { name, kind, sort_index: id.0 as i64, tracks: Vec::new(), counters: Vec::new() });
+        id
+    }
+    pub fn set_group_name(&mut self, g: GroupId, name: &str) {
+        let name = self.intern(name);
+        if let Some(gr) = self.groups.get_mut(g.idx()) {
+            gr.name = name;
+        }
+    }
+    pub fn set_group_sort(&mut self, g: GroupId, sort_index: i64) {
+        if let Some(gr) = self.groups.get_mut(g.idx()) {
+            gr.sort_index = sort_index;
+        }
+    }
+    pub fn group_count(&self) -> usize {
+        self.groups.len()
+    }
+
+    pub fn add_track(&mut self, group: GroupId, name: &str, kind: TrackKind, source_id: &str) -> TrackId {
+        let id = TrackId(self.tracks.len() as u32);
+        let name = self.intern(name);
+        let source_id = self.intern(source_id);
+        let layout = if kind == TrackKind::Async || kind == TrackKind::Overlap { Layout::Lanes } else { Layout::Nested };
+        let sort_index = self.groups.get(group.idx()).map_or(0, |g| g.tracks.len() as i64);
+        if let Some(g) = self.groups.get_mut(group.idx()) {
+            g.tracks.push(id);
+        }
+        self.tracks.push((
+            Track {
+                name,
+                group,
+                kind,
+                layout,
+                sort_index,
+                source_id,
+                slices: SliceColumns::default(),
+                instants: InstantColumns::default(),
+                lod: LodIndex::default(),
+            },
+            TrackBuild::default(),
+        ));
+        id
+    }
+    pub fn set_track_name(&mut self, t: TrackId, name: &str) {
+        let name = self.intern(name);
+        if let Some(tr) = self.tracks.get_mut(t.idx()) {
+            tr.0.name = name;
+        }
+    }
+    pub fn set_track_sort(&mut self, t: TrackId, sort_index: i64) {
+        if let Some(tr) = self.tracks.get_mut(t.idx()) {
+            tr.0.sort_index = sort_index;
+        }
+    }
+    pub fn set_track_layout(&mut self, t: TrackId, layout: Layout) {
+        if let Some(tr) = self.tracks.get_mut(t.idx()) {
+            tr.0.layout = layout;
+        }
+    }
+    pub fn track_count(&self) -> usize {
+        self.tracks.len()
+    }
+    pub fn track_slice_count(&self, t: TrackId) -> usize {
+        self.tracks.get(t.idx()).map_or(0, |t| t.1.start_ns.len())
+    }
+
+    // ---- events ----
+
+    /// Add an argument set; returns [`ArgsId::NONE`] for an empty set.
+    pub fn add_args(&mut self, entries: impl IntoIterator<Item = (StrId, ArgValue)>) -> ArgsId {
+        let before = self.args.keys.len();
+        for (k, v) in entries {
+            self.args.keys.push(k);
+            self.args.values.push(v);
+        }
+        if self.args.keys.len() == before {
+            return ArgsId::NONE;
+        }
+        let id = ArgsId((self.args.offsets.len() - 1) as u32);
+        self.args.offsets.push(self.args.keys.len() as u32);
+        id
+    }
+    /// Entries of an argument set added so far.
+    pub fn args_of(&self, id: ArgsId) -> Vec<(StrId, ArgValue)> {
+        self.args.get(id).collect()
+    }
+
+    /// Add a slice. A negative duration is a damaged event: it is counted and clamped to 0.
+    #[inline]
+    pub fn add_slice(&mut self, track: TrackId, start_ns: i64, dur_ns: i64, name: StrId, category: StrId, args: ArgsId) -> SliceHandle {
+        let dur_ns = if dur_ns < 0 {
+            self.warnings.add("negative_duration", || format!("slice at {start_ns} ns has duration {dur_ns} ns; clamped to 0"));
+            0
+        } else {
+            dur_ns
+        };
+        let t = &mut self.tracks[track.idx()].1;
+        let index = t.start_ns.len() as u32;
+        t.start_ns.push(start_ns);
+        t.dur_ns.push(dur_ns);
+        t.name.push(name);
+        t.category.push(category);
+        t.args.push(args);
+        SliceHandle { track, index }
+    }
+    pub fn set_slice_args(&mut self, h: SliceHandle, args: ArgsId) {
+        if let Some(a) = self.tracks.get_mut(h.track.idx()).and_then(|t| t.1.args.get_mut(h.index as usize)) {
+            *a = args;
+        }
+    }
+    pub fn slice_args(&self, h: SliceHandle) -> ArgsId {
+        self.tracks.get(h.track.idx()).and_then(|t| t.1.args.get(h.index as usize)).copied().unwrap_or(ArgsId::NONE)
+    }
+    pub fn slice_start(&self, h: SliceHandle) -> Option<i64> {
+        self.tracks.get(h.track.idx()).and_then(|t| t.1.start_ns.get(h.index as usize)).copied()
+    }
+
+    pub fn add_instant(&mut self, track: TrackId, ts_ns: i64, name: StrId, category: StrId, args: ArgsId) {
+        let i = &mut self.tracks[track.idx()].1.instants;
+        i.ts_ns.push(ts_ns);
+        i.name.push(name);
+        i.category.push(category);
+        i.args.push(args);
+    }
+
+    pub fn add_counter(&mut self, group: GroupId, name: &str, unit: &str) -> CounterId {
+        let id = CounterId(self.counters.len() as u32);
+        let name = self.intern(name);
+        let unit = self.intern(unit);
+        let sort_index = self.groups.get(group.idx()).map_or(0, |g| g.counters.len() as i64);
+        if let Some(g) = self.groups.get_mut(group.idx()) {
+            g.counters.push(id);
+        }
+        self.counters.push(CounterTrack { name, group, unit, sort_index, ts_ns: Vec::new(), value: Vec::new() });
+        id
+    }
+    #[inline]
+    pub fn add_counter_sample(&mut self, counter: CounterId, ts_ns: i64, value: f64) {
+        let c = &mut self.counters[counter.idx()];
+        c.ts_ns.push(ts_ns);
+        c.value.push(value);
+    }
+
+    pub fn add_flow(&mut self, from: FlowEnd, to: FlowEnd, name: StrId, category: StrId) {
+        self.flows.push(FlowBuild { from, to, name, category });
+    }
+
+    pub fn add_iteration(&mut self, number: i64, start_ns: i64, end_ns: i64) {
+        self.iterations.push(Iteration { number, start_ns, end_ns });
+    }
+
+    pub fn slice_count(&self) -> usize {
+        self.tracks.iter().map(|t| t.1.start_ns.len()).sum()
+    }
+
+    // ---- finish ----
+
+    /// Sort, assign depths, bind flows, build indexes. Never fails: problems become warnings.
+    pub fn finish(mut self) -> Trace {
+        let mut warnings = std::mem::take(&mut self.warnings);
+        let track_count = self.tracks.len();
+        // insertion index -> final (track, index), per track
+        let mut remap: Vec<Vec<SliceRef>> = Vec::with_capacity(track_count);
+        let mut out_tracks: Vec<Track> = Vec::with_capacity(track_count);
+        let mut spills: Vec<(usize, Track, TrackBuild, Vec<u32>)> = Vec::new();
+
+        let built: Vec<(Track, TrackBuild)> = std::mem::take(&mut self.tracks);
+        for (ti, (mut track, mut tb)) in built.into_iter().enumerate() {
+            let n = tb.start_ns.len();
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            {
+                let s = &tb.start_ns;
+                let d = &tb.dur_ns;
+                order.sort_unstable_by(|&a, &b| {
+                    let (a, b) = (a as usize, b as usize);
+                    s[a].cmp(&s[b]).then(d[b].cmp(&d[a])).then(a.cmp(&b))
+                });
+            }
+            let mut depth: Vec<u16> = vec![0; n];
+            let mut spilled: Vec<u32> = Vec::new();
+            match track.layout {
+                Layout::Nested => {
+                    let mut stack: Vec<i64> = Vec::new();
+                    for &i in &order {
+                        let i = i as usize;
+                        let s = tb.start_ns[i];
+                        let e = s.saturating_add(tb.dur_ns[i]);
+                        while let Some(&top) = stack.last() {
+                            if top <= s {
+                                stack.pop();
+                            } else {
+                                break;
+                            }
+                        }
+                        if let Some(&top) = stack.last() {
+                            if e > top {
+                                spilled.push(i as u32);
+                                continue;
+                            }
+                        }
+                        if stack.len() >= u16::MAX as usize {
+                            spilled.push(i as u32);
+                            continue;
+                        }
+                        depth[i] = stack.len() as u16;
+                        stack.push(e);
+                    }
+                }
+                Layout::Lanes => {
+                    let mut lanes: Vec<i64> = Vec::new();
+                    for &i in &order {
+                        let i = i as usize;
+                        let s = tb.start_ns[i];
+                        let e = s.saturating_add(tb.dur_ns[i]);
+                        let lane = match lanes.iter().position(|&end| end <= s) {
+                            Some(l) => l,
+                            None => {
+                                lanes.push(i64::MIN);
+                                lanes.len() - 1
+                            }
+                        };
+                        lanes[lane] = e.max(s.saturating_add(1));
+                        depth[i] = lane.min(u16::MAX as usize) as u16;
+                    }
+                }
+            }
+            let mut map = vec![SliceRef { track: TrackId(ti as u32), index: u32::MAX }; n];
+            if !spilled.is_empty() {
+                let name = self.strings.get(track.name).to_string();
+                let count = spilled.len();
+                warnings.add("overlapping_slices", || {
+                    format!("{count} slice(s) on track '{name}' overlap a neighbour without nesting; moved to an '(overlapping)' track")
+                });
+                let mut is_spilled = vec![false; n];
+                for &i in &spilled {
+                    is_spilled[i as usize] = true;
+                }
+                order.retain(|&i| !is_spilled[i as usize]);
+                let mut stb = TrackBuild::default();
+                for &i in &spilled {
+                    let i = i as usize;
+                    stb.start_ns.push(tb.start_ns[i]);
+                    stb.dur_ns.push(tb.dur_ns[i]);
+                    stb.name.push(tb.name[i]);
+                    stb.category.push(tb.category[i]);
+                    stb.args.push(tb.args[i]);
+                }
+                let st = Track {
+                    name: self.strings.intern(&format!("{name} (overlapping)")),
+                    group: track.group,
+                    kind: TrackKind::Overlap,
+                    layout: Layout::Lanes,
+                    sort_index: track.sort_index,
+                    source_id: track.source_id,
+                    slices: SliceColumns::default(),
+                    instants: InstantColumns::default(),
+                    lod: LodIndex::default(),
+                };
+                spills.push((ti, st, stb, spilled));
+            }
+            // depth-major, start order within a depth (stable counting sort)
+            let max_depth = order.iter().map(|&i| depth[i as usize] as usize).max().map_or(0, |d| d + 1);
+            let mut counts = vec![0u32; max_depth + 1];
+            for &i in &order {
+                counts[depth[i as usize] as usize + 1] += 1;
+            }
+            for d in 1..counts.len() {
+                counts[d] += counts[d - 1];
+            }
+            let depth_starts = counts.clone();
+            let m = order.len();
+            let mut final_order = vec![0u32; m];
+            let mut cursor = counts;
+            for &i in &order {
+                let d = depth[i as usize] as usize;
+                final_order[cursor[d] as usize] = i;
+                cursor[d] += 1;
+            }
+            let mut cols = SliceColumns {
+                start_ns: Vec::with_capacity(m),
+                dur_ns: Vec::with_capacity(m),
+                name: Vec::with_capacity(m),
+                category: Vec::with_capacity(m),
+                args: Vec::with_capacity(m),
+                depth_starts: if m == 0 { Vec::new() } else { depth_starts },
+            };
+            for (k, &i) in final_order.iter().enumerate() {
+                let i = i as usize;
+                cols.start_ns.push(tb.start_ns[i]);
+                cols.dur_ns.push(tb.dur_ns[i]);
+                cols.name.push(tb.name[i]);
+                cols.category.push(tb.category[i]);
+                cols.args.push(tb.args[i]);
+                map[i].index = k as u32;
+            }
+            drop(tb.start_ns);
+            drop(tb.dur_ns);
+            // instants sorted by time
+            let inst = std::mem::take(&mut tb.instants);
+            track.instants = sort_instants(inst);
+            track.lod = LodIndex::build(&cols);
+            track.slices = cols;
+            out_tracks.push(track);
+            remap.push(map);
+        }
+        // spill tracks: laid out in lanes, appended after the regular tracks
+        for (src, mut st, stb, origin) in spills {
+            let tid = TrackId(out_tracks.len() as u32);
+            let n = stb.start_ns.len();
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            order.sort_unstable_by_key(|&i| (stb.start_ns[i as usize], -stb.dur_ns[i as usize]));
+            let mut lanes: Vec<i64> = Vec::new();
+            let mut depth = vec![0u16; n];
+            for &i in &order {
+                let i = i as usize;
+                let s = stb.start_ns[i];
+                let lane = match lanes.iter().position(|&end| end <= s) {
+                    Some(l) => l,
+                    None => {
+                        lanes.push(i64::MIN);
+                        lanes.len() - 1
+                    }
+                };
+                lanes[lane] = s.saturating_add(stb.dur_ns[i]).max(s + 1);
+                depth[i] = lane.min(u16::MAX as usize) as u16;
+            }
+            let mut idx: Vec<u32> = order.clone();
+            idx.sort_by_key(|&i| (depth[i as usize], stb.start_ns[i as usize]));
+            let mut cols = SliceColumns::default();
+            let mut cur_depth = None;
+            for (k, &i) in idx.iter().enumerate() {
+                let i = i as usize;
+                while cur_depth != Some(depth[i]) {
+                    cols.depth_starts.push(k as u32);
+                    cur_depth = Some(cur_depth.map_or(0, |d| d + 1));
+                }
+                cols.start_ns.push(stb.start_ns[i]);
+                cols.dur_ns.push(stb.dur_ns[i]);
+                cols.name.push(stb.name[i]);
+                cols.category.push(stb.category[i]);
+                cols.args.push(stb.args[i]);
+                if let Some(r) = remap[src].get_mut(origin[i] as usize) {
+                    *r = SliceRef { track: tid, index: k as u32 };
+                }
+            }
+            if !cols.start_ns.is_empty() {
+                cols.depth_starts.push(cols.start_ns.len() as u32);
+            }
+            st.lod = LodIndex::build(&cols);
+            st.slices = cols;
+            if let Some(g) = self.groups.get_mut(st.group.idx()) {
+                g.tracks.push(tid);
+            }
+            out_tracks.push(st);
+        }
+
+        // counters: sorted by time (stable)
+        for c in &mut self.counters {
+            if !c.ts_ns.windows(2).all(|w| w[0] <= w[1]) {
+                let mut idx: Vec<usize> = (0..c.ts_ns.len()).collect();
+                idx.sort_by_key(|&i| c.ts_ns[i]);
+                c.ts_ns = idx.iter().map(|&i| c.ts_ns[i]).collect();
+                c.value = idx.iter().map(|&i| c.value[i]).collect();
+            }
+        }
+
+        // flows
+        let mut flows = Vec::with_capacity(self.flows.len());
+        let mut unbound = 0u64;
+        let resolve = |end: FlowEnd, tracks: &[Track]| -> Option<SliceRef> {
+            match end {
+                FlowEnd::Slice(h) => {
+                    let r = *remap.get(h.track.idx())?.get(h.index as usize)?;
+                    (r.index != u32::MAX).then_some(r)
+                }
+                FlowEnd::Enclosing { track, ts_ns } => {
+                    let t = tracks.get(track.idx())?;
+                    t.slices.deepest_at(ts_ns).map(|i| SliceRef { track, index: i as u32 })
+                }
+                FlowEnd::EnclosingOrNext { track, ts_ns } => {
+                    let t = tracks.get(track.idx())?;
+                    if let Some(i) = t.slices.deepest_at(ts_ns) {
+                        return Some(SliceRef { track, index: i as u32 });
+                    }
+                    // next slice beginning at or after ts: the earliest start among depths
+                    let mut best: Option<usize> = None;
+                    for d in 0..t.slices.depth_count() {
+                        let r = t.slices.depth_range(d);
+                        let k = r.start + t.slices.start_ns[r.clone()].partition_point(|&s| s < ts_ns);
+                        if k < r.end && best.is_none_or(|b| t.slices.start_ns[k] < t.slices.start_ns[b]) {
+                            best = Some(k);
+                        }
+                    }
+                    best.map(|i| SliceRef { track, index: i as u32 })
+                }
+            }
+        };
+        for f in &self.flows {
+            match (resolve(f.from, &out_tracks), resolve(f.to, &out_tracks)) {
+                (Some(from), Some(to)) => flows.push(Flow { from, to, name: f.name, category: f.category }),
+                _ => unbound += 1,
+            }
+        }
+        warnings.add_n("flow_unbound", unbound, || "a flow end did not fall inside any slice on its thread; flow dropped".into());
+
+        // time bounds
+        let mut lo = i64::MAX;
+        let mut hi = i64::MIN;
+        for t in &out_tracks {
+            for d in 0..t.slices.depth_count() {
+                let r = t.slices.depth_range(d);
+                if !r.is_empty() {
+                    lo = lo.min(t.slices.start_ns[r.start]);
+                    hi = hi.max(t.slices.end_ns(r.end - 1));
+                }
+            }
+            if let (Some(&a), Some(&b)) = (t.instants.ts_ns.first(), t.instants.ts_ns.last()) {
+                lo = lo.min(a);
+                hi = hi.max(b);
+            }
+        }
+        for c in &self.counters {
+            if let (Some(&a), Some(&b)) = (c.ts_ns.first(), c.ts_ns.last()) {
+                lo = lo.min(a);
+                hi = hi.max(b);
+            }
+        }
+        if lo > hi {
+            lo = 0;
+            hi = 0;
+        }
+        self.iterations.sort_by_key(|i| (i.start_ns, i.number));
+        let mut args = self.args;
+        args.keys.shrink_to_fit();
+        args.values.shrink_to_fit();
+        args.offsets.shrink_to_fit();
+        Trace {
+            format: self.format,
+            strings: self.strings.finish(),
+            groups: self.groups,
+            tracks: out_tracks,
+            counters: self.counters,
+            flows,
+            args,
+            iterations: self.iterations,
+            metadata: self.metadata,
+            warnings,
+            start_ns: lo,
+            end_ns: hi,
+        }
+    }
+}
+
+fn sort_instants(i: InstantColumns) -> InstantColumns {
+    if i.ts_ns.windows(2).all(|w| w[0] <= w[1]) {
+        return i;
+    }
+    let mut idx: Vec<usize> = (0..i.ts_ns.len()).collect();
+    idx.sort_by_key(|&k| i.ts_ns[k]);
+    InstantColumns {
+        ts_ns: idx.iter().map(|&k| i.ts_ns[k]).collect(),
+        name: idx.iter().map(|&k| i.name[k]).collect(),
+        category: idx.iter().map(|&k| i.category[k]).collect(),
+        args: idx.iter().map(|&k| i.args[k]).collect(),
+    }
+}

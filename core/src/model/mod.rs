@@ -1,0 +1,398 @@
+//! The one internal model every importer writes into (through [`TraceBuilder`]) and every widget
+//! reads. It knows no file format.
+//!
+//! Layout: a [`Trace`] has groups (a process, a device), each with tracks (a thread, an engine, a
+//! DMA queue, an async lane set). A track stores its slices as columns (struct of arrays), sorted
+//! depth-major: all depth-0 slices by start, then depth 1, … At one depth slices never overlap, so
+//! starts *and* ends are sorted, which is what makes binary-search range queries and the
+//! level-of-detail index ([`crate::lod`]) work. Times are i64 nanoseconds on the file's own clock.
+
+pub mod builder;
+pub mod warnings;
+
+pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
+pub use warnings::{Warning, Warnings};
+
+use crate::lod::LodIndex;
+use crate::strings::{StrId, StringTable};
+
+macro_rules! id_type {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bincode::Encode, bincode::Decode, serde::Serialize)]
+        pub struct $name(pub u32);
+        impl $name {
+            #[inline]
+            pub fn idx(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+id_type!(/// Index of a [`Group`] in [`Trace::groups`].
+    GroupId);
+id_type!(/// Index of a [`Track`] in [`Trace::tracks`].
+    TrackId);
+id_type!(/// Index of a [`CounterTrack`] in [`Trace::counters`].
+    CounterId);
+id_type!(/// Index of an argument set in [`ArgStore`]. `ArgsId::NONE` = no arguments.
+    ArgsId);
+
+impl ArgsId {
+    pub const NONE: ArgsId = ArgsId(u32::MAX);
+}
+
+/// A slice addressed in the finished model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bincode::Encode, bincode::Decode, serde::Serialize)]
+pub struct SliceRef {
+    pub track: TrackId,
+    pub index: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]
+pub enum GroupKind {
+    Process,
+    Device,
+    Other,
+}
+
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+pub struct Group {
+    pub name: StrId,
+    pub kind: GroupKind,
+    /// Lower sorts first; ties by insertion order.
+    pub sort_index: i64,
+    pub tracks: Vec<TrackId>,
+    pub counters: Vec<CounterId>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]
+pub enum TrackKind {
+    /// A CPU thread: slices nest by time.
+    Thread,
+    /// A GPU stream or an accelerator engine queue.
+    Stream,
+    /// A DMA queue.
+    Dma,
+    /// Async spans: overlapping spans are put in separate lanes, not nested.
+    Async,
+    /// Spill track for slices that overlapped their neighbours without nesting.
+    Overlap,
+}
+
+/// How depth is assigned to slices when the model is finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub enum Layout {
+    /// Depth = nesting level by time containment.
+    Nested,
+    /// Greedy lanes: each slice goes to the first lane free at its start.
+    Lanes,
+}
+
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct SliceColumns {
+    pub start_ns: Vec<i64>,
+    pub dur_ns: Vec<i64>,
+    pub name: Vec<StrId>,
+    pub category: Vec<StrId>,
+    pub args: Vec<ArgsId>,
+    /// `depth_starts[d]..depth_starts[d+1]` are the slices at depth d.
+    pub depth_starts: Vec<u32>,
+}
+
+impl SliceColumns {
+    pub fn len(&self) -> usize {
+        self.start_ns.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.start_ns.is_empty()
+    }
+    pub fn depth_count(&self) -> usize {
+        self.depth_starts.len().saturating_sub(1)
+    }
+    pub fn depth_range(&self, depth: usize) -> std::ops::Range<usize> {
+        match (self.depth_starts.get(depth), self.depth_starts.get(depth + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        }
+    }
+    pub fn depth_of(&self, index: usize) -> usize {
+        self.depth_starts.partition_point(|&s| s as usize <= index).saturating_sub(1)
+    }
+    #[inline]
+    pub fn end_ns(&self, i: usize) -> i64 {
+        self.start_ns[i].saturating_add(self.dur_ns[i])
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.start_ns.capacity() * 8
+            + self.dur_ns.capacity() * 8
+            + self.name.capacity() * 4
+            + self.category.capacity() * 4
+            + self.args.capacity() * 4
+            + self.depth_starts.capacity() * 4
+    }
+    /// Slices at `depth` overlapping `[t0_ns, t1_ns)`, as an index range (binary search).
+    pub fn range_at_depth(&self, depth: usize, t0_ns: i64, t1_ns: i64) -> std::ops::Range<usize> {
+        let r = self.depth_range(depth);
+        let s = &self.start_ns[r.clone()];
+        let d = &self.dur_ns[r.clone()];
+        // ends are sorted at one depth: first slice whose end is after t0
+        let lo = partition(s.len(), |k| s[k].saturating_add(d[k]) <= t0_ns && !(d[k] == 0 && s[k] == t0_ns));
+        let hi = lo + partition(s.len() - lo, |k| s[lo + k] < t1_ns);
+        r.start + lo..r.start + hi
+    }
+    /// The deepest slice containing `t_ns` (for binding flows and hit tests).
+    pub fn deepest_at(&self, t_ns: i64) -> Option<usize> {
+        let mut found = None;
+        for depth in 0..self.depth_count() {
+            let r = self.depth_range(depth);
+            let s = &self.start_ns[r.clone()];
+            let k = partition(s.len(), |k| s[k] <= t_ns);
+            if k == 0 {
+                continue;
+            }
+            let i = r.start + k - 1;
+            if t_ns <= self.end_ns(i) {
+                found = Some(i);
+            }
+        }
+        found
+    }
+}
+
+/// `slice::partition_point` over an index predicate.
+#[inline]
+pub(crate) fn partition(n: usize, mut pred: impl FnMut(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct InstantColumns {
+    pub ts_ns: Vec<i64>,
+    pub name: Vec<StrId>,
+    pub category: Vec<StrId>,
+    pub args: Vec<ArgsId>,
+}
+
+impl InstantColumns {
+    pub fn len(&self) -> usize {
+        self.ts_ns.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ts_ns.is_empty()
+    }
+    pub fn range(&self, t0_ns: i64, t1_ns: i64) -> std::ops::Range<usize> {
+        let lo = self.ts_ns.partition_point(|&t| t < t0_ns);
+        let hi = self.ts_ns.partition_point(|&t| t < t1_ns);
+        lo..hi.max(lo)
+    }
+}
+
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+pub struct Track {
+    pub name: StrId,
+    pub group: GroupId,
+    pub kind: TrackKind,
+    pub layout: Layout,
+    pub sort_index: i64,
+    /// Identifier in the source (tid, engine index, …), shown in details.
+    pub source_id: StrId,
+    pub slices: SliceColumns,
+    pub instants: InstantColumns,
+    pub lod: LodIndex,
+}
+
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+pub struct CounterTrack {
+    pub name: StrId,
+    pub group: GroupId,
+    pub unit: StrId,
+    pub sort_index: i64,
+    pub ts_ns: Vec<i64>,
+    pub value: Vec<f64>,
+}
+
+impl CounterTrack {
+    pub fn range(&self, t0_ns: i64, t1_ns: i64) -> std::ops::Range<usize> {
+        // include the sample before t0 (its value holds at t0)
+        let lo = self.ts_ns.partition_point(|&t| t < t0_ns).saturating_sub(1);
+        let hi = self.ts_ns.partition_point(|&t| t < t1_ns);
+        lo..hi.max(lo)
+    }
+    pub fn min_max(&self) -> (f64, f64) {
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for &v in &self.value {
+            if v.is_finite() {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+        if lo > hi {
+            (0.0, 0.0)
+        } else {
+            (lo, hi)
+        }
+    }
+}
+
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+pub struct Flow {
+    pub from: SliceRef,
+    pub to: SliceRef,
+    pub name: StrId,
+    pub category: StrId,
+}
+
+/// A typed argument value.
+#[derive(Debug, Clone, Copy, PartialEq, bincode::Encode, bincode::Decode)]
+pub enum ArgValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Str(StrId),
+    /// Nested JSON object/array kept as compact text.
+    Json(StrId),
+}
+
+/// All argument sets of a trace: set i is `entries[offsets[i]..offsets[i+1]]`.
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct ArgStore {
+    pub offsets: Vec<u32>,
+    pub keys: Vec<StrId>,
+    pub values: Vec<ArgValue>,
+}
+
+impl ArgStore {
+    pub fn get(&self, id: ArgsId) -> impl Iterator<Item = (StrId, ArgValue)> + '_ {
+        let i = id.0 as usize;
+        let r = match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) if id != ArgsId::NONE => a as usize..b as usize,
+            _ => 0..0,
+        };
+        self.keys[r.clone()].iter().copied().zip(self.values[r].iter().copied())
+    }
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.offsets.capacity() * 4 + self.keys.capacity() * 4 + self.values.capacity() * 16
+    }
+}
+
+/// Free-form key/value metadata of the trace (file header fields, versions, …).
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct Metadata {
+    pub entries: Vec<(String, String)>,
+}
+
+/// A recognised iteration (e.g. Kineto `ProfilerStep#N`).
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode, serde::Serialize)]
+pub struct Iteration {
+    pub number: i64,
+    pub start_ns: i64,
+    pub end_ns: i64,
+}
+
+/// The finished, immutable model.
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+pub struct Trace {
+    /// Importer name, e.g. "chrome-json".
+    pub format: String,
+    pub strings: StringTable,
+    pub groups: Vec<Group>,
+    pub tracks: Vec<Track>,
+    pub counters: Vec<CounterTrack>,
+    pub flows: Vec<Flow>,
+    pub args: ArgStore,
+    pub iterations: Vec<Iteration>,
+    pub metadata: Metadata,
+    pub warnings: Warnings,
+    /// Earliest and latest time of any event (0, 0 when empty).
+    pub start_ns: i64,
+    pub end_ns: i64,
+}
+
+impl Trace {
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+    pub fn slice_count(&self) -> usize {
+        self.tracks.iter().map(|t| t.slices.len()).sum()
+    }
+    pub fn instant_count(&self) -> usize {
+        self.tracks.iter().map(|t| t.instants.len()).sum()
+    }
+    pub fn counter_sample_count(&self) -> usize {
+        self.counters.iter().map(|c| c.ts_ns.len()).sum()
+    }
+    pub fn duration_ns(&self) -> i64 {
+        self.end_ns - self.start_ns
+    }
+    pub fn track(&self, id: TrackId) -> &Track {
+        &self.tracks[id.idx()]
+    }
+    /// Full display name of a track: "group / track".
+    pub fn track_label(&self, id: TrackId) -> String {
+        let t = self.track(id);
+        let g = &self.groups[t.group.idx()];
+        format!("{} / {}", self.str(g.name), self.str(t.name))
+    }
+    /// Flows that start or end at `slice`.
+    pub fn flows_of(&self, slice: SliceRef) -> impl Iterator<Item = &Flow> {
+        self.flows.iter().filter(move |f| f.from == slice || f.to == slice)
+    }
+    /// Resident bytes of the model (columns, strings, args, LOD indexes).
+    pub fn heap_bytes(&self) -> usize {
+        let tracks: usize = self
+            .tracks
+            .iter()
+            .map(|t| {
+                t.slices.heap_bytes()
+                    + t.lod.heap_bytes()
+                    + t.instants.ts_ns.capacity() * 8
+                    + t.instants.name.capacity() * 12
+                    + std::mem::size_of::<Track>()
+            })
+            .sum();
+        let counters: usize = self.counters.iter().map(|c| c.ts_ns.capacity() * 16).sum();
+        tracks + counters + self.strings.heap_bytes() + self.args.heap_bytes() + self.flows.capacity() * std::mem::size_of::<Flow>()
+    }
+    /// Look up the arguments of a slice as (key, display value) pairs.
+    pub fn args_display(&self, id: ArgsId) -> Vec<(String, String)> {
+        self.args
+            .get(id)
+            .map(|(k, v)| (self.str(k).to_string(), self.arg_to_string(v)))
+            .collect()
+    }
+    pub fn arg_to_string(&self, v: ArgValue) -> String {
+        match v {
+            ArgValue::Null => "null".into(),
+            ArgValue::Bool(b) => b.to_string(),
+            ArgValue::Int(i) => i.to_string(),
+            ArgValue::UInt(i) => i.to_string(),
+            ArgValue::Float(f) => f.to_string(),
+            ArgValue::Str(s) | ArgValue::Json(s) => self.str(s).to_string(),
+        }
+    }
+    /// Tracks in display order: groups by (sort_index, id), tracks within by (sort_index, id).
+    pub fn ordered_groups(&self) -> Vec<GroupId> {
+        let mut g: Vec<GroupId> = (0..self.groups.len() as u32).map(GroupId).collect();
+        g.sort_by_key(|&id| (self.groups[id.idx()].sort_index, id.0));
+        g
+    }
+}
