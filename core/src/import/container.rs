@@ -1,0 +1,133 @@
+//! Containers: gzip (by magic, not extension) and zip (stored or deflated members).
+//! Unwrapping is recursive up to a small depth (a .zip holding a .json.gz).
+
+use super::ImportError;
+use std::borrow::Cow;
+use std::io::Read;
+
+/// Refuse to inflate beyond this (a zip bomb guard): 8 GiB.
+const MAX_INFLATED: u64 = 8 << 30;
+
+pub fn is_gzip(b: &[u8]) -> bool {
+    b.len() >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8
+}
+pub fn is_zip(b: &[u8]) -> bool {
+    b.len() >= 4 && &b[..4] == b"PK\x03\x04"
+}
+
+pub fn gunzip(b: &[u8]) -> Result<Vec<u8>, ImportError> {
+    let mut out = Vec::with_capacity(b.len().saturating_mul(4).min(1 << 30));
+    let mut d = flate2::read::MultiGzDecoder::new(b).take(MAX_INFLATED);
+    match d.read_to_end(&mut out) {
+        Ok(_) => Ok(out),
+        // a truncated gzip still yields what was inflated: let the importer judge the damage
+        Err(e) if !out.is_empty() && e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(out),
+        Err(e) => Err(ImportError::Container(format!("gzip: {e}"))),
+    }
+}
+
+/// Unwrap gzip/zip; returns the inner files with their names. Plain files pass through borrowed.
+pub fn unwrap<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
+    unwrap_depth(name, Cow::Borrowed(bytes), 0)
+}
+
+fn unwrap_depth<'a>(name: &str, bytes: Cow<'a, [u8]>, depth: u32) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
+    if depth > 3 {
+        return Ok(vec![(name.to_string(), bytes)]);
+    }
+    if is_gzip(&bytes) {
+        let inner = gunzip(&bytes)?;
+        let inner_name = name.strip_suffix(".gz").unwrap_or(name).to_string();
+        return unwrap_depth(&inner_name, Cow::Owned(inner), depth + 1);
+    }
+    if is_zip(&bytes) {
+        let mut out = Vec::new();
+        for (n, data) in read_zip(&bytes)? {
+            out.extend(unwrap_depth(&n, Cow::Owned(data), depth + 1)?);
+        }
+        if out.is_empty() {
+            return Err(ImportError::Container("zip archive holds no files".into()));
+        }
+        return Ok(out);
+    }
+    Ok(vec![(name.to_string(), bytes)])
+}
+
+fn u16le(b: &[u8], o: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?))
+}
+fn u32le(b: &[u8], o: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?))
+}
+
+/// Read a zip through its central directory (sizes are reliable there, unlike in local headers
+/// written with data descriptors). Directories and empty files are skipped.
+pub fn read_zip(b: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ImportError> {
+    let bad = |m: &str| ImportError::Container(format!("zip: {m}"));
+    // end of central directory: last 22..22+65535 bytes
+    let min = b.len().saturating_sub(22 + 65535);
+    let eocd = (min..b.len().saturating_sub(21)).rev().find(|&o| b.get(o..o + 4) == Some(b"PK\x05\x06")).ok_or_else(|| bad("no end-of-central-directory record (truncated archive?)"))?;
+    let count = u16le(b, eocd + 10).ok_or_else(|| bad("truncated"))? as usize;
+    let mut p = u32le(b, eocd + 16).ok_or_else(|| bad("truncated"))? as usize;
+    let mut out = Vec::new();
+    for _ in 0..count {
+        if b.get(p..p + 4) != Some(b"PK\x01\x02") {
+            return Err(bad("damaged central directory"));
+        }
+        let method = u16le(b, p + 10).ok_or_else(|| bad("truncated"))?;
+        let csize = u32le(b, p + 20).ok_or_else(|| bad("truncated"))? as usize;
+        let usize_ = u32le(b, p + 24).ok_or_else(|| bad("truncated"))? as u64;
+        let nlen = u16le(b, p + 28).ok_or_else(|| bad("truncated"))? as usize;
+        let xlen = u16le(b, p + 30).ok_or_else(|| bad("truncated"))? as usize;
+        let clen = u16le(b, p + 32).ok_or_else(|| bad("truncated"))? as usize;
+        let lho = u32le(b, p + 42).ok_or_else(|| bad("truncated"))? as usize;
+        let name = String::from_utf8_lossy(b.get(p + 46..p + 46 + nlen).ok_or_else(|| bad("truncated"))?).into_owned();
+        p += 46 + nlen + xlen + clen;
+        if name.ends_with('/') || name.starts_with("__MACOSX/") {
+            continue;
+        }
+        if b.get(lho..lho + 4) != Some(b"PK\x03\x04") {
+            return Err(bad("bad local header"));
+        }
+        let lnlen = u16le(b, lho + 26).ok_or_else(|| bad("truncated"))? as usize;
+        let lxlen = u16le(b, lho + 28).ok_or_else(|| bad("truncated"))? as usize;
+        let start = lho + 30 + lnlen + lxlen;
+        let data = b.get(start..start.saturating_add(csize)).ok_or_else(|| bad(&format!("member '{name}' is truncated")))?;
+        let content = match method {
+            0 => data.to_vec(),
+            8 => {
+                if usize_ > MAX_INFLATED {
+                    return Err(bad("member too large"));
+                }
+                let mut v = Vec::with_capacity(usize_ as usize);
+                flate2::read::DeflateDecoder::new(data).take(MAX_INFLATED).read_to_end(&mut v).map_err(|e| bad(&format!("member '{name}': {e}")))?;
+                v
+            }
+            m => return Err(bad(&format!("member '{name}' uses unsupported compression method {m}"))),
+        };
+        if !content.is_empty() {
+            out.push((name, content));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn gzip_round_trip_and_truncation() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b"[{\"ph\":\"X\"}]").unwrap();
+        let gz = e.finish().unwrap();
+        let v = unwrap("a.json.gz", &gz).unwrap();
+        assert_eq!(v[0].0, "a.json");
+        assert_eq!(&*v[0].1, b"[{\"ph\":\"X\"}]");
+        for cut in 0..gz.len() {
+            let _ = unwrap("a.gz", &gz[..cut]);
+        }
+        assert!(read_zip(b"PK\x03\x04garbage").is_err());
+    }
+}
