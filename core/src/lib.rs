@@ -1,12 +1,14 @@
 //! loupe-core: bytes → sniff → importer → builder → model → LOD index → queries.
 //! Pure Rust; knows no UI and no web API. See ARCHITECTURE.md.
 
+pub mod demo;
 pub mod import;
 pub mod lod;
 pub mod model;
 pub mod neuron;
 pub mod strings;
 pub mod time;
+pub mod view;
 
 pub use model::{Trace, TraceBuilder};
 pub use strings::StrId;
