@@ -172,6 +172,19 @@ pub fn format_offset(offset_ns: i64, unit_ns: i64, suffix: &str, decimals: u32) 
     s
 }
 
+/// A time offset printed as precisely as `resolution_ns` warrants, in a unit chosen by its
+/// magnitude: `format_time_at_resolution(1_234_567, 1000.0)` = "1.234 ms"; with resolution 1 ns
+/// every digit is kept ("1.234567 ms").
+pub fn format_time_at_resolution(offset_ns: i64, resolution_ns: f64) -> String {
+    let (unit_ns, suffix) = unit_for(offset_ns.unsigned_abs().min(i64::MAX as u64) as i64);
+    let res = resolution_ns.max(1.0);
+    let mut decimals = 0u32;
+    while decimals < 9 && (unit_ns as f64) / 10f64.powi(decimals as i32) > res {
+        decimals += 1;
+    }
+    format_offset(offset_ns, unit_ns, suffix, decimals)
+}
+
 /// Ticks for a ruler `width_px` wide, at least `min_spacing_px` apart, labelled relative to
 /// `origin_ns` (normally the trace start) in one unit chosen for the whole ruler.
 pub fn ruler_ticks(scale: &TimeScale, width_px: f64, origin_ns: i64, min_spacing_px: f64) -> Vec<Tick> {
@@ -390,6 +403,15 @@ mod tests {
         assert_eq!(format_offset(1_250_000, 1_000_000, "ms", 1), "1.2 ms");
         assert_eq!(format_offset(0, 1_000_000_000, "s", 3), "0 s");
         assert_eq!(format_offset(-20_000, 1_000, "µs", 0), "-20 µs");
+    }
+
+    #[test]
+    fn precise_times() {
+        assert_eq!(format_time_at_resolution(1_234_567, 1000.0), "1.234 ms");
+        assert_eq!(format_time_at_resolution(1_234_567, 1.0), "1.234567 ms");
+        assert_eq!(format_time_at_resolution(999, 1.0), "999 ns");
+        assert_eq!(format_time_at_resolution(5_000_000_001, 1.0), "5.000000001 s");
+        assert_eq!(format_time_at_resolution(-1_500, 100.0), "-1.5 µs");
     }
 
     #[test]

@@ -1,0 +1,9 @@
+//! The canvas timeline: layout (rows), one rAF scheduler, a stateless painter, hit testing
+//! against painted items, and the controller/component that ties them to input events.
+
+pub mod hit_test;
+pub mod layout;
+pub mod painter;
+pub mod scheduler;
+pub mod theme;
+pub mod timeline;

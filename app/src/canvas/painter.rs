@@ -1,0 +1,500 @@
+//! Paints one frame of the timeline into a 2D canvas context. Stateless: everything comes in a
+//! [`Frame`]; hit regions of what was drawn go out into a [`HitList`].
+//!
+//! Only visible rows are visited, and slices are drawn exclusively from `loupe_core::lod::query`
+//! per visible (track, depth), so the cost depends on pixels, not on the number of events.
+//! Labels are drawn only on items at least [`LABEL_MIN_PX`] wide, truncated with "…".
+
+use loupe_core::lod::{self, LodItem};
+use loupe_core::model::{SliceRef, TrackId};
+use loupe_core::view::{fit_label, format_time_at_resolution, ruler_ticks, TimeScale};
+use web_sys::CanvasRenderingContext2d;
+
+use super::hit_test::{HitList, HitTarget};
+use super::layout::{Layout, Row, RowKind, COUNTER_H_PX, INSTANT_LANE_H_PX, ROW_H_PX, RULER_H_PX, TRACK_PAD_PX};
+use super::theme::{Theme, FONT, FONT_BOLD};
+use crate::state::{Selection, TraceData};
+
+/// Slices narrower than this are merged with close neighbours into one block.
+pub const MERGE_PX: f64 = 1.5;
+/// Items narrower than this get no label.
+pub const LABEL_MIN_PX: f64 = 30.0;
+/// Minimum spacing of ruler ticks.
+pub const TICK_SPACING_PX: f64 = 96.0;
+
+pub struct Frame<'a> {
+    pub data: &'a TraceData,
+    pub layout: &'a Layout,
+    pub theme: &'a Theme,
+    pub scale: TimeScale,
+    pub scroll_y_px: f64,
+    pub width_px: f64,
+    pub height_px: f64,
+    pub dpr: f64,
+    /// Average label character width for [`FONT`].
+    pub char_w_px: f64,
+    pub selection: Option<Selection>,
+    pub hover: Option<HitTarget>,
+    pub hover_x_px: Option<f64>,
+    /// Drag-to-zoom range being selected (x0, x1).
+    pub drag_zoom_px: Option<(f64, f64)>,
+}
+
+/// What a paint did, for `window.__loupe` and benchmarks.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PaintStats {
+    pub items: usize,
+    pub rows: usize,
+}
+
+struct Ctx<'a> {
+    c: &'a CanvasRenderingContext2d,
+    fill: Option<usize>,
+}
+
+impl Ctx<'_> {
+    fn fill_palette(&mut self, theme: &Theme, k: usize) {
+        if self.fill != Some(k) {
+            self.c.set_fill_style_str(&theme.palette[k].0);
+            self.fill = Some(k);
+        }
+    }
+    fn fill_css(&mut self, css: &str) {
+        self.c.set_fill_style_str(css);
+        self.fill = None;
+    }
+}
+
+/// Content-y → screen-y.
+fn screen_y(f: &Frame, content_y_px: f64) -> f64 {
+    RULER_H_PX + content_y_px - f.scroll_y_px
+}
+
+/// Clamp a horizontal extent to the canvas (very large coordinates lose precision in canvas).
+fn clamp_x(x0: f64, x1: f64, w: f64) -> (f64, f64) {
+    let x0 = x0.max(-2.0);
+    let x1 = x1.min(w + 2.0);
+    if x1 - x0 < 1.0 {
+        (x0, x0 + 1.0)
+    } else {
+        (x0, x1)
+    }
+}
+
+pub fn paint(c: &CanvasRenderingContext2d, f: &Frame, hits: &mut HitList, items: &mut Vec<LodItem>) -> PaintStats {
+    let mut stats = PaintStats::default();
+    hits.clear();
+    let (w, h) = (f.width_px, f.height_px);
+    let _ = c.set_transform(f.dpr, 0.0, 0.0, f.dpr, 0.0, 0.0);
+    let mut cx = Ctx { c, fill: None };
+    cx.fill_css(&f.theme.bg);
+    c.fill_rect(0.0, 0.0, w, h);
+    let trace = &f.data.trace;
+    let t0_ns = f.scale.start_ns;
+    let t1_ns = f.scale.end_ns(w);
+    let ticks = ruler_ticks(&f.scale, w, trace.start_ns, TICK_SPACING_PX);
+
+    // ---- tracks area ----
+    c.save();
+    c.begin_path();
+    c.rect(0.0, RULER_H_PX, w, (h - RULER_H_PX).max(0.0));
+    c.clip();
+    let rows = f.layout.visible_rows(f.scroll_y_px, f.scroll_y_px + h - RULER_H_PX);
+    stats.rows = rows.len();
+    // backgrounds
+    for (k, row) in f.layout.rows[rows.clone()].iter().enumerate() {
+        let y = screen_y(f, row.y_px);
+        match row.kind {
+            RowKind::Group(_) => {
+                cx.fill_css(&f.theme.group_bg);
+                c.fill_rect(0.0, y, w, row.h_px);
+            }
+            _ if (rows.start + k) % 2 == 1 => {
+                cx.fill_css(&f.theme.row_alt);
+                c.fill_rect(0.0, y, w, row.h_px);
+            }
+            _ => {}
+        }
+        cx.fill_css(&f.theme.separator);
+        c.fill_rect(0.0, y + row.h_px - 1.0, w, 1.0);
+    }
+    // grid lines and iteration boundaries
+    cx.fill_css(&f.theme.grid);
+    for t in &ticks {
+        c.fill_rect(t.x_px.round(), RULER_H_PX, 1.0, h - RULER_H_PX);
+    }
+    for it in &trace.iterations {
+        if it.end_ns >= t0_ns && it.start_ns <= t1_ns {
+            c.fill_rect(f.scale.x_from_time(it.start_ns).round(), RULER_H_PX, 1.0, h - RULER_H_PX);
+        }
+    }
+    c.set_font(FONT);
+    c.set_text_baseline("middle");
+    for row in &f.layout.rows[rows] {
+        match row.kind {
+            RowKind::Track(tid) => stats.items += paint_track(&mut cx, f, row, tid, t0_ns, t1_ns, hits, items),
+            RowKind::Counter(cid) => paint_counter(&mut cx, f, row, cid.idx(), t0_ns, t1_ns, hits),
+            RowKind::Group(_) => {}
+        }
+    }
+    paint_selection(&mut cx, f);
+    if let Some(hv) = f.hover {
+        paint_hover(&mut cx, f, hv);
+    }
+    if let Some(Selection::Slice(s)) = f.selection {
+        paint_flows(&mut cx, f, s);
+    }
+    if let Some(x) = f.hover_x_px {
+        cx.fill_css(&f.theme.cursor_line);
+        c.fill_rect(x.round(), RULER_H_PX, 1.0, h - RULER_H_PX);
+    }
+    if let Some((a, b)) = f.drag_zoom_px {
+        let (x0, x1) = (a.min(b), a.max(b));
+        cx.fill_css(&f.theme.drag_fill);
+        c.fill_rect(x0, RULER_H_PX, x1 - x0, h - RULER_H_PX);
+        cx.fill_css(&f.theme.drag_line);
+        c.fill_rect(x0.round(), RULER_H_PX, 1.0, h - RULER_H_PX);
+        c.fill_rect(x1.round(), RULER_H_PX, 1.0, h - RULER_H_PX);
+        let dur = f.scale.time_from_x(x1) - f.scale.time_from_x(x0);
+        let label = loupe_core::time::format_duration_ns(dur);
+        c.set_font(FONT_BOLD);
+        let lw = c.measure_text(&label).map(|m| m.width()).unwrap_or(40.0);
+        cx.fill_css(&f.theme.drag_line);
+        c.fill_rect((x0 + x1) / 2.0 - lw / 2.0 - 4.0, RULER_H_PX + 4.0, lw + 8.0, 16.0);
+        cx.fill_css(&f.theme.text_light);
+        let _ = c.fill_text(&label, (x0 + x1) / 2.0 - lw / 2.0, RULER_H_PX + 12.5);
+        c.set_font(FONT);
+    }
+    c.restore();
+
+    // ---- ruler ----
+    paint_ruler(&mut cx, f, &ticks, t0_ns, t1_ns);
+    stats
+}
+
+#[allow(clippy::too_many_arguments)]
+fn paint_track(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, t0_ns: i64, t1_ns: i64, hits: &mut HitList, items: &mut Vec<LodItem>) -> usize {
+    let c = cx.c;
+    let trace = &f.data.trace;
+    let track = trace.track(tid);
+    let cols = &track.slices;
+    let w = f.width_px;
+    let mut drawn = 0;
+    // instants: a lane above depth 0, thinned to one marker per 2 px
+    if row.has_instants {
+        let y = screen_y(f, row.y_px + TRACK_PAD_PX);
+        let inst = &track.instants;
+        let r = inst.range(f.scale.time_from_x(-5.0), f.scale.time_from_x(w + 5.0));
+        let mut i = r.start;
+        while i < r.end {
+            let x = f.scale.x_from_time(inst.ts_ns[i]);
+            cx.fill_palette(f.theme, f.data.color_index(inst.name[i]));
+            c.begin_path();
+            c.move_to(x, y + 1.0);
+            c.line_to(x + 4.0, y + INSTANT_LANE_H_PX / 2.0);
+            c.line_to(x, y + INSTANT_LANE_H_PX - 1.0);
+            c.line_to(x - 4.0, y + INSTANT_LANE_H_PX / 2.0);
+            c.close_path();
+            c.fill();
+            hits.push(x - 4.0, x + 4.0, y, y + INSTANT_LANE_H_PX, HitTarget::Instant { track: tid, index: i as u32 });
+            drawn += 1;
+            // skip everything within the next 2 px
+            let next_t = f.scale.time_from_x(x + 2.0);
+            let skip = inst.ts_ns[i + 1..r.end].partition_point(|&t| t < next_t);
+            i += 1 + skip;
+        }
+    }
+    for depth in 0..row.depth_count {
+        let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
+        if y + ROW_H_PX < RULER_H_PX || y > f.height_px {
+            continue;
+        }
+        items.clear();
+        lod::query(cols, &track.lod, depth, t0_ns, t1_ns.saturating_add(1), f.scale.ns_per_px, MERGE_PX, items);
+        let bh = ROW_H_PX - 1.0;
+        for it in items.iter() {
+            let (start_ns, end_ns, name_idx, target, merged_n) = match *it {
+                LodItem::Slice(i) => {
+                    let i = i as usize;
+                    (cols.start_ns[i], cols.end_ns(i), i, HitTarget::Slice(SliceRef { track: tid, index: i as u32 }), 0)
+                }
+                LodItem::Merged { first, end, start_ns, end_ns, longest } => (
+                    start_ns,
+                    end_ns,
+                    longest as usize,
+                    HitTarget::Merged { track: tid, depth: depth as u32, first, end, start_ns, end_ns, longest },
+                    (end - first) as usize,
+                ),
+            };
+            let (x0, x1) = clamp_x(f.scale.x_from_time(start_ns), f.scale.x_from_time(end_ns), w);
+            let bw = if x1 - x0 >= 4.0 { x1 - x0 - 1.0 } else { x1 - x0 };
+            let color = f.data.color_index(cols.name[name_idx]);
+            cx.fill_palette(f.theme, color);
+            if merged_n > 0 {
+                c.set_global_alpha(0.65);
+                c.fill_rect(x0, y, bw, bh);
+                c.set_global_alpha(1.0);
+            } else {
+                c.fill_rect(x0, y, bw, bh);
+            }
+            hits.push(x0, x0 + bw.max(1.0), y, y + ROW_H_PX, target);
+            drawn += 1;
+            // label, kept inside the visible part of the box
+            let vx0 = x0.max(0.0);
+            let vx1 = (x0 + bw).min(w);
+            if vx1 - vx0 >= LABEL_MIN_PX {
+                let text: std::borrow::Cow<str> = if merged_n > 0 { format!("{merged_n} slices").into() } else { trace.str(cols.name[name_idx]).into() };
+                if let Some(label) = fit_label(&text, vx1 - vx0 - 6.0, f.char_w_px) {
+                    let dark = f.theme.palette[color].1 && merged_n == 0;
+                    cx.fill_css(if dark { &f.theme.text_dark } else { &f.theme.text_light });
+                    let _ = c.fill_text(&label, vx0 + 3.0, y + bh / 2.0 + 0.5);
+                }
+            }
+        }
+    }
+    drawn
+}
+
+fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_ns: i64, hits: &mut HitList) {
+    let c = cx.c;
+    let trace = &f.data.trace;
+    let ctr = &trace.counters[ci];
+    let w = f.width_px;
+    let y_top = screen_y(f, row.y_px) + 6.0;
+    let y_bottom = screen_y(f, row.y_px) + COUNTER_H_PX - 3.0;
+    hits.push(0.0, w, screen_y(f, row.y_px), screen_y(f, row.y_px) + row.h_px, HitTarget::Counter(loupe_core::model::CounterId(ci as u32)));
+    let (lo, hi) = ctr.min_max();
+    let base = lo.min(0.0);
+    let span = (hi - base).max(f64::MIN_POSITIVE);
+    let y_of = |v: f64| if v.is_finite() { y_bottom - (v - base) / span * (y_bottom - y_top) } else { y_bottom };
+    let r = ctr.range(t0_ns, t1_ns.saturating_add(1));
+    if !r.is_empty() {
+        // step chart, reduced to one point per pixel column (the column's maximum)
+        let mut pts: Vec<(f64, f64)> = Vec::with_capacity((r.len()).min(2 * w as usize + 4));
+        let mut col: Option<(f64, f64, f64)> = None; // (x, max, last)
+        for i in r {
+            let x = f.scale.x_from_time(ctr.ts_ns[i]).clamp(-1.0, w + 1.0);
+            let v = ctr.value[i];
+            match col {
+                Some((cx0, m, _)) if x - cx0 < 1.0 => col = Some((cx0, m.max(v), v)),
+                _ => {
+                    if let Some((cx0, m, last)) = col {
+                        pts.push((cx0, m));
+                        if last != m {
+                            pts.push((cx0 + 1.0, last));
+                        }
+                    }
+                    col = Some((x, v, v));
+                }
+            }
+        }
+        if let Some((cx0, m, last)) = col {
+            pts.push((cx0, m));
+            if last != m {
+                pts.push((cx0 + 1.0, last));
+            }
+        }
+        let end_x = f.scale.x_from_time(ctr.ts_ns.last().copied().unwrap_or(t1_ns)).min(w + 1.0);
+        let trace_path = |close: bool| {
+            c.begin_path();
+            let (x_first, _) = pts[0];
+            if close {
+                c.move_to(x_first, y_bottom);
+            }
+            let mut prev_y: Option<f64> = None;
+            for &(x, v) in &pts {
+                let y = y_of(v);
+                match prev_y {
+                    Some(py) => {
+                        c.line_to(x, py);
+                        c.line_to(x, y);
+                    }
+                    None if close => c.line_to(x, y),
+                    None => c.move_to(x, y),
+                }
+                prev_y = Some(y);
+            }
+            if let Some(py) = prev_y {
+                c.line_to(end_x, py);
+            }
+            if close {
+                c.line_to(end_x, y_bottom);
+                c.close_path();
+            }
+        };
+        cx.fill_css(&f.theme.counter_fill);
+        trace_path(true);
+        c.fill();
+        c.set_stroke_style_str(&f.theme.counter_line);
+        c.set_line_width(1.0);
+        trace_path(false);
+        c.stroke();
+    }
+    // scale label
+    let unit = trace.str(ctr.unit);
+    let label = format!("max {} {}", fmt_value(hi), unit);
+    cx.fill_css(&f.theme.text_dim);
+    let _ = c.fill_text(label.trim_end(), 4.0, y_top + 2.0);
+}
+
+/// A counter value with 3–4 significant digits.
+pub fn fmt_value(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let a = v.abs();
+    if a >= 1e6 || (a < 1e-3 && a > 0.0) {
+        format!("{v:.3e}")
+    } else if a >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// Screen rectangle of a slice from the model (independent of LOD), or `None` if its track row
+/// is not shown.
+fn slice_rect(f: &Frame, s: SliceRef) -> Option<(f64, f64, f64, f64)> {
+    let track = f.data.trace.tracks.get(s.track.idx())?;
+    let i = s.index as usize;
+    if i >= track.slices.len() {
+        return None;
+    }
+    let depth = track.slices.depth_of(i);
+    let row = f.layout.rows.get(*f.layout.track_row.get(s.track.idx())?)?;
+    if !matches!(row.kind, RowKind::Track(_)) {
+        return None;
+    }
+    let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
+    let (x0, x1) = clamp_x(f.scale.x_from_time(track.slices.start_ns[i]), f.scale.x_from_time(track.slices.end_ns(i)), f.width_px);
+    Some((x0, y, (x1 - x0).max(2.0), ROW_H_PX - 1.0))
+}
+
+fn range_rect(f: &Frame, track: TrackId, depth: u32, start_ns: i64, end_ns: i64) -> Option<(f64, f64, f64, f64)> {
+    let row = f.layout.rows.get(*f.layout.track_row.get(track.idx())?)?;
+    if !matches!(row.kind, RowKind::Track(_)) {
+        return None;
+    }
+    let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
+    let (x0, x1) = clamp_x(f.scale.x_from_time(start_ns), f.scale.x_from_time(end_ns), f.width_px);
+    Some((x0, y, (x1 - x0).max(2.0), ROW_H_PX - 1.0))
+}
+
+fn paint_selection(cx: &mut Ctx, f: &Frame) {
+    let c = cx.c;
+    let rect = match f.selection {
+        Some(Selection::Slice(s)) => slice_rect(f, s),
+        Some(Selection::Merged { track, depth, first, end }) => {
+            let cols = &f.data.trace.tracks.get(track.idx()).map(|t| &t.slices);
+            cols.and_then(|cols| {
+                let (a, b) = (first as usize, (end as usize).saturating_sub(1));
+                if b >= cols.len() || a > b {
+                    return None;
+                }
+                range_rect(f, track, depth, cols.start_ns[a], cols.end_ns(b))
+            })
+        }
+        _ => None,
+    };
+    if let Some((x, y, w, h)) = rect {
+        c.set_stroke_style_str(&f.theme.selection);
+        c.set_line_width(2.0);
+        c.stroke_rect(x - 1.0, y - 1.0, w + 2.0, h + 2.0);
+    }
+}
+
+fn paint_hover(cx: &mut Ctx, f: &Frame, hv: HitTarget) {
+    let c = cx.c;
+    let rect = match hv {
+        HitTarget::Slice(s) => slice_rect(f, s),
+        HitTarget::Merged { track, depth, start_ns, end_ns, .. } => range_rect(f, track, depth, start_ns, end_ns),
+        _ => None,
+    };
+    if let Some((x, y, w, h)) = rect {
+        c.set_stroke_style_str(&f.theme.hover);
+        c.set_line_width(1.0);
+        c.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
+    }
+}
+
+fn paint_flows(cx: &mut Ctx, f: &Frame, sel: SliceRef) {
+    let c = cx.c;
+    let trace = &f.data.trace;
+    let point = |s: SliceRef, at_end: bool| -> Option<(f64, f64)> {
+        let t = trace.tracks.get(s.track.idx())?;
+        let i = s.index as usize;
+        if i >= t.slices.len() {
+            return None;
+        }
+        let x = f.scale.x_from_time(if at_end { t.slices.end_ns(i) } else { t.slices.start_ns[i] });
+        let y = screen_y(f, f.layout.slice_mid_y_px(s.track, t.slices.depth_of(i))?);
+        Some((x.clamp(-1e5, 1e5), y))
+    };
+    c.set_stroke_style_str(&f.theme.flow);
+    cx.fill_css(&f.theme.flow);
+    c.set_line_width(1.5);
+    for fl in trace.flows_of(sel) {
+        let (Some((x0, y0)), Some((x1, y1))) = (point(fl.from, true), point(fl.to, false)) else { continue };
+        let dx = ((x1 - x0).abs() / 2.0).clamp(24.0, 160.0);
+        c.begin_path();
+        c.move_to(x0, y0);
+        c.bezier_curve_to(x0 + dx, y0, x1 - dx, y1, x1, y1);
+        c.stroke();
+        // arrow head pointing right into the target's start
+        c.begin_path();
+        c.move_to(x1, y1);
+        c.line_to(x1 - 7.0, y1 - 4.0);
+        c.line_to(x1 - 7.0, y1 + 4.0);
+        c.close_path();
+        c.fill();
+        c.begin_path();
+        let _ = c.arc(x0, y0, 2.5, 0.0, std::f64::consts::TAU);
+        c.fill();
+    }
+}
+
+fn paint_ruler(cx: &mut Ctx, f: &Frame, ticks: &[loupe_core::view::Tick], t0_ns: i64, t1_ns: i64) {
+    let c = cx.c;
+    let w = f.width_px;
+    let trace = &f.data.trace;
+    cx.fill_css(&f.theme.ruler_bg);
+    c.fill_rect(0.0, 0.0, w, RULER_H_PX);
+    // iterations: alternating bands in the upper part of the ruler
+    let band_h = 11.0;
+    c.set_font(FONT);
+    c.set_text_baseline("middle");
+    for it in &trace.iterations {
+        if it.end_ns < t0_ns || it.start_ns > t1_ns {
+            continue;
+        }
+        let (x0, x1) = clamp_x(f.scale.x_from_time(it.start_ns), f.scale.x_from_time(it.end_ns), w);
+        cx.fill_css(if it.number % 2 == 0 { &f.theme.iteration_a } else { &f.theme.iteration_b });
+        c.fill_rect(x0, 0.0, x1 - x0, band_h);
+        let label = format!("step {}", it.number);
+        if let Some(l) = fit_label(&label, x1.min(w) - x0.max(0.0) - 6.0, f.char_w_px) {
+            cx.fill_css(&f.theme.iteration_text);
+            let _ = c.fill_text(&l, x0.max(0.0) + 3.0, band_h / 2.0 + 0.5);
+        }
+    }
+    cx.fill_css(&f.theme.ruler_text);
+    for t in ticks {
+        let x = t.x_px.round();
+        c.fill_rect(x, RULER_H_PX - 7.0, 1.0, 7.0);
+        let _ = c.fill_text(&t.label, x + 4.0, RULER_H_PX - 9.0);
+    }
+    cx.fill_css(&f.theme.separator);
+    c.fill_rect(0.0, RULER_H_PX - 1.0, w, 1.0);
+    // time under the pointer
+    if let Some(x) = f.hover_x_px {
+        let t = f.scale.time_from_x(x);
+        let label = format_time_at_resolution(t - trace.start_ns, f.scale.ns_per_px);
+        let lw = c.measure_text(&label).map(|m| m.width()).unwrap_or(60.0);
+        let bx = (x - lw / 2.0 - 4.0).clamp(0.0, (w - lw - 8.0).max(0.0));
+        cx.fill_css(&f.theme.cursor_line);
+        c.fill_rect(bx, RULER_H_PX - 17.0, lw + 8.0, 16.0);
+        cx.fill_css(&f.theme.text_light);
+        let _ = c.fill_text(&label, bx + 4.0, RULER_H_PX - 9.0);
+    }
+}

@@ -1,0 +1,709 @@
+//! The timeline: a DOM track list on the left, one canvas (ruler + tracks) on the right.
+//!
+//! [`TimelineCtl`] owns everything on the fast path (viewport, hover, drag, hit regions) in plain
+//! `Cell`/`RefCell`s, outside the reactive graph: pointer, wheel and key events mutate it and ask
+//! the [`Scheduler`] for a frame; nothing reactive runs while panning or zooming. Reactive state
+//! reaches it through three `Effect`s (trace + layout, selection), and it reports clicks back
+//! through `on_select`.
+//!
+//! Navigation (as in the Neuron profiler, plus extras): drag on the tracks zooms to the dragged
+//! range, drag on the ruler pans, ctrl/⌘+wheel zooms at the pointer, shift+wheel pans, plain
+//! wheel scrolls tracks vertically, A/D or ←/→ pan by 15 % of the visible span, W/S zoom,
+//! 0 or R resets, double-click on the ruler resets, Esc clears the selection.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use loupe_core::lod::LodItem;
+use loupe_core::view::TimeScale;
+use send_wrapper::SendWrapper;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, PointerEvent, WheelEvent};
+
+use super::hit_test::{HitList, HitTarget};
+use super::layout::{Layout, RowKind, RULER_H_PX};
+use super::painter::{self, Frame};
+use super::scheduler::Scheduler;
+use super::theme::{Theme, FONT};
+use crate::components::tooltip;
+use crate::describe;
+use crate::dom::{self, listen, Listener};
+use crate::loader::now_ms;
+use crate::state::{use_app_state, Selection, TraceData};
+
+/// Pixels the pointer must move before a press becomes a drag.
+const DRAG_THRESHOLD_PX: f64 = 4.0;
+/// Fraction of the visible span one A/D key press pans.
+const KEY_PAN_FRACTION: f64 = 0.15;
+/// Zoom factor of one W/S key press.
+const KEY_ZOOM: f64 = 1.3;
+
+#[derive(Debug, Clone, Copy)]
+enum Drag {
+    /// Pressed on the ruler: panning.
+    Pan { x0_px: f64, start_ns0: i64 },
+    /// Pressed on the tracks: a click, or a zoom range once moved.
+    Zoom { x0_px: f64, y0_px: f64, x1_px: f64, moved: bool },
+}
+
+#[derive(Debug)]
+struct View {
+    scale: TimeScale,
+    scroll_y_px: f64,
+    width_px: f64,
+    height_px: f64,
+    dpr: f64,
+    /// Pointer position over the canvas (CSS px).
+    pointer: Option<(f64, f64)>,
+    hover: Option<HitTarget>,
+    drag: Option<Drag>,
+    /// The view has been fitted to the current trace.
+    fitted: bool,
+}
+
+pub struct TimelineCtl {
+    canvas: HtmlCanvasElement,
+    ctx: CanvasRenderingContext2d,
+    wrap: HtmlElement,
+    list_inner: HtmlElement,
+    tooltip: HtmlElement,
+    scheduler: Rc<Scheduler>,
+    theme: Theme,
+    char_w_px: f64,
+    view: RefCell<View>,
+    data: RefCell<Arc<TraceData>>,
+    layout: RefCell<Arc<Layout>>,
+    selection: Cell<Option<Selection>>,
+    hits: RefCell<HitList>,
+    items: RefCell<Vec<LodItem>>,
+    on_select: Box<dyn Fn(Option<Selection>)>,
+    listeners: RefCell<Vec<Listener>>,
+    resize_observer: RefCell<Option<(web_sys::ResizeObserver, Closure<dyn FnMut(JsValue)>)>>,
+    /// `window.__loupe.findSlice()` (test hook), kept alive here.
+    find_slice_hook: RefCell<Option<Closure<dyn FnMut() -> JsValue>>>,
+    redraw_id: Cell<u32>,
+    /// `window.__loupe`, refreshed after every paint.
+    exposed: js_sys::Object,
+}
+
+fn set_prop(o: &js_sys::Object, k: &str, v: JsValue) {
+    let _ = js_sys::Reflect::set(o, &JsValue::from_str(k), &v);
+}
+
+impl TimelineCtl {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        canvas: HtmlCanvasElement,
+        wrap: HtmlElement,
+        list_inner: HtmlElement,
+        tooltip: HtmlElement,
+        scheduler: Rc<Scheduler>,
+        data: Arc<TraceData>,
+        layout: Arc<Layout>,
+        on_select: impl Fn(Option<Selection>) + 'static,
+    ) -> Option<Rc<TimelineCtl>> {
+        let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
+        ctx.set_font(FONT);
+        let sample = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789_:.";
+        let char_w_px = ctx.measure_text(sample).map(|m| m.width() / sample.len() as f64).unwrap_or(6.5).max(1.0);
+        let exposed = js_sys::Object::new();
+        if let Some(w) = dom::window() {
+            let _ = js_sys::Reflect::set(&w, &JsValue::from_str("__loupe"), &exposed);
+        }
+        let ctl = Rc::new(TimelineCtl {
+            canvas,
+            ctx,
+            wrap,
+            list_inner,
+            tooltip,
+            scheduler,
+            theme: Theme::from_css(),
+            char_w_px,
+            view: RefCell::new(View {
+                scale: TimeScale::default(),
+                scroll_y_px: 0.0,
+                width_px: 0.0,
+                height_px: 0.0,
+                dpr: 1.0,
+                pointer: None,
+                hover: None,
+                drag: None,
+                fitted: false,
+            }),
+            data: RefCell::new(data),
+            layout: RefCell::new(layout),
+            selection: Cell::new(None),
+            hits: RefCell::new(HitList::default()),
+            items: RefCell::new(Vec::new()),
+            on_select: Box::new(on_select),
+            listeners: RefCell::new(Vec::new()),
+            resize_observer: RefCell::new(None),
+            find_slice_hook: RefCell::new(None),
+            redraw_id: Cell::new(0),
+            exposed,
+        });
+        let weak = Rc::downgrade(&ctl);
+        let id = ctl.scheduler.register(Rc::new(move || {
+            if let Some(c) = weak.upgrade() {
+                c.paint();
+            }
+        }));
+        ctl.redraw_id.set(id);
+        // test hook: centre (canvas CSS px) of the widest slice painted in the last frame
+        let weak = Rc::downgrade(&ctl);
+        let hook = Closure::<dyn FnMut() -> JsValue>::new(move || {
+            let Some(c) = weak.upgrade() else { return JsValue::NULL };
+            let hits = c.hits.borrow();
+            match hits.widest_slice() {
+                Some(h) => {
+                    let o = js_sys::Object::new();
+                    set_prop(&o, "x", ((h.x0_px.max(0.0) + h.x1_px.min(c.view.borrow().width_px)) / 2.0).into());
+                    set_prop(&o, "y", ((h.y0_px + h.y1_px) / 2.0).into());
+                    o.into()
+                }
+                None => JsValue::NULL,
+            }
+        });
+        set_prop(&ctl.exposed, "findSlice", hook.as_ref().clone());
+        *ctl.find_slice_hook.borrow_mut() = Some(hook);
+        ctl.attach();
+        ctl.resize();
+        ctl.request_redraw();
+        Some(ctl)
+    }
+
+    pub fn request_redraw(&self) {
+        self.scheduler.request_redraw();
+    }
+
+    /// Remove listeners and observers (the component is going away).
+    pub fn detach(&self) {
+        self.listeners.borrow_mut().clear();
+        if let Some((ro, _cb)) = self.resize_observer.borrow_mut().take() {
+            ro.disconnect();
+        }
+        self.scheduler.unregister(self.redraw_id.get());
+    }
+
+    /// A new trace and/or layout. A new trace (by identity) resets the view.
+    pub fn set_data(&self, data: Arc<TraceData>, layout: Arc<Layout>) {
+        let new_trace = !Arc::ptr_eq(&self.data.borrow(), &data);
+        *self.data.borrow_mut() = data;
+        *self.layout.borrow_mut() = layout;
+        if new_trace {
+            let mut v = self.view.borrow_mut();
+            v.fitted = false;
+            v.scroll_y_px = 0.0;
+            v.hover = None;
+            self.fit(&mut v);
+            self.hide_tooltip();
+        }
+        self.request_redraw();
+    }
+
+    pub fn set_selection(&self, s: Option<Selection>) {
+        self.selection.set(s);
+        self.request_redraw();
+    }
+
+    fn fit(&self, v: &mut View) {
+        if v.width_px <= 0.0 {
+            return;
+        }
+        let data = self.data.borrow();
+        let (a, b) = (data.trace.start_ns, data.trace.end_ns);
+        let pad = ((b - a) / 50).max(1);
+        v.scale = TimeScale::fit(a - pad, b + pad, v.width_px);
+        v.fitted = true;
+    }
+
+    fn clamp(&self, v: &mut View) {
+        let data = self.data.borrow();
+        let (a, b) = (data.trace.start_ns, data.trace.end_ns);
+        let width = v.width_px.max(1.0);
+        v.scale.clamp(a, b, width);
+        let max_scroll = (self.layout.borrow().total_h_px - (v.height_px - RULER_H_PX)).max(0.0);
+        v.scroll_y_px = v.scroll_y_px.clamp(0.0, max_scroll);
+    }
+
+    /// Match the canvas backing store to its CSS size × devicePixelRatio.
+    pub fn resize(&self) {
+        let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+        let (w, h) = (self.wrap.client_width() as f64, self.wrap.client_height() as f64);
+        let mut v = self.view.borrow_mut();
+        if w == v.width_px && h == v.height_px && dpr == v.dpr {
+            return;
+        }
+        // keep the time at the left edge and the zoom when the width changes
+        v.width_px = w;
+        v.height_px = h;
+        v.dpr = dpr;
+        self.canvas.set_width((w * dpr).round().max(1.0) as u32);
+        self.canvas.set_height((h * dpr).round().max(1.0) as u32);
+        let style = self.canvas.style();
+        let _ = style.set_property("width", &format!("{w}px"));
+        let _ = style.set_property("height", &format!("{h}px"));
+        if !v.fitted {
+            self.fit(&mut v);
+        }
+        drop(v);
+        self.request_redraw();
+    }
+
+    /// Paint now (called by the scheduler).
+    pub fn paint(&self) {
+        let t0 = now_ms();
+        let mut v = self.view.borrow_mut();
+        if v.width_px <= 0.0 || v.height_px <= 0.0 {
+            return;
+        }
+        self.clamp(&mut v);
+        let data = self.data.borrow();
+        let layout = self.layout.borrow();
+        let frame = Frame {
+            data: &data,
+            layout: &layout,
+            theme: &self.theme,
+            scale: v.scale,
+            scroll_y_px: v.scroll_y_px,
+            width_px: v.width_px,
+            height_px: v.height_px,
+            dpr: v.dpr,
+            char_w_px: self.char_w_px,
+            selection: self.selection.get(),
+            hover: if v.drag.is_some() { None } else { v.hover },
+            hover_x_px: v.pointer.map(|p| p.0),
+            drag_zoom_px: match v.drag {
+                Some(Drag::Zoom { x0_px, x1_px, moved: true, .. }) => Some((x0_px, x1_px)),
+                _ => None,
+            },
+        };
+        let stats = painter::paint(&self.ctx, &frame, &mut self.hits.borrow_mut(), &mut self.items.borrow_mut());
+        let _ = self.list_inner.style().set_property("transform", &format!("translateY({}px)", -v.scroll_y_px));
+        let ms = now_ms() - t0;
+        let o = &self.exposed;
+        set_prop(o, "paintMs", ms.into());
+        set_prop(o, "frames", (self.scheduler.frames.get() as f64 + 1.0).into());
+        set_prop(o, "items", (stats.items as f64).into());
+        set_prop(o, "rows", (stats.rows as f64).into());
+        set_prop(o, "startNs", (v.scale.start_ns as f64).into());
+        set_prop(o, "nsPerPx", v.scale.ns_per_px.into());
+        set_prop(o, "scrollY", v.scroll_y_px.into());
+        set_prop(o, "widthPx", v.width_px.into());
+        set_prop(o, "heightPx", v.height_px.into());
+        set_prop(o, "dpr", v.dpr.into());
+        set_prop(o, "sliceCount", (data.trace.slice_count() as f64).into());
+        set_prop(o, "trackCount", (data.trace.tracks.len() as f64).into());
+        set_prop(o, "counterCount", (data.trace.counters.len() as f64).into());
+        set_prop(o, "format", data.trace.format.as_str().into());
+        set_prop(o, "demo", data.is_demo.into());
+        set_prop(o, "loadMs", data.load_ms.into());
+    }
+
+    // ---- input ----
+
+    fn pointer_pos(&self, clientx: f64, clienty: f64) -> (f64, f64) {
+        let r = self.canvas.get_bounding_client_rect();
+        (clientx - r.left(), clienty - r.top())
+    }
+
+    fn hide_tooltip(&self) {
+        let _ = self.tooltip.style().set_property("display", "none");
+    }
+
+    fn update_hover(&self, x: f64, y: f64) {
+        let mut v = self.view.borrow_mut();
+        v.pointer = Some((x, y));
+        let hit = if y >= RULER_H_PX && v.drag.is_none() { self.hits.borrow().find(x, y).copied() } else { None };
+        v.hover = hit.map(|h| h.target);
+        let t_ns = v.scale.time_from_x(x);
+        let (w, h) = (v.width_px, v.height_px);
+        drop(v);
+        match hit {
+            Some(h_) => {
+                tooltip::fill(&self.tooltip, &self.data.borrow(), &h_.target, t_ns);
+                let style = self.tooltip.style();
+                let _ = style.set_property("display", "block");
+                // place right-below the pointer, flipped near the edges
+                let (tw, th) = (self.tooltip.offset_width() as f64, self.tooltip.offset_height() as f64);
+                let mut left = x + 14.0;
+                if left + tw > w {
+                    left = (x - tw - 14.0).max(0.0);
+                }
+                let mut top = y + 16.0;
+                if top + th > h {
+                    top = (y - th - 10.0).max(0.0);
+                }
+                let _ = style.set_property("left", &format!("{left}px"));
+                let _ = style.set_property("top", &format!("{top}px"));
+            }
+            None => self.hide_tooltip(),
+        }
+        self.request_redraw();
+    }
+
+    fn on_pointer_down(&self, ev: &PointerEvent) {
+        if ev.button() != 0 {
+            return;
+        }
+        let (x, y) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
+        let _ = self.canvas.set_pointer_capture(ev.pointer_id());
+        let mut v = self.view.borrow_mut();
+        v.drag = Some(if y < RULER_H_PX {
+            Drag::Pan { x0_px: x, start_ns0: v.scale.start_ns }
+        } else {
+            Drag::Zoom { x0_px: x, y0_px: y, x1_px: x, moved: false }
+        });
+        drop(v);
+        self.hide_tooltip();
+        ev.prevent_default();
+    }
+
+    fn on_pointer_move(&self, ev: &PointerEvent) {
+        let (x, y) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
+        let mut v = self.view.borrow_mut();
+        match v.drag {
+            Some(Drag::Pan { x0_px, start_ns0 }) => {
+                v.scale.start_ns = start_ns0.saturating_sub(((x - x0_px) * v.scale.ns_per_px).round() as i64);
+                v.pointer = Some((x, y));
+                drop(v);
+                self.request_redraw();
+            }
+            Some(Drag::Zoom { x0_px, y0_px, moved, .. }) => {
+                let moved = moved || (x - x0_px).abs() >= DRAG_THRESHOLD_PX;
+                v.drag = Some(Drag::Zoom { x0_px, y0_px, x1_px: x.clamp(0.0, v.width_px), moved });
+                v.pointer = Some((x, y));
+                drop(v);
+                self.request_redraw();
+            }
+            None => {
+                drop(v);
+                self.update_hover(x, y);
+            }
+        }
+    }
+
+    fn on_pointer_up(&self, ev: &PointerEvent) {
+        let (x, y) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
+        let _ = self.canvas.release_pointer_capture(ev.pointer_id());
+        let mut v = self.view.borrow_mut();
+        let drag = v.drag.take();
+        match drag {
+            Some(Drag::Zoom { x0_px, x1_px, moved: true, .. }) => {
+                let (a, b) = (v.scale.time_from_x(x0_px.min(x1_px)), v.scale.time_from_x(x0_px.max(x1_px)));
+                let w = v.width_px;
+                v.scale.zoom_to(a, b.max(a + 1), w);
+            }
+            Some(Drag::Zoom { moved: false, .. }) => {
+                let t_ns = v.scale.time_from_x(x);
+                drop(v);
+                let hit = self.hits.borrow().find(x, y).copied();
+                let sel = hit.and_then(|h| {
+                    let sample = match h.target {
+                        HitTarget::Counter(c) => describe::counter_sample_at(&self.data.borrow().trace, c.idx(), t_ns).map(|k| k as u32),
+                        _ => None,
+                    };
+                    h.target.selection(sample)
+                });
+                self.selection.set(sel);
+                (self.on_select)(sel);
+                self.update_hover(x, y);
+                return;
+            }
+            _ => {}
+        }
+        drop(v);
+        self.update_hover(x, y);
+    }
+
+    fn on_wheel(&self, ev: &WheelEvent) {
+        ev.prevent_default();
+        let unit = match ev.delta_mode() {
+            1 => 16.0,  // lines
+            2 => 400.0, // pages
+            _ => 1.0,
+        };
+        let (dx, dy) = (ev.delta_x() * unit, ev.delta_y() * unit);
+        let (px, _) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
+        let mut v = self.view.borrow_mut();
+        let anchor = if px >= 0.0 && px <= v.width_px { px } else { v.width_px / 2.0 };
+        if ev.ctrl_key() || ev.meta_key() {
+            v.scale.zoom_at(anchor, (-dy * 0.002).exp());
+        } else if ev.shift_key() {
+            let d = if dy != 0.0 { dy } else { dx };
+            v.scale.pan_px(d);
+        } else {
+            v.scroll_y_px += dy;
+            if dx != 0.0 {
+                v.scale.pan_px(dx);
+            }
+        }
+        drop(v);
+        self.hide_tooltip();
+        self.request_redraw();
+    }
+
+    /// Keyboard navigation; returns whether the key was used.
+    pub fn on_key(&self, key: &str) -> bool {
+        let mut v = self.view.borrow_mut();
+        let w = v.width_px;
+        let anchor = v.pointer.map_or(w / 2.0, |p| p.0).clamp(0.0, w);
+        match key {
+            "a" | "A" | "ArrowLeft" => v.scale.pan_px(-w * KEY_PAN_FRACTION),
+            "d" | "D" | "ArrowRight" => v.scale.pan_px(w * KEY_PAN_FRACTION),
+            "w" | "W" => v.scale.zoom_at(anchor, KEY_ZOOM),
+            "s" | "S" => v.scale.zoom_at(anchor, 1.0 / KEY_ZOOM),
+            "ArrowUp" => v.scroll_y_px -= 40.0,
+            "ArrowDown" => v.scroll_y_px += 40.0,
+            "0" | "r" | "R" => self.fit(&mut v),
+            "Escape" => {
+                drop(v);
+                self.selection.set(None);
+                (self.on_select)(None);
+                self.request_redraw();
+                return true;
+            }
+            _ => return false,
+        }
+        drop(v);
+        self.hide_tooltip();
+        self.request_redraw();
+        true
+    }
+
+    pub fn reset_zoom(&self) {
+        self.fit(&mut self.view.borrow_mut());
+        self.request_redraw();
+    }
+
+    /// Scroll and pan so that `s` is visible (e.g. after choosing a flow end in the details).
+    pub fn reveal(&self, s: Selection) {
+        let data = self.data.borrow();
+        let layout = self.layout.borrow();
+        let (track, start_ns, end_ns, depth) = match s {
+            Selection::Slice(r) => {
+                let Some(t) = data.trace.tracks.get(r.track.idx()) else { return };
+                let i = r.index as usize;
+                if i >= t.slices.len() {
+                    return;
+                }
+                (r.track, t.slices.start_ns[i], t.slices.end_ns(i), t.slices.depth_of(i))
+            }
+            _ => return,
+        };
+        let mut v = self.view.borrow_mut();
+        let w = v.width_px;
+        let (t0, t1) = (v.scale.start_ns, v.scale.end_ns(w));
+        if end_ns < t0 || start_ns > t1 {
+            let span = v.scale.span_ns(w) as i64;
+            v.scale.start_ns = start_ns - span / 3;
+        }
+        if let Some(y) = layout.slice_mid_y_px(track, depth) {
+            let view_h = v.height_px - RULER_H_PX;
+            if y < v.scroll_y_px || y > v.scroll_y_px + view_h {
+                v.scroll_y_px = (y - view_h / 2.0).max(0.0);
+            }
+        }
+        drop(v);
+        self.request_redraw();
+    }
+
+    fn attach(self: &Rc<Self>) {
+        let mut ls = Vec::new();
+        let weak: Weak<TimelineCtl> = Rc::downgrade(self);
+        macro_rules! on {
+            ($target:expr, $name:literal, $passive:expr, |$c:ident, $ev:ident : $ty:ty| $body:block) => {{
+                let w = weak.clone();
+                ls.push(listen($target, $name, $passive, move |e| {
+                    if let (Some($c), Ok($ev)) = (w.upgrade(), e.dyn_into::<$ty>()) {
+                        $body
+                    }
+                }));
+            }};
+        }
+        let canvas: &web_sys::EventTarget = self.canvas.as_ref();
+        on!(canvas, "pointerdown", false, |c, ev: PointerEvent| { c.on_pointer_down(&ev) });
+        on!(canvas, "pointermove", true, |c, ev: PointerEvent| { c.on_pointer_move(&ev) });
+        on!(canvas, "pointerup", true, |c, ev: PointerEvent| { c.on_pointer_up(&ev) });
+        on!(canvas, "pointercancel", true, |c, _ev: PointerEvent| {
+            c.view.borrow_mut().drag = None;
+            c.request_redraw();
+        });
+        on!(canvas, "pointerleave", true, |c, _ev: PointerEvent| {
+            let mut v = c.view.borrow_mut();
+            if v.drag.is_none() {
+                v.pointer = None;
+                v.hover = None;
+            }
+            drop(v);
+            c.hide_tooltip();
+            c.request_redraw();
+        });
+        on!(canvas, "dblclick", true, |c, ev: web_sys::MouseEvent| {
+            let (_, y) = c.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
+            if y < RULER_H_PX {
+                c.reset_zoom();
+            }
+        });
+        // wheel anywhere on the timeline (track list included); not passive: it prevents scrolling
+        let wrap_parent: web_sys::EventTarget = self.wrap.parent_element().map(|p| p.into()).unwrap_or_else(|| self.wrap.clone().into());
+        on!(&wrap_parent, "wheel", false, |c, ev: WheelEvent| { c.on_wheel(&ev) });
+        if let Some(win) = dom::window() {
+            let w = weak.clone();
+            ls.push(listen(win.as_ref(), "keydown", false, move |e| {
+                let Some(c) = w.upgrade() else { return };
+                if dom::is_typing_target(&e) {
+                    return;
+                }
+                let Ok(k) = e.dyn_into::<KeyboardEvent>() else { return };
+                if k.ctrl_key() || k.meta_key() || k.alt_key() {
+                    return;
+                }
+                if c.on_key(&k.key()) {
+                    k.prevent_default();
+                }
+            }));
+        }
+        *self.listeners.borrow_mut() = ls;
+        // size changes
+        let w = weak.clone();
+        let cb = Closure::<dyn FnMut(JsValue)>::new(move |_entries: JsValue| {
+            if let Some(c) = w.upgrade() {
+                c.resize();
+            }
+        });
+        if let Ok(ro) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+            ro.observe(&self.wrap);
+            *self.resize_observer.borrow_mut() = Some((ro, cb));
+        }
+    }
+}
+
+/// Non-reactive handle to the controller, for the other components (details panel "go to").
+#[derive(Clone, Copy)]
+pub struct TimelineHandle(pub StoredValue<Option<SendWrapper<Rc<TimelineCtl>>>, LocalStorage>);
+
+impl TimelineHandle {
+    pub fn with(&self, f: impl FnOnce(&TimelineCtl)) {
+        self.0.with_value(|c| {
+            if let Some(c) = c {
+                f(c)
+            }
+        });
+    }
+}
+
+/// The timeline component: track list + canvas + tooltip.
+#[component]
+pub fn Timeline() -> impl IntoView {
+    let state = use_app_state();
+    let scheduler = use_context::<SendWrapper<Rc<Scheduler>>>().map(|s| (*s).clone()).unwrap_or_else(Scheduler::new);
+    let handle = use_context::<TimelineHandle>().unwrap_or(TimelineHandle(StoredValue::new_local(None)));
+    let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
+    let wrap_ref = NodeRef::<leptos::html::Div>::new();
+    let list_ref = NodeRef::<leptos::html::Div>::new();
+    let tip_ref = NodeRef::<leptos::html::Div>::new();
+
+    let layout = Memo::new(move |_| {
+        let data = state.tracked_data();
+        Arc::new(state.collapsed.with(|c| Layout::build(&data.trace, c)))
+    });
+
+    // create the controller once every element exists
+    let scheduler = SendWrapper::new(scheduler);
+    Effect::new(move |_| {
+        let (Some(canvas), Some(wrap), Some(list), Some(tip)) = (canvas_ref.get(), wrap_ref.get(), list_ref.get(), tip_ref.get()) else {
+            return;
+        };
+        if handle.0.with_value(|c| c.is_some()) {
+            return;
+        }
+        let on_select = move |s: Option<Selection>| state.selection.set(s);
+        let ctl = TimelineCtl::new(
+            canvas,
+            wrap.into(),
+            list.into(),
+            tip.into(),
+            (*scheduler).clone(),
+            state.data(),
+            layout.get_untracked(),
+            on_select,
+        );
+        handle.0.set_value(ctl.map(SendWrapper::new));
+    });
+    // trace / layout changes
+    Effect::new(move |_| {
+        let l = layout.get();
+        let data = state.tracked_data();
+        handle.with(|c| c.set_data(data, l));
+    });
+    // selection changes (from clicks, the details panel or Esc)
+    Effect::new(move |_| {
+        let s = state.selection.get();
+        handle.with(|c| c.set_selection(s));
+    });
+    on_cleanup(move || {
+        handle.with(|c| c.detach());
+        handle.0.set_value(None);
+    });
+
+    let rows = move || {
+        let l = layout.get();
+        l.rows
+            .iter()
+            .map(|r| {
+                let style = format!("height:{}px", r.h_px);
+                match r.kind {
+                    RowKind::Group(gid) => {
+                        let collapsed = r.collapsed;
+                        let toggle = move |_| {
+                            state.collapsed.update(|c| {
+                                if !c.remove(&gid) {
+                                    c.insert(gid);
+                                }
+                            })
+                        };
+                        view! {
+                            <div class="tl-row tl-group" style=style title=r.label.clone()>
+                                <button class="tl-toggle" aria-expanded=(!collapsed).to_string() on:click=toggle>
+                                    <span class="tl-chevron">{if collapsed { "▸" } else { "▾" }}</span>
+                                    <span class="tl-name">{r.label.clone()}</span>
+                                </button>
+                                <span class="tl-detail">{r.detail.clone()}</span>
+                            </div>
+                        }
+                        .into_any()
+                    }
+                    RowKind::Track(_) | RowKind::Counter(_) => {
+                        let class = if matches!(r.kind, RowKind::Counter(_)) { "tl-row tl-track tl-counter" } else { "tl-row tl-track" };
+                        view! {
+                            <div class=class style=style title=r.label.clone()>
+                                <span class="tl-name">{r.label.clone()}</span>
+                                <span class="tl-detail">{r.detail.clone()}</span>
+                            </div>
+                        }
+                        .into_any()
+                    }
+                }
+            })
+            .collect_view()
+    };
+
+    view! {
+        <div class="timeline">
+            <div class="track-list" data-testid="track-list">
+                <div class="track-list-head" style=format!("height:{RULER_H_PX}px")>"Tracks"</div>
+                <div class="track-list-viewport">
+                    <div class="track-list-inner" node_ref=list_ref>{rows}</div>
+                </div>
+            </div>
+            <div class="timeline-canvas-wrap" node_ref=wrap_ref>
+                <canvas data-testid="timeline" node_ref=canvas_ref tabindex="0"></canvas>
+                <div class="tooltip" data-testid="tooltip" node_ref=tip_ref style="display:none"></div>
+            </div>
+        </div>
+    }
+}

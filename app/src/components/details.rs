@@ -1,0 +1,186 @@
+//! The details panel: every field of the selected item (slice, merged block, instant, counter
+//! sample), its arguments, hierarchy and flows. Re-renders only when the selection or the trace
+//! changes (a click), never while panning.
+
+use leptos::prelude::*;
+use loupe_core::model::SliceRef;
+
+use crate::canvas::painter::fmt_value;
+use crate::canvas::timeline::TimelineHandle;
+use crate::describe;
+use crate::state::{use_app_state, Selection};
+
+fn field(key: &'static str, value: String) -> AnyView {
+    view! { <tr><th>{key}</th><td>{value}</td></tr> }.into_any()
+}
+
+#[component]
+pub fn Details() -> impl IntoView {
+    let state = use_app_state();
+    let timeline = use_context::<TimelineHandle>();
+    let go_to = move |s: Selection| {
+        state.selection.set(Some(s));
+        if let Some(t) = timeline {
+            t.with(|c| c.reveal(s));
+        }
+    };
+
+    let body = move || {
+        let data = state.tracked_data();
+        let trace = &data.trace;
+        let Some(sel) = state.selection.get() else {
+            return view! {
+                <p class="details-empty">"Click a slice to see its details. Drag on the tracks to zoom, drag the ruler to pan, W/S/A/D keys, 0 resets."</p>
+            }
+            .into_any();
+        };
+        match sel {
+            Selection::Slice(s) => {
+                let Some(t) = trace.tracks.get(s.track.idx()) else { return ().into_any() };
+                let i = s.index as usize;
+                if i >= t.slices.len() {
+                    return ().into_any();
+                }
+                let cols = &t.slices;
+                let mut rows = vec![
+                    field("name", describe::slice_name(trace, s)),
+                    field("category", trace.str(cols.category[i]).to_string()),
+                    field("track", trace.track_label(s.track)),
+                    field("start", describe::time_label(trace, cols.start_ns[i])),
+                    field("duration", describe::duration_label(cols.dur_ns[i])),
+                    field("end", describe::time_label(trace, cols.end_ns(i))),
+                    field("depth", cols.depth_of(i).to_string()),
+                    field("start (ns, file clock)", cols.start_ns[i].to_string()),
+                    field("duration (ns)", cols.dur_ns[i].to_string()),
+                ];
+                let parents = describe::parents(trace, s.track, i);
+                if !parents.is_empty() {
+                    let path: Vec<String> = parents.iter().map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 })).collect();
+                    rows.push(field("hierarchy", path.join(" › ")));
+                }
+                let args = trace.args_display(cols.args[i]);
+                let flows: Vec<(String, String, SliceRef)> = trace
+                    .flows_of(s)
+                    .map(|f| {
+                        let (dir, other) = if f.from == s { ("out →", f.to) } else { ("in ←", f.from) };
+                        let name = trace.str(f.name);
+                        (format!("{dir} {name}"), describe::slice_ref_label(trace, other), other)
+                    })
+                    .collect();
+                view! {
+                    <h3 class="details-title">{describe::slice_name(trace, s)}</h3>
+                    <table class="kv">{rows}</table>
+                    <Args args=args/>
+                    {(!flows.is_empty()).then(|| view! {
+                        <h4>"Flows"</h4>
+                        <ul class="flows">
+                            {flows.into_iter().map(|(dir, label, other)| view! {
+                                <li>
+                                    <span class="flow-dir">{dir}</span>" "
+                                    <button class="link" on:click=move |_| go_to(Selection::Slice(other))>{label}</button>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    })}
+                }
+                .into_any()
+            }
+            Selection::Merged { track, depth, first, end } => {
+                let Some(t) = trace.tracks.get(track.idx()) else { return ().into_any() };
+                let cols = &t.slices;
+                let (a, b) = (first as usize, end as usize);
+                if a >= b || b > cols.len() {
+                    return ().into_any();
+                }
+                let longest = t.lod.longest(cols, depth as usize, a..b).unwrap_or(a);
+                let busy: i64 = cols.dur_ns[a..b].iter().sum();
+                let rows = vec![
+                    field("slices", (b - a).to_string()),
+                    field("track", trace.track_label(track)),
+                    field("depth", depth.to_string()),
+                    field("window start", describe::time_label(trace, cols.start_ns[a])),
+                    field("window end", describe::time_label(trace, cols.end_ns(b - 1))),
+                    field("window span", describe::duration_label(cols.end_ns(b - 1) - cols.start_ns[a])),
+                    field("busy (sum of durations)", describe::duration_label(busy)),
+                    field("longest", format!("{} ({})", describe::slice_name(trace, SliceRef { track, index: longest as u32 }), describe::duration_label(cols.dur_ns[longest]))),
+                ];
+                let longest_ref = SliceRef { track, index: longest as u32 };
+                view! {
+                    <h3 class="details-title">{format!("{} merged slices", b - a)}</h3>
+                    <table class="kv">{rows}</table>
+                    <p class="hint">"Zoom in to see them one by one, or "
+                        <button class="link" on:click=move |_| go_to(Selection::Slice(longest_ref))>"select the longest"</button>"."
+                    </p>
+                }
+                .into_any()
+            }
+            Selection::Instant { track, index } => {
+                let Some(t) = trace.tracks.get(track.idx()) else { return ().into_any() };
+                let i = index as usize;
+                if i >= t.instants.len() {
+                    return ().into_any();
+                }
+                let inst = &t.instants;
+                let rows = vec![
+                    field("name", trace.str(inst.name[i]).to_string()),
+                    field("category", trace.str(inst.category[i]).to_string()),
+                    field("track", trace.track_label(track)),
+                    field("time", describe::time_label(trace, inst.ts_ns[i])),
+                    field("time (ns, file clock)", inst.ts_ns[i].to_string()),
+                    field("kind", "instant".to_string()),
+                ];
+                let args = trace.args_display(inst.args[i]);
+                view! {
+                    <h3 class="details-title">{trace.str(inst.name[i]).to_string()}</h3>
+                    <table class="kv">{rows}</table>
+                    <Args args=args/>
+                }
+                .into_any()
+            }
+            Selection::CounterSample { counter, index } => {
+                let ci = counter as usize;
+                let Some(c) = trace.counters.get(ci) else { return ().into_any() };
+                let k = index as usize;
+                if k >= c.ts_ns.len() {
+                    return ().into_any();
+                }
+                let (lo, hi) = c.min_max();
+                let unit = trace.str(c.unit).to_string();
+                let mut rows = vec![
+                    field("counter", describe::counter_label(trace, ci)),
+                    field("value", format!("{} {unit}", fmt_value(c.value[k])).trim_end().to_string()),
+                    field("since", describe::time_label(trace, c.ts_ns[k])),
+                ];
+                if let Some(&next) = c.ts_ns.get(k + 1) {
+                    rows.push(field("until", describe::time_label(trace, next)));
+                }
+                rows.push(field("range over trace", format!("{} – {} {unit}", fmt_value(lo), fmt_value(hi)).trim_end().to_string()));
+                rows.push(field("samples", c.ts_ns.len().to_string()));
+                view! {
+                    <h3 class="details-title">{trace.str(c.name).to_string()}</h3>
+                    <table class="kv">{rows}</table>
+                }
+                .into_any()
+            }
+        }
+    };
+
+    view! {
+        <aside class="details" data-testid="details">
+            <h2 class="panel-title">"Details"</h2>
+            {body}
+        </aside>
+    }
+}
+
+#[component]
+fn Args(args: Vec<(String, String)>) -> impl IntoView {
+    (!args.is_empty()).then(|| {
+        view! {
+            <h4>"Arguments"</h4>
+            <table class="kv args">
+                {args.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td>{v}</td></tr> }).collect_view()}
+            </table>
+        }
+    })
+}

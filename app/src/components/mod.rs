@@ -1,0 +1,7 @@
+//! Leptos components. The canvas timeline lives in `crate::canvas`.
+
+pub mod details;
+pub mod progress;
+pub mod shell;
+pub mod tooltip;
+pub mod warnings;

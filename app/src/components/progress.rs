@@ -1,0 +1,25 @@
+//! Load progress: stage, percent, MB/s and a Cancel button (terminates the parser worker).
+
+use leptos::prelude::*;
+
+use crate::state::use_app_state;
+
+#[component]
+pub fn ProgressBar(on_cancel: Callback<()>) -> impl IntoView {
+    let state = use_app_state();
+    move || {
+        state.progress.get().map(|p| {
+            let pct = p.percent();
+            let text = format!("{} … {:.0}% · {:.1} MB/s", p.stage, pct, p.mb_per_s);
+            view! {
+                <div class="progress" data-testid="progress" role="status">
+                    <div class="progress-track">
+                        <div class="progress-fill" style=format!("width:{pct:.1}%")></div>
+                    </div>
+                    <span class="progress-text">{text}</span>
+                    <button class="button" data-testid="cancel-load" on:click=move |_| on_cancel.run(())>"Cancel"</button>
+                </div>
+            }
+        })
+    }
+}

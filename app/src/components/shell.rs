@@ -1,0 +1,204 @@
+//! The app shell: header (open button, source, stats), progress, errors, warnings, the timeline
+//! and the details panel; file drag-and-drop anywhere on the page; `<body data-loupe-state>`.
+
+use leptos::prelude::*;
+use send_wrapper::SendWrapper;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlInputElement;
+
+use crate::canvas::scheduler::Scheduler;
+use crate::canvas::timeline::{Timeline, TimelineHandle};
+use crate::components::details::Details;
+use crate::components::progress::ProgressBar;
+use crate::components::warnings::WarningsBanner;
+use crate::dom::{self, listen, Listener};
+use crate::loader::{self, LoadEvent, LoadHandle, LoaderMode};
+use crate::state::{AppState, LoadPhase, LoadProgress, TraceData};
+
+fn demo_data() -> TraceData {
+    TraceData::new(loupe_core::demo::demo_trace(), "demo".into(), true, 0.0)
+}
+
+fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    let Some(list) = list else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
+/// The whole app. `loader` chooses where parsing runs (default: a Web Worker).
+#[component]
+pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
+    let mode = StoredValue::new(loader.unwrap_or_default());
+    let state = AppState::new(demo_data());
+    provide_context(state);
+    provide_context(SendWrapper::new(Scheduler::new()));
+    let timeline = TimelineHandle(StoredValue::new_local(None));
+    provide_context(timeline);
+    let job: StoredValue<Option<LoadHandle>, LocalStorage> = StoredValue::new_local(None);
+
+    let load = move |files: Vec<web_sys::File>| {
+        if files.is_empty() {
+            return;
+        }
+        job.with_value(|j| {
+            if let Some(j) = j {
+                j.cancel();
+            }
+        });
+        let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
+        let total: u64 = files.iter().map(|f| f.size() as u64).sum();
+        state.error.set(None);
+        state.phase.set(LoadPhase::Loading);
+        state.progress.set(Some(LoadProgress { stage: "reading".into(), done_bytes: 0, total_bytes: total, mb_per_s: 0.0 }));
+        let h = loader::start(files, mode.get_value(), move |ev| match ev {
+            LoadEvent::Progress(p) => state.progress.set(Some(p)),
+            LoadEvent::Done { trace, total_ms, .. } => {
+                state.progress.set(None);
+                state.install(TraceData::new(*trace, label.clone(), false, total_ms));
+                state.phase.set(LoadPhase::Ready);
+            }
+            LoadEvent::Failed(message) => {
+                state.progress.set(None);
+                state.error.set(Some(message));
+                state.phase.set(LoadPhase::Error);
+            }
+        });
+        job.set_value(Some(h));
+    };
+    let cancel = Callback::new(move |_: ()| {
+        job.with_value(|j| {
+            if let Some(j) = j {
+                j.cancel();
+            }
+        });
+        state.progress.set(None);
+        state.phase.set(if state.data().is_demo { LoadPhase::Empty } else { LoadPhase::Ready });
+    });
+    let show_demo = move |_| {
+        state.error.set(None);
+        state.install(demo_data());
+        state.phase.set(LoadPhase::Empty);
+    };
+
+    // <body data-loupe-state>
+    Effect::new(move |_| {
+        let phase = state.phase.get();
+        if let Some(body) = dom::document().and_then(|d| d.body()) {
+            let _ = body.set_attribute("data-loupe-state", phase.as_str());
+        }
+    });
+
+    // drag and drop anywhere on the page
+    let listeners: StoredValue<Vec<Listener>, LocalStorage> = StoredValue::new_local(Vec::new());
+    if let Some(w) = dom::window() {
+        let has_files = |ev: &web_sys::DragEvent| {
+            ev.data_transfer().map(|dt| dt.types().iter().any(|t| t.as_string().as_deref() == Some("Files"))).unwrap_or(false)
+        };
+        let over = listen(w.as_ref(), "dragover", false, move |e| {
+            if let Ok(ev) = e.dyn_into::<web_sys::DragEvent>() {
+                if has_files(&ev) {
+                    ev.prevent_default();
+                    state.drag_over.set(true);
+                }
+            }
+        });
+        let leave = listen(w.as_ref(), "dragleave", true, move |e| {
+            if let Ok(ev) = e.dyn_into::<web_sys::DragEvent>() {
+                if ev.related_target().is_none() {
+                    state.drag_over.set(false);
+                }
+            }
+        });
+        let drop_ = listen(w.as_ref(), "drop", false, move |e| {
+            if let Ok(ev) = e.dyn_into::<web_sys::DragEvent>() {
+                ev.prevent_default();
+                state.drag_over.set(false);
+                let files = files_of(ev.data_transfer().and_then(|dt| dt.files()));
+                load(files);
+            }
+        });
+        listeners.set_value(vec![over, leave, drop_]);
+    }
+    on_cleanup(move || {
+        listeners.set_value(Vec::new());
+        job.with_value(|j| {
+            if let Some(j) = j {
+                j.cancel();
+            }
+        });
+    });
+
+    let on_file = move |ev: web_sys::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+        let files = files_of(input.files());
+        // allow choosing the same file again
+        input.set_value("");
+        load(files);
+    };
+
+    let source = move || {
+        let d = state.tracked_data();
+        if d.is_demo {
+            view! {
+                <span class="badge badge-demo" data-testid="demo-badge">"DEMO"</span>
+                <span class="source-name">"Generated example profile — open or drop a trace file to view your own"</span>
+            }
+            .into_any()
+        } else {
+            let name = d.source_label.clone();
+            view! {
+                <span class="source-name" title=name.clone()>{name.clone()}</span>
+                <button class="button button-quiet" on:click=show_demo>"Show demo"</button>
+            }
+            .into_any()
+        }
+    };
+    let stats = move || {
+        let d = state.tracked_data();
+        let t = &d.trace;
+        let mut parts = vec![
+            t.format.clone(),
+            format!("{} slices", t.slice_count()),
+            format!("{} tracks", t.tracks.len() + t.counters.len()),
+            loupe_core::time::format_duration_ns(t.duration_ns()),
+            format!("{:.1} MB", t.heap_bytes() as f64 / 1e6),
+        ];
+        if d.load_ms > 0.0 {
+            parts.push(format!("loaded in {:.0} ms", d.load_ms));
+        }
+        parts.retain(|p| !p.is_empty());
+        parts.join(" · ")
+    };
+    let error = move || {
+        state.error.get().map(|msg| {
+            view! {
+                <div class="banner banner-error" role="alert">
+                    <span data-testid="load-error">{msg}</span>
+                    <button class="button button-quiet" on:click=move |_| state.error.set(None)>"Dismiss"</button>
+                </div>
+            }
+        })
+    };
+
+    view! {
+        <div class="app" class:dragging=move || state.drag_over.get()>
+            <header class="topbar">
+                <span class="brand">"Loupe"</span>
+                <label class="button button-primary open-file">
+                    "Open trace…"
+                    <input type="file" multiple data-testid="open-file" on:change=on_file/>
+                </label>
+                <span class="source">{source}</span>
+                <span class="stats" data-testid="stats">{stats}</span>
+                <span class="keys-hint" title="Drag on tracks: zoom to range · drag ruler: pan · ctrl+wheel: zoom · shift+wheel: pan · wheel: scroll tracks · W/S zoom · A/D pan · 0 or R reset · Esc clear selection">"W/S zoom · A/D pan · 0 reset"</span>
+            </header>
+            <ProgressBar on_cancel=cancel/>
+            {error}
+            <WarningsBanner/>
+            <main class="workspace">
+                <Timeline/>
+                <Details/>
+            </main>
+            <div class="drop-overlay" aria-hidden="true">"Drop trace files to open them"</div>
+        </div>
+    }
+}

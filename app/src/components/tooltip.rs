@@ -1,0 +1,84 @@
+//! The hover tooltip. Updated imperatively by the timeline controller on pointer moves (hover is
+//! outside the reactive graph); built from text nodes only, so names from files are never parsed
+//! as HTML.
+
+use loupe_core::model::SliceRef;
+use web_sys::HtmlElement;
+
+use crate::canvas::hit_test::HitTarget;
+use crate::describe;
+use crate::dom::el;
+use crate::state::TraceData;
+
+fn row(parent: &HtmlElement, key: &str, value: &str) {
+    if let Some(r) = el("div", "tt-row", "") {
+        if let (Some(k), Some(v)) = (el("span", "tt-key", key), el("span", "tt-val", value)) {
+            let _ = r.append_child(&k);
+            let _ = r.append_child(&v);
+        }
+        let _ = parent.append_child(&r);
+    }
+}
+
+/// Replace the tooltip's content with a description of `target` (`t_ns`: time under the pointer).
+pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) {
+    tip.set_text_content(None);
+    let trace = &data.trace;
+    let title = |text: &str| {
+        if let Some(t) = el("div", "tt-title", text) {
+            let _ = tip.append_child(&t);
+        }
+    };
+    match *target {
+        HitTarget::Slice(s) => {
+            let cols = &trace.track(s.track).slices;
+            let i = s.index as usize;
+            title(&describe::slice_name(trace, s));
+            row(tip, "track", &trace.track_label(s.track));
+            row(tip, "start", &describe::time_label(trace, cols.start_ns[i]));
+            row(tip, "duration", &describe::duration_label(cols.dur_ns[i]));
+            let cat = trace.str(cols.category[i]);
+            if !cat.is_empty() {
+                row(tip, "category", cat);
+            }
+            let parents = describe::parents(trace, s.track, i);
+            if !parents.is_empty() {
+                let path: Vec<String> = parents.iter().map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 })).collect();
+                row(tip, "hierarchy", &path.join(" › "));
+            }
+        }
+        HitTarget::Merged { track, first, end, start_ns, end_ns, longest, .. } => {
+            title(&format!("{} slices (merged at this zoom)", end - first));
+            row(tip, "track", &trace.track_label(track));
+            row(tip, "window", &format!("{} – {}", describe::time_label(trace, start_ns), describe::time_label(trace, end_ns)));
+            row(tip, "span", &describe::duration_label(end_ns - start_ns));
+            let cols = &trace.track(track).slices;
+            row(tip, "longest", &format!("{} ({})", describe::slice_name(trace, SliceRef { track, index: longest }), describe::duration_label(cols.dur_ns[longest as usize])));
+            let parents = describe::parents(trace, track, first as usize);
+            if !parents.is_empty() {
+                let path: Vec<String> = parents.iter().map(|&p| describe::slice_name(trace, SliceRef { track, index: p as u32 })).collect();
+                row(tip, "hierarchy", &path.join(" › "));
+            }
+        }
+        HitTarget::Instant { track, index } => {
+            let inst = &trace.track(track).instants;
+            let i = index as usize;
+            title(trace.str(inst.name[i]));
+            row(tip, "track", &trace.track_label(track));
+            row(tip, "time", &describe::time_label(trace, inst.ts_ns[i]));
+            row(tip, "kind", "instant");
+        }
+        HitTarget::Counter(c) => {
+            let ci = c.idx();
+            title(&describe::counter_label(trace, ci));
+            let ctr = &trace.counters[ci];
+            match describe::counter_sample_at(trace, ci, t_ns) {
+                Some(k) => {
+                    row(tip, "value", &format!("{} {}", crate::canvas::painter::fmt_value(ctr.value[k]), trace.str(ctr.unit)).trim_end().to_string());
+                    row(tip, "since", &describe::time_label(trace, ctr.ts_ns[k]));
+                }
+                None => row(tip, "value", "no sample yet"),
+            }
+        }
+    }
+}

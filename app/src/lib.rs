@@ -1,0 +1,19 @@
+//! loupe-app: the browser app (Leptos CSR). `main.rs` only mounts [`App`]; the parser runs in the
+//! `worker` binary. Everything here is mountable from the wasm-bindgen tests.
+//!
+//! ```text
+//! state.rs        signals + the trace in a StoredValue (generation-bumped)
+//! loader/         Web Worker protocol, page side and worker side
+//! canvas/         layout, scheduler (one rAF), painter, hit test, timeline controller
+//! components/     shell, details, tooltip, progress, warnings
+//! ```
+
+pub mod canvas;
+pub mod components;
+pub mod describe;
+pub mod dom;
+pub mod loader;
+pub mod state;
+
+pub use components::shell::App;
+pub use loader::LoaderMode;

@@ -1,0 +1,243 @@
+//! Loading files without freezing the page.
+//!
+//! ```text
+//! page                                   parser worker (bin `worker`, trunk data-type="worker")
+//! File.arrayBuffer() for each file
+//! new Worker("worker_loader.js") ───────▶ wasm starts, posts {ready}
+//! {load, names, buffers} (transferred) ─▶ import_files(…) with progress ──▶ {progress}…
+//!                                        bincode-encode the Trace ───────▶ {done, trace} (transferred)
+//! decode the Trace, install it, terminate the worker
+//! ```
+//!
+//! One worker per load, terminated afterwards (its wasm memory grows to the parse's peak and
+//! never shrinks, so reusing it would keep that memory). Cancel = `terminate()`.
+//! [`LoaderMode::InThread`] runs the same parse + encode + decode path on the page's thread; it
+//! exists for the browser tests, where no worker script is served.
+
+pub mod protocol;
+pub mod worker_side;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use loupe_core::Trace;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+use crate::state::LoadProgress;
+use protocol::{bincode_config, Message};
+
+/// Where parsing runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoaderMode {
+    /// In a Web Worker started from this script URL (relative to the page).
+    Worker { script_url: String },
+    /// On the page's thread (tests only: freezes the page for big files).
+    InThread,
+}
+
+impl Default for LoaderMode {
+    fn default() -> Self {
+        LoaderMode::Worker { script_url: "./worker_loader.js".into() }
+    }
+}
+
+/// What a load reports back.
+pub enum LoadEvent {
+    Progress(LoadProgress),
+    Done { trace: Box<Trace>, total_ms: f64, parse_ms: f64, decode_ms: f64 },
+    Failed(String),
+}
+
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+struct Job {
+    finished: Cell<bool>,
+    worker: RefCell<Option<Worker>>,
+    on_event: Box<dyn Fn(LoadEvent)>,
+    // keeps the worker callbacks alive for the job's lifetime
+    closures: RefCell<Vec<Closure<dyn FnMut(JsValue)>>>,
+    started_ms: f64,
+    total_bytes: u64,
+}
+
+impl Job {
+    fn emit(&self, ev: LoadEvent) {
+        if self.finished.get() {
+            return;
+        }
+        if matches!(ev, LoadEvent::Done { .. } | LoadEvent::Failed(_)) {
+            self.finish();
+        }
+        (self.on_event)(ev);
+    }
+    fn finish(&self) {
+        self.finished.set(true);
+        if let Some(w) = self.worker.borrow_mut().take() {
+            w.set_onmessage(None);
+            w.set_onerror(None);
+            w.terminate();
+        }
+        // The callbacks hold the job (a cycle, so a running load needs no owner). Break it, but
+        // not synchronously: finish() may run inside one of those callbacks.
+        let closures = std::mem::take(&mut *self.closures.borrow_mut());
+        if !closures.is_empty() {
+            wasm_bindgen_futures::spawn_local(async move { drop(closures) });
+        }
+    }
+    fn progress(&self, stage: &str, done: u64, total: u64, since_ms: f64) {
+        let secs = ((now_ms() - since_ms) / 1000.0).max(1e-3);
+        let mb_per_s = done as f64 / 1e6 / secs;
+        self.emit(LoadEvent::Progress(LoadProgress { stage: stage.to_string(), done_bytes: done, total_bytes: total, mb_per_s }));
+    }
+    fn decode(&self, bytes: &[u8], parse_ms: f64) {
+        let t = now_ms();
+        match bincode::decode_from_slice::<Trace, _>(bytes, bincode_config()) {
+            Ok((trace, _)) => {
+                let decode_ms = now_ms() - t;
+                self.emit(LoadEvent::Done { trace: Box::new(trace), total_ms: now_ms() - self.started_ms, parse_ms, decode_ms })
+            }
+            Err(e) => self.emit(LoadEvent::Failed(format!("internal: could not decode the parsed trace: {e}"))),
+        }
+    }
+}
+
+/// A running load; dropping the handle does not cancel it, [`LoadHandle::cancel`] does.
+#[derive(Clone)]
+pub struct LoadHandle(Rc<Job>);
+
+impl LoadHandle {
+    pub fn cancel(&self) {
+        self.0.finish();
+    }
+    pub fn is_finished(&self) -> bool {
+        self.0.finished.get()
+    }
+}
+
+/// Start loading `files` (all imported together). Events arrive on `on_event`; exactly one
+/// `Done` or `Failed` ends a load unless it is cancelled.
+pub fn start(files: Vec<web_sys::File>, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 'static) -> LoadHandle {
+    let total_bytes: u64 = files.iter().map(|f| f.size() as u64).sum();
+    let job = Rc::new(Job {
+        finished: Cell::new(false),
+        worker: RefCell::new(None),
+        on_event: Box::new(on_event),
+        closures: RefCell::new(Vec::new()),
+        started_ms: now_ms(),
+        total_bytes,
+    });
+    let handle = LoadHandle(job.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        if files.is_empty() {
+            job.emit(LoadEvent::Failed("no file was given".into()));
+            return;
+        }
+        // 1. read the files (async, off the parse path)
+        let mut names = Vec::with_capacity(files.len());
+        let mut buffers = Vec::with_capacity(files.len());
+        let mut read = 0u64;
+        job.progress("reading", 0, total_bytes, job.started_ms);
+        for f in &files {
+            match JsFuture::from(f.array_buffer()).await {
+                Ok(b) => {
+                    let b: js_sys::ArrayBuffer = b.unchecked_into();
+                    read += b.byte_length() as u64;
+                    names.push(f.name());
+                    buffers.push(b);
+                }
+                Err(e) => {
+                    let why = e.as_string().or_else(|| js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()));
+                    job.emit(LoadEvent::Failed(format!("could not read '{}': {}", f.name(), why.unwrap_or_else(|| "unknown error".into()))));
+                    return;
+                }
+            }
+            if job.finished.get() {
+                return;
+            }
+            job.progress("reading", read, total_bytes, job.started_ms);
+        }
+        // 2. parse
+        match mode {
+            LoaderMode::Worker { script_url } => start_worker(&job, &script_url, names, buffers),
+            LoaderMode::InThread => {
+                // yield once so the progress bar paints
+                let _ = JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+                    if let Some(w) = web_sys::window() {
+                        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+                    }
+                }))
+                .await;
+                if job.finished.get() {
+                    return;
+                }
+                let files: Vec<(String, Vec<u8>)> = names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
+                let parse_start = now_ms();
+                let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, parse_start);
+                match worker_side::parse_and_encode(&files, &now_ms, &mut progress) {
+                    Ok(enc) => job.decode(&enc.bytes, enc.parse_ms),
+                    Err(message) => job.emit(LoadEvent::Failed(message)),
+                }
+            }
+        }
+    });
+    handle
+}
+
+fn start_worker(job: &Rc<Job>, script_url: &str, names: Vec<String>, buffers: Vec<js_sys::ArrayBuffer>) {
+    let worker = match Worker::new(script_url) {
+        Ok(w) => w,
+        Err(e) => {
+            job.emit(LoadEvent::Failed(format!("could not start the parser worker: {}", js_err(&e))));
+            return;
+        }
+    };
+    let pending: RefCell<Option<(Vec<String>, Vec<js_sys::ArrayBuffer>)>> = RefCell::new(Some((names, buffers)));
+    let parse_start = Cell::new(now_ms());
+    let job1 = job.clone();
+    let w2 = worker.clone();
+    let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+        let job = &job1;
+        let ev: MessageEvent = ev.unchecked_into();
+        match protocol::decode(&ev.data()) {
+            Some(Message::Ready) => {
+                if let Some((names, buffers)) = pending.borrow_mut().take() {
+                    parse_start.set(now_ms());
+                    let (msg, transfer) = protocol::encode(&Message::Load { names, buffers });
+                    if let Err(e) = w2.post_message_with_transfer(&msg, &transfer) {
+                        job.emit(LoadEvent::Failed(format!("could not send the files to the parser worker: {}", js_err(&e))));
+                    }
+                }
+            }
+            Some(Message::Progress { stage, done, total }) => job.progress(&stage, done, total, parse_start.get()),
+            Some(Message::Done { trace, parse_ms, .. }) => {
+                job.progress("decoding", job.total_bytes, job.total_bytes, parse_start.get());
+                let bytes = protocol::buffer_to_vec(&trace);
+                drop(trace);
+                job.decode(&bytes, parse_ms);
+            }
+            Some(Message::Error { message }) => job.emit(LoadEvent::Failed(message)),
+            Some(Message::Load { .. }) | None => job.emit(LoadEvent::Failed("internal: unexpected message from the parser worker".into())),
+        }
+    });
+    let job2 = job.clone();
+    let onerror = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+        let job = &job2;
+        let msg = ev.dyn_ref::<ErrorEvent>().map(|e| e.message()).filter(|m| !m.is_empty()).unwrap_or_else(|| "the worker script could not be loaded".into());
+        job.emit(LoadEvent::Failed(format!("the parser worker failed: {msg}")));
+    });
+    worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    job.closures.borrow_mut().extend([onmessage, onerror]);
+    *job.worker.borrow_mut() = Some(worker);
+}
+
+fn js_err(e: &JsValue) -> String {
+    e.as_string()
+        .or_else(|| js_sys::Reflect::get(e, &"message".into()).ok().and_then(|m| m.as_string()))
+        .unwrap_or_else(|| format!("{e:?}"))
+}

@@ -1,0 +1,134 @@
+//! The messages between the page and the parser worker. Plain JS objects with a `kind` field, so
+//! they can be inspected in devtools; bulk data travels as transferred `ArrayBuffer`s.
+//!
+//! ```text
+//! page → worker   {kind:"load", names:[string], buffers:[ArrayBuffer]}      buffers transferred
+//! worker → page   {kind:"ready"}                                           once, at start-up
+//!                 {kind:"progress", stage, done, total}                    every ~100 ms
+//!                 {kind:"done", trace:ArrayBuffer, parseMs, encodeMs}      bincode, transferred
+//!                 {kind:"error", message}
+//! ```
+//!
+//! The trace is bincode 2 with fixed-width integers ([`bincode_config`]): a little larger than
+//! varints, but encoding and decoding are close to memcpy speed.
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+pub fn bincode_config() -> impl bincode::config::Config {
+    bincode::config::standard().with_fixed_int_encoding()
+}
+
+/// A message as received.
+#[derive(Debug)]
+pub enum Message {
+    Ready,
+    Load { names: Vec<String>, buffers: Vec<js_sys::ArrayBuffer> },
+    Progress { stage: String, done: u64, total: u64 },
+    Done { trace: js_sys::ArrayBuffer, parse_ms: f64, encode_ms: f64 },
+    Error { message: String },
+}
+
+fn set(o: &Object, k: &str, v: &JsValue) {
+    // Reflect.set on a fresh plain object cannot fail
+    let _ = Reflect::set(o, &JsValue::from_str(k), v);
+}
+
+fn get(o: &JsValue, k: &str) -> JsValue {
+    Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn get_str(o: &JsValue, k: &str) -> String {
+    get(o, k).as_string().unwrap_or_default()
+}
+
+fn get_f64(o: &JsValue, k: &str) -> f64 {
+    get(o, k).as_f64().unwrap_or(0.0)
+}
+
+fn with_kind(kind: &str) -> Object {
+    let o = Object::new();
+    set(&o, "kind", &JsValue::from_str(kind));
+    o
+}
+
+/// Build a message; returns the object and its transfer list.
+pub fn encode(msg: &Message) -> (JsValue, Array) {
+    let transfer = Array::new();
+    let o = match msg {
+        Message::Ready => with_kind("ready"),
+        Message::Load { names, buffers } => {
+            let o = with_kind("load");
+            let n = Array::new();
+            for name in names {
+                n.push(&JsValue::from_str(name));
+            }
+            let b = Array::new();
+            for buf in buffers {
+                b.push(buf);
+                transfer.push(buf);
+            }
+            set(&o, "names", &n);
+            set(&o, "buffers", &b);
+            o
+        }
+        Message::Progress { stage, done, total } => {
+            let o = with_kind("progress");
+            set(&o, "stage", &JsValue::from_str(stage));
+            set(&o, "done", &JsValue::from_f64(*done as f64));
+            set(&o, "total", &JsValue::from_f64(*total as f64));
+            o
+        }
+        Message::Done { trace, parse_ms, encode_ms } => {
+            let o = with_kind("done");
+            set(&o, "trace", trace);
+            set(&o, "parseMs", &JsValue::from_f64(*parse_ms));
+            set(&o, "encodeMs", &JsValue::from_f64(*encode_ms));
+            transfer.push(trace);
+            o
+        }
+        Message::Error { message } => {
+            let o = with_kind("error");
+            set(&o, "message", &JsValue::from_str(message));
+            o
+        }
+    };
+    (o.into(), transfer)
+}
+
+/// Parse a received message; `None` for anything malformed.
+pub fn decode(v: &JsValue) -> Option<Message> {
+    match get_str(v, "kind").as_str() {
+        "ready" => Some(Message::Ready),
+        "load" => {
+            let names: Vec<String> = Array::from(&get(v, "names")).iter().map(|n| n.as_string().unwrap_or_default()).collect();
+            let buffers: Vec<js_sys::ArrayBuffer> =
+                Array::from(&get(v, "buffers")).iter().filter_map(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok()).collect();
+            (names.len() == buffers.len()).then_some(Message::Load { names, buffers })
+        }
+        "progress" => Some(Message::Progress {
+            stage: get_str(v, "stage"),
+            done: get_f64(v, "done").max(0.0) as u64,
+            total: get_f64(v, "total").max(0.0) as u64,
+        }),
+        "done" => Some(Message::Done {
+            trace: get(v, "trace").dyn_into().ok()?,
+            parse_ms: get_f64(v, "parseMs"),
+            encode_ms: get_f64(v, "encodeMs"),
+        }),
+        "error" => Some(Message::Error { message: get_str(v, "message") }),
+        _ => None,
+    }
+}
+
+/// Copy an `ArrayBuffer` into wasm memory.
+pub fn buffer_to_vec(b: &js_sys::ArrayBuffer) -> Vec<u8> {
+    js_sys::Uint8Array::new(b).to_vec()
+}
+
+/// Copy bytes out of wasm memory into a fresh (transferable) `ArrayBuffer`.
+pub fn vec_to_buffer(bytes: &[u8]) -> js_sys::ArrayBuffer {
+    let a = js_sys::Uint8Array::new_with_length(bytes.len() as u32);
+    a.copy_from(bytes);
+    a.buffer()
+}

@@ -1,0 +1,87 @@
+// Shared e2e helpers: static server for dist/, headless Chromium via playwright-core, console
+// error collection, canvas pixel checks, screenshots in tests/e2e/out/.
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from './server.mjs';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const OUT = join(ROOT, 'tests', 'e2e', 'out');
+export const SAMPLES = process.env.LOUPE_SAMPLES || join(ROOT, '..', 'shared', 'samples');
+mkdirSync(OUT, { recursive: true });
+
+const FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',
+];
+
+/** Start the server (unless BASE_URL is set) and a browser; returns { base, browser, close }. */
+export async function setup() {
+  let server = null;
+  let base = process.env.BASE_URL;
+  if (!base) {
+    const dist = join(ROOT, 'dist');
+    if (!existsSync(join(dist, 'index.html'))) throw new Error('dist/ is missing: run `trunk build --release` first');
+    server = await startServer(dist, 0);
+    base = `http://127.0.0.1:${server.address().port}/`;
+  }
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: FLAGS });
+  return {
+    base,
+    browser,
+    async close() {
+      await browser.close();
+      if (server) await new Promise((ok) => server.close(ok));
+    },
+  };
+}
+
+/** A new page with console-error collection; waits until the app painted. */
+export async function openApp(env, { dpr = 1, width = 1400, height = 820 } = {}) {
+  const context = await env.browser.newContext({ viewport: { width, height }, deviceScaleFactor: dpr });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  await page.goto(env.base);
+  await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0, null, { timeout: 20000 });
+  return { page, errors, context };
+}
+
+/** Number of distinct colours in a grid sample of the timeline canvas backing store. */
+export async function canvasColours(page) {
+  return page.evaluate(() => {
+    const c = document.querySelector('[data-testid=timeline]');
+    const g = c.getContext('2d');
+    const { data } = g.getImageData(0, 0, c.width, c.height);
+    const seen = new Set();
+    for (let y = 0; y < c.height; y += 7) {
+      for (let x = 0; x < c.width; x += 7) {
+        const i = (y * c.width + x) * 4;
+        seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+      }
+    }
+    return seen.size;
+  });
+}
+
+export const loupe = (page) => page.evaluate(() => ({ ...window.__loupe }));
+export const state = (page) => page.evaluate(() => document.body.dataset.loupeState);
+
+/** Wait for the next painted frame after an action. */
+export async function nextFrame(page, before) {
+  await page.waitForFunction((f) => window.__loupe.frames > f, before.frames, { timeout: 5000 });
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: join(OUT, name) });
+}
+
+/** Page coordinates of the centre of the widest painted slice (via window.__loupe.findSlice). */
+export async function findSlicePoint(page) {
+  const box = await page.locator('[data-testid=timeline]').boundingBox();
+  const p = await page.evaluate(() => window.__loupe.findSlice());
+  return p ? { x: box.x + p.x, y: box.y + p.y } : null;
+}
