@@ -139,7 +139,7 @@ impl DebugFileKind {
             DebugFileKind::Bir | DebugFileKind::DmaBlocks => {
                 matches!(f, 1 | 2 | 3 | 4 | 5 | 6 | 7 | 9 | 10)
             }
-            DebugFileKind::Assembly => matches!(f, 1 | 2 | 3),
+            DebugFileKind::Assembly => matches!(f, 1..=3),
             _ => false,
         }
     }
@@ -289,7 +289,7 @@ pub fn split_hlo_text(text: &str) -> (String, Option<String>) {
     let t = t.strip_prefix("ROOT ").unwrap_or(t);
     let Some(eq) = t.find(" = ") else { return (t.trim_start_matches('%').to_string(), None) };
     let name = t[..eq].trim().trim_start_matches('%').to_string();
-    let rhs = t[eq + 3..].as_bytes();
+    let rhs = &t.as_bytes()[eq + 3..];
     // opcode = the identifier right before the first '(' that follows one
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.';
     let mut op = None;

@@ -12,6 +12,10 @@
 //! - a protobuf debug-info chain ASM → BIR → penguin → HLO → framework ([`debuginfo`],
 //!   §1.4, §1.6) giving each instruction slot its operator and source lines.
 //!
+//! Trace correlation (neuron.md §1.6, ntff-v5.md §4.6): an NTFF instruction event gives
+//! (subgraph, engine index, compiler_pc); `Engine::from_ntff_index` maps the engine and the
+//! compiler_pc is the slot index, so [`Neff::resolve`] returns its opcode byte and lineage.
+//!
 //! Parsing never panics. Fatal problems (not a NEFF, undecodable payload) are
 //! [`NeffError`]s; everything else (a damaged member, a missing file, a truncated tail)
 //! becomes a warning in [`Neff::warnings`] and the rest is still read.

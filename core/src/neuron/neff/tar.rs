@@ -279,7 +279,7 @@ fn header_block(name: &[u8], size: u64, typeflag: u8) -> [u8; BLOCK] {
 fn push_padded(out: &mut Vec<u8>, data: &[u8]) {
     out.extend_from_slice(data);
     let pad = (BLOCK - data.len() % BLOCK) % BLOCK;
-    out.extend(std::iter::repeat(0u8).take(pad));
+    out.extend(std::iter::repeat_n(0u8, pad));
 }
 
 /// Write a ustar archive; names over 100 bytes get a GNU `L` long-name record.
@@ -296,7 +296,7 @@ pub fn write(members: &[(String, Vec<u8>)]) -> Vec<u8> {
         out.extend_from_slice(&header_block(nb, data.len() as u64, b'0'));
         push_padded(&mut out, data);
     }
-    out.extend(std::iter::repeat(0u8).take(2 * BLOCK));
+    out.extend(std::iter::repeat_n(0u8, 2 * BLOCK));
     out
 }
 
@@ -316,7 +316,7 @@ pub fn write_pax(members: &[(String, Vec<u8>)]) -> Vec<u8> {
         out.extend_from_slice(&header_block(b"placeholder", data.len() as u64, b'0'));
         push_padded(&mut out, data);
     }
-    out.extend(std::iter::repeat(0u8).take(2 * BLOCK));
+    out.extend(std::iter::repeat_n(0u8, 2 * BLOCK));
     out
 }
 
