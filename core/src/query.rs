@@ -51,6 +51,39 @@ pub struct Summary {
     pub end_ns: i64,
     pub warnings: u64,
     pub top: Vec<NameStat>,
+    /// Present when a NEFF was loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub neff: Option<NeffSummary>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NeffSummary {
+    pub uuid: String,
+    pub network_name: String,
+    pub lnc_size: u64,
+    pub subgraphs: Vec<NeffSubgraphSummary>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NeffSubgraphSummary {
+    pub name: String,
+    /// Instruction count per engine: Tensor, Vector, Scalar, GpSimd, Sync.
+    pub instructions: std::collections::BTreeMap<String, u64>,
+}
+
+fn neff_summary(trace: &Trace) -> Option<NeffSummary> {
+    let p = trace.program.as_ref().filter(|p| p.kind == "NEFF")?;
+    let h = |k: &str| p.header.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    Some(NeffSummary {
+        uuid: h("uuid"),
+        network_name: h("network_name"),
+        lnc_size: h("lnc_size").parse().unwrap_or(0),
+        subgraphs: p
+            .subgraphs
+            .iter()
+            .map(|s| NeffSubgraphSummary { name: s.name.clone(), instructions: s.engines.iter().cloned().collect() })
+            .collect(),
+    })
 }
 
 pub fn summary(trace: &Trace) -> Summary {
@@ -67,6 +100,7 @@ pub fn summary(trace: &Trace) -> Summary {
         end_ns: trace.end_ns,
         warnings: trace.warnings.total(),
         top,
+        neff: neff_summary(trace),
     }
 }
 

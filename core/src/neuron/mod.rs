@@ -2,4 +2,5 @@
 //! protobuf wire decoding both of them need. Facts: ../shared/docs/formats/neuron.md, ntff-v5.md.
 
 pub mod neff;
+pub mod program;
 pub mod protowire;
