@@ -2,3 +2,4 @@
 //! protobuf wire decoding both of them need. Facts: ../shared/docs/formats/neuron.md, ntff-v5.md.
 
 pub mod protowire;
+pub mod ntff;
