@@ -108,13 +108,13 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 8] {
         .iter()
         .map(|i| {
             (
-                i.subgroup.to_string(),
-                i.label.to_string(),
+                i.subgroup().to_string(),
+                i.label().to_string(),
                 i.pc as i64,
                 i.compiler_pc.map_or(-1, |c| c as i64),
                 i.start_ns,
                 i.dur_ns,
-                i.opcode.to_string(),
+                i.opcode().to_string(),
                 i.evt_wait_time_ns as i64,
                 i.crc_in as i64,
                 i.crc_out as i64,
@@ -185,7 +185,7 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 8] {
     let ham = matched(json_h, ours_h);
 
     let ours_a: Vec<_> =
-        n.active_time.iter().map(|a| (a.engine_name.to_string(), a.start_ns, a.end_ns, a.dur_ns)).collect();
+        n.active_time.iter().map(|a| (a.engine_name().to_string(), a.start_ns, a.end_ns, a.dur_ns)).collect();
     let json_a: Vec<_> = rows(j, "active_time")
         .iter()
         .map(|r| {
@@ -207,7 +207,7 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 8] {
         .collect();
     let ends: Vec<i64> = n.queue_end_ns(1).into_iter().collect();
     let pd = n.pending_dma(
-        |i| triggers.iter().any(|(s, pc, ts)| s == i.subgroup && *pc == i.pc as i64 && *ts == i.start_ns),
+        |i| triggers.iter().any(|(s, pc, ts)| s == i.subgroup() && *pc == i.pc as i64 && *ts == i.start_ns),
         &ends,
     );
     let ours_p: Vec<_> = pd.iter().map(|p| (p.ts_ns, p.value)).collect();

@@ -5,15 +5,36 @@ use serde::Serialize;
 use super::opcodes::{OP_DMA_DIRECT2D, OP_EVENT_SEMAPHORE};
 use super::{DmaPacket, Instruction, Ntff, ENGINE_ACTIVE_NAMES, ENGINE_COUNT};
 
-/// One merged busy interval of an engine (JSON `active_time` row).
+/// One merged busy interval of an engine (JSON `active_time` row; serialized with `engine_name`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(into = "ActiveTimeRow")]
 pub struct ActiveTime {
     pub engine: u8,
-    /// `tensor`, `scalar`, `gpsimd`, `vector`, `sync`.
-    pub engine_name: &'static str,
     pub start_ns: i64,
     pub end_ns: i64,
     pub dur_ns: i64,
+}
+
+impl ActiveTime {
+    /// `tensor`, `scalar`, `gpsimd`, `vector`, `sync` (JSON `engine`).
+    pub fn engine_name(&self) -> &'static str {
+        ENGINE_ACTIVE_NAMES.get(self.engine as usize).copied().unwrap_or("unknown")
+    }
+}
+
+#[derive(Serialize)]
+struct ActiveTimeRow {
+    engine: u8,
+    engine_name: &'static str,
+    start_ns: i64,
+    end_ns: i64,
+    dur_ns: i64,
+}
+
+impl From<ActiveTime> for ActiveTimeRow {
+    fn from(a: ActiveTime) -> Self {
+        ActiveTimeRow { engine: a.engine, engine_name: a.engine_name(), start_ns: a.start_ns, end_ns: a.end_ns, dur_ns: a.dur_ns }
+    }
 }
 
 /// A step-counter sample: the counter has `value` from `ts_ns` on.
@@ -34,43 +55,113 @@ pub struct ThroughputPoint {
     pub total_bytes: u64,
 }
 
+/// How far back an out-of-order interval may land before we give up on incremental merging
+/// and sort that engine's intervals instead (keeps hostile input O(n log n)).
+const MAX_BACKTRACK: usize = 256;
+
+/// Disjoint, non-touching merged intervals sorted by start, built incrementally. Linear for the
+/// nearly start-ordered streams a trace produces (instructions come in end-record order).
+#[derive(Default)]
+struct Merger {
+    blocks: Vec<(i64, i64)>,
+    failed: bool,
+}
+
+impl Merger {
+    #[inline]
+    fn add(&mut self, s: i64, e: i64) {
+        let e = e.max(s);
+        if let Some(last) = self.blocks.last_mut() {
+            if s >= last.0 {
+                if s <= last.1 {
+                    last.1 = last.1.max(e);
+                } else {
+                    self.blocks.push((s, e));
+                }
+                return;
+            }
+        } else {
+            self.blocks.push((s, e));
+            return;
+        }
+        self.add_out_of_order(s, e);
+    }
+
+    #[cold]
+    fn add_out_of_order(&mut self, s: i64, e: i64) {
+        if self.failed {
+            return;
+        }
+        let b = &mut self.blocks;
+        let n = b.len();
+        // hi_end: one past the last block with start <= e.
+        let mut hi_end = n;
+        let mut steps = 0;
+        while hi_end > 0 && b[hi_end - 1].0 > e {
+            hi_end -= 1;
+            steps += 1;
+            if steps > MAX_BACKTRACK {
+                self.failed = true;
+                return;
+            }
+        }
+        // lo: first block with end >= s.
+        let mut lo = hi_end;
+        while lo > 0 && b[lo - 1].1 >= s {
+            lo -= 1;
+            steps += 1;
+            if steps > MAX_BACKTRACK {
+                self.failed = true;
+                return;
+            }
+        }
+        if lo == hi_end {
+            b.insert(lo, (s, e));
+        } else {
+            let merged = (s.min(b[lo].0), e.max(b[hi_end - 1].1));
+            b[lo] = merged;
+            b.drain(lo + 1..hi_end);
+        }
+    }
+}
+
 /// Per engine: in-window instruction intervals except EVENT_SEMAPHORE, merged when
 /// `start <= current end` (in ps), then floored to ns. Verified 10,062/10,062 in the corpus.
 pub(crate) fn active_time(instructions: &[Instruction]) -> Vec<ActiveTime> {
-    let mut iv: Vec<(u8, i64, i64)> = instructions
-        .iter()
-        .filter(|i| i.opcode_byte != OP_EVENT_SEMAPHORE && (i.engine as usize) < ENGINE_COUNT)
-        .map(|i| (i.engine, i.start_ps, i.end_ps))
-        .collect();
-    // Stable sort: adaptive, near-linear on the almost-sorted runs the trace produces.
-    iv.sort_by_key(|&(e, s, _)| (e, s));
-    let mut out = Vec::new();
-    let mut cur: Option<(u8, i64, i64)> = None;
-    for (e, s, en) in iv {
-        match cur {
-            Some((ce, cs, cend)) if ce == e && s <= cend => cur = Some((ce, cs, cend.max(en))),
-            _ => {
-                if let Some(c) = cur {
-                    out.push(interval(c));
-                }
-                cur = Some((e, s, en));
+    let mut m: [Merger; ENGINE_COUNT] = Default::default();
+    for i in instructions {
+        if i.opcode_byte != OP_EVENT_SEMAPHORE {
+            if let Some(mm) = m.get_mut(i.engine as usize) {
+                mm.add(i.start_ps, i.end_ps);
             }
         }
     }
-    if let Some(c) = cur {
-        out.push(interval(c));
+    let mut out = Vec::with_capacity(m.iter().map(|x| x.blocks.len()).sum());
+    for (e, mm) in m.iter_mut().enumerate() {
+        if mm.failed {
+            // Fallback: plain sort-and-merge of this engine's intervals.
+            let mut iv: Vec<(i64, i64)> = instructions
+                .iter()
+                .filter(|i| i.engine as usize == e && i.opcode_byte != OP_EVENT_SEMAPHORE)
+                .map(|i| (i.start_ps, i.end_ps.max(i.start_ps)))
+                .collect();
+            iv.sort_unstable();
+            mm.blocks.clear();
+            for (s, en) in iv {
+                match mm.blocks.last_mut() {
+                    Some(last) if s <= last.1 => last.1 = last.1.max(en),
+                    _ => mm.blocks.push((s, en)),
+                }
+            }
+        }
+        out.extend(mm.blocks.iter().map(|&(s, en)| ActiveTime {
+            engine: e as u8,
+            start_ns: s.div_euclid(1000),
+            end_ns: en.div_euclid(1000),
+            dur_ns: en.saturating_sub(s).div_euclid(1000),
+        }));
     }
     out
-}
-
-fn interval((e, s, en): (u8, i64, i64)) -> ActiveTime {
-    ActiveTime {
-        engine: e,
-        engine_name: ENGINE_ACTIVE_NAMES[e as usize],
-        start_ns: s.div_euclid(1000),
-        end_ns: en.div_euclid(1000),
-        dur_ns: en.saturating_sub(s).div_euclid(1000),
-    }
 }
 
 impl Ntff {

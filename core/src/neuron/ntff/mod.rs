@@ -247,14 +247,15 @@ pub fn sniff(bytes: &[u8]) -> bool {
 // ---------------------------------------------------------------------------------------------
 
 /// One executed instruction (JSON `instruction` row). Times are relative to the profile start T0.
+///
+/// Kept compact (64 bytes) for large traces: the engine name, label and opcode mnemonic are
+/// methods ([`Instruction::subgroup`], [`Instruction::label`], [`Instruction::opcode`]) and are
+/// added as `subgroup`, `label`, `opcode` when serialized.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(into = "InstructionRow")]
 pub struct Instruction {
     /// Engine index 0..4 (PE, ACT, POOL, DVE, SP).
     pub engine: u8,
-    /// JSON `subgroup`: Tensor, Scalar, GpSimd, Vector, Sync.
-    pub subgroup: &'static str,
-    /// JSON `label`: like `subgroup`, but `TensorMatrix` for MATMUL.
-    pub label: &'static str,
     /// Runtime pc (index of the 64-byte slot in the engine program).
     pub pc: u32,
     /// Compiler pc (NEFF instruction index); `None` for runtime-inserted instructions.
@@ -273,10 +274,71 @@ pub struct Instruction {
     pub crc_out: u16,
     /// Byte 0 of the program slot (opcode).
     pub opcode_byte: u8,
-    /// Opcode mnemonic, or `"0xNN"` when unknown.
-    pub opcode: &'static str,
     /// w0 bits 23..16 of the start record (0x20 on every COMPARE_BRANCH).
     pub flags: u8,
+}
+
+impl Instruction {
+    /// JSON `subgroup`: Tensor, Scalar, GpSimd, Vector, Sync.
+    pub fn subgroup(&self) -> &'static str {
+        engine_subgroup(self.engine)
+    }
+    /// JSON `label`: like `subgroup`, but `TensorMatrix` for MATMUL.
+    pub fn label(&self) -> &'static str {
+        if self.engine == 0 && self.opcode_byte == opcodes::OP_MATMUL {
+            "TensorMatrix"
+        } else {
+            self.subgroup()
+        }
+    }
+    /// Opcode mnemonic, or `"0xNN"` when unknown.
+    pub fn opcode(&self) -> &'static str {
+        opcode_name(self.opcode_byte)
+    }
+}
+
+/// Serialized form of [`Instruction`] (adds the names).
+#[derive(Serialize)]
+struct InstructionRow {
+    engine: u8,
+    subgroup: &'static str,
+    label: &'static str,
+    pc: u32,
+    compiler_pc: Option<u32>,
+    start_ps: i64,
+    end_ps: i64,
+    start_ns: i64,
+    dur_ns: i64,
+    wait_cycles: u16,
+    evt_wait_time_ns: u32,
+    crc_in: u16,
+    crc_out: u16,
+    opcode_byte: u8,
+    opcode: &'static str,
+    flags: u8,
+}
+
+impl From<Instruction> for InstructionRow {
+    fn from(i: Instruction) -> Self {
+        InstructionRow {
+            engine: i.engine,
+            subgroup: i.subgroup(),
+            label: i.label(),
+            pc: i.pc,
+            compiler_pc: i.compiler_pc,
+            start_ps: i.start_ps,
+            end_ps: i.end_ps,
+            start_ns: i.start_ns,
+            dur_ns: i.dur_ns,
+            wait_cycles: i.wait_cycles,
+            evt_wait_time_ns: i.evt_wait_time_ns,
+            crc_in: i.crc_in,
+            crc_out: i.crc_out,
+            opcode_byte: i.opcode_byte,
+            opcode: i.opcode(),
+            flags: i.flags,
+        }
+    }
 }
 
 /// One DMA packet (JSON `dma` row with `aggregated: no`).
@@ -316,10 +378,20 @@ pub struct SemaphoreUpdate {
     pub value: u32,
     /// Update source 0..4 = engines, 5 = queue/DMA (CONSISTENT, see ntff-v5.md §6).
     pub source: u8,
-    pub source_name: &'static str,
     pub op: SemaphoreOp,
     /// Class flag 0x40 (only on Set; GUESS: notifications dropped/merged before this one).
     pub flag_0x40: bool,
+}
+
+impl SemaphoreUpdate {
+    /// Source name: the engine subgroup for 0..4, `"Queue"` for 5, else `"Unknown"`.
+    pub fn source_name(&self) -> &'static str {
+        match self.source {
+            0..=4 => ENGINE_SUBGROUPS[self.source as usize],
+            5 => "Queue",
+            _ => "Unknown",
+        }
+    }
 }
 
 /// One throttle period (JSON `ham` row).

@@ -2,7 +2,7 @@
 //! outputs, FIFO pairing through intrusive linked lists over pooled slots.
 
 use super::metadata::{compiler_pc_map, Metadata, SyncEntry};
-use super::opcodes::{opcode_name, NOTIFY_HINT_OFFSET, OP_MATMUL, OP_NOTIFY};
+use super::opcodes::{NOTIFY_HINT_OFFSET, OP_NOTIFY};
 use super::{
     DmaPacket, EngineCounts, Instruction, Profile, RecordStats, SemaphoreOp, SemaphoreUpdate,
     T0Source, Throttle, WarningKind, Warnings, DMA_SYNC_SLOT, ENGINE_COUNT, ENGINE_SUBGROUPS,
@@ -26,18 +26,30 @@ pub(crate) struct Clock {
     s: u64,
     m: u64,
     d: u64,
+    /// `u64::MAX / d`: `mulhi(p, inv)` is `floor(p / d)` or one less (fixed up below).
+    inv: u64,
 }
 
 impl Clock {
     pub(crate) fn new(e: &SyncEntry) -> Option<Clock> {
-        (e.divisor != 0).then_some(Clock { s: e.counter_at_sync, m: e.multiplier, d: e.divisor })
+        (e.divisor != 0).then(|| Clock {
+            s: e.counter_at_sync,
+            m: e.multiplier,
+            d: e.divisor,
+            inv: u64::MAX / e.divisor,
+        })
     }
 
     #[inline(always)]
     pub(crate) fn ps(self, t: u64) -> Option<i64> {
         if t >= self.s {
             if let Some(p) = (t - self.s).checked_mul(self.m) {
-                let q = p / self.d;
+                // floor(p / d) without a hardware divide: inv <= 2^64/d, so the estimate is
+                // q or q - 1 (p < 2^64).
+                let mut q = ((p as u128 * self.inv as u128) >> 64) as u64;
+                if p - q * self.d >= self.d {
+                    q += 1;
+                }
                 if q <= i64::MAX as u64 {
                     return Some(q as i64);
                 }
@@ -283,8 +295,6 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
             let wait = (open.w1 >> 16) as u16;
             instructions.push(Instruction {
                 engine: e as u8,
-                subgroup: ENGINE_SUBGROUPS[e],
-                label: if e == 0 && op == OP_MATMUL { "TensorMatrix" } else { ENGINE_SUBGROUPS[e] },
                 pc,
                 compiler_pc: (cpc != NONE).then_some(cpc),
                 start_ps: open.ps,
@@ -296,7 +306,6 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 crc_in: w1 as u16,
                 crc_out: (w1 >> 16) as u16,
                 opcode_byte: op,
-                opcode: opcode_name(op),
                 flags: open.flags,
             });
         }
@@ -427,7 +436,6 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 semaphore: w0 as u8,
                 value: w1,
                 source,
-                source_name: source_name(source),
                 op: if kind == 0xF3 { SemaphoreOp::Increment } else { SemaphoreOp::Set },
                 flag_0x40: cls & 0x40 != 0,
             });
@@ -590,14 +598,6 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
     Decoded { profile, instructions, dma_packets, semaphore_updates, throttles, stats: st }
 }
 
-fn source_name(source: u8) -> &'static str {
-    match source {
-        0..=4 => ENGINE_SUBGROUPS[source as usize],
-        5 => "Queue",
-        _ => "Unknown",
-    }
-}
-
 fn profile_start(
     hint2_end: &[Option<i64>; ENGINE_COUNT],
     hint2_count: &[u32; ENGINE_COUNT],
@@ -641,5 +641,33 @@ fn profile_start(
             (t0, T0Source::EarliestRecord)
         }
         None => (0, T0Source::None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_matches_wide_floor_division() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let ds = [1u64, 2, 3, 7, 1024, 731_428, 914_286, 1 << 40, u64::MAX / 3, u64::MAX];
+        for &d in &ds {
+            for _ in 0..20_000 {
+                let e = SyncEntry { slot: 1, index: 0, counter_at_sync: next() >> (next() % 64), divisor: d, multiplier: next() >> (next() % 64) };
+                let c = Clock::new(&e).unwrap();
+                let t = next() >> (next() % 64);
+                let want = (t as i128 - e.counter_at_sync as i128)
+                    .checked_mul(e.multiplier as i128)
+                    .and_then(|p| i64::try_from(p.div_euclid(d as i128)).ok());
+                assert_eq!(c.ps(t), want, "t={t} S={} M={} D={d}", e.counter_at_sync, e.multiplier);
+            }
+        }
     }
 }

@@ -84,7 +84,7 @@ fn round_trip() {
     let rows: Vec<_> = n
         .instructions
         .iter()
-        .map(|i| (i.subgroup, i.label, i.pc, i.compiler_pc, i.start_ns, i.dur_ns, i.opcode))
+        .map(|i| (i.subgroup(), i.label(), i.pc, i.compiler_pc, i.start_ns, i.dur_ns, i.opcode()))
         .collect();
     assert_eq!(
         rows,
@@ -113,7 +113,7 @@ fn round_trip() {
     );
     assert_eq!(n.stats.dma_type6_records, 2);
 
-    let s: Vec<_> = n.semaphore_updates.iter().map(|s| (s.ts_ns, s.semaphore, s.value, s.source_name, s.op)).collect();
+    let s: Vec<_> = n.semaphore_updates.iter().map(|s| (s.ts_ns, s.semaphore, s.value, s.source_name(), s.op)).collect();
     assert_eq!(s, vec![(1492, 2, 1, "Tensor", SemaphoreOp::Increment), (1500, 12, 0, "Queue", SemaphoreOp::Set)]);
     assert_eq!(n.profile.event_count, 4);
     assert_eq!(n.stats.other_event_records, 1);
@@ -122,7 +122,7 @@ fn round_trip() {
     let t: Vec<_> = n.throttles.iter().map(|t| (t.start_ns, t.dur_ns, t.throttle_type, t.k, t.n)).collect();
     assert_eq!(t, vec![(100, 22, 99, 1, 1), (122, 278, 0, 7, 8)]);
 
-    let a: Vec<_> = n.active_time.iter().map(|a| (a.engine_name, a.start_ns, a.end_ns, a.dur_ns)).collect();
+    let a: Vec<_> = n.active_time.iter().map(|a| (a.engine_name(), a.start_ns, a.end_ns, a.dur_ns)).collect();
     assert_eq!(a, vec![("tensor", 57, 200, 142), ("scalar", 60, 95, 35)]);
 
     // pending DMA: no DMA_DIRECT2D here; a NEFF-given static trigger (the LDWEIGHTS, say).
@@ -259,4 +259,74 @@ fn missing_profile_start_falls_back() {
 fn opcode_constants() {
     assert_eq!(opcode_name(OP_DMA_DIRECT2D), "DMA_DIRECT2D");
     assert_eq!(opcode_name(OP_WRITE), "WRITE");
+}
+
+#[test]
+fn active_time_merging_matches_sort_and_merge() {
+    // Random nearly-ordered and fully random streams: incremental merge == sort + merge.
+    let mut x: u64 = 0xDEAD_BEEF_1234_5678;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for round in 0..200 {
+        let n = (next() % 2000) as usize;
+        let mut t = 0i64;
+        let instrs: Vec<Instruction> = (0..n)
+            .map(|k| {
+                let (s, e) = if round % 3 == 0 {
+                    let s = (next() % 1_000_000) as i64;
+                    (s, s + (next() % 5000) as i64)
+                } else {
+                    t += (next() % 3000) as i64;
+                    let s = t - (next() % 4000) as i64;
+                    (s, s + (next() % 3000) as i64)
+                };
+                Instruction {
+                    engine: (k % 2) as u8,
+                    pc: 0,
+                    compiler_pc: None,
+                    start_ps: s,
+                    end_ps: e,
+                    start_ns: 0,
+                    dur_ns: 0,
+                    wait_cycles: 0,
+                    evt_wait_time_ns: 0,
+                    crc_in: 0,
+                    crc_out: 0,
+                    opcode_byte: if next() % 5 == 0 { OP_EVENT_SEMAPHORE } else { 0xA2 },
+                    flags: 0,
+                }
+            })
+            .collect();
+        let mut want = Vec::new();
+        for e in 0..2u8 {
+            let mut iv: Vec<(i64, i64)> = instrs
+                .iter()
+                .filter(|i| i.engine == e && i.opcode_byte != OP_EVENT_SEMAPHORE)
+                .map(|i| (i.start_ps, i.end_ps))
+                .collect();
+            iv.sort();
+            let mut cur: Option<(i64, i64)> = None;
+            for (s, en) in iv {
+                match cur {
+                    Some((cs, ce)) if s <= ce => cur = Some((cs, ce.max(en))),
+                    _ => {
+                        if let Some(c) = cur {
+                            want.push((e, c.0.div_euclid(1000), c.1.div_euclid(1000), (c.1 - c.0) / 1000));
+                        }
+                        cur = Some((s, en));
+                    }
+                }
+            }
+            if let Some(c) = cur {
+                want.push((e, c.0.div_euclid(1000), c.1.div_euclid(1000), (c.1 - c.0) / 1000));
+            }
+        }
+        let got: Vec<_> =
+            derived::active_time(&instrs).iter().map(|a| (a.engine, a.start_ns, a.end_ns, a.dur_ns)).collect();
+        assert_eq!(got, want, "round {round}");
+    }
 }
