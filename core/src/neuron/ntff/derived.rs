@@ -127,8 +127,12 @@ impl Merger {
 
 /// Per engine: in-window instruction intervals except EVENT_SEMAPHORE, merged when
 /// `start <= current end` (in ps), then floored to ns. Verified 10,062/10,062 in the corpus.
-pub(crate) fn active_time(instructions: &[Instruction]) -> Vec<ActiveTime> {
+pub(crate) fn active_time(instructions: &[Instruction], per_engine: [u64; ENGINE_COUNT]) -> Vec<ActiveTime> {
     let mut m: [Merger; ENGINE_COUNT] = Default::default();
+    // Upper bound per engine: no reallocation while merging.
+    for (mm, &n) in m.iter_mut().zip(&per_engine) {
+        mm.blocks.reserve(n as usize);
+    }
     for i in instructions {
         if i.opcode_byte != OP_EVENT_SEMAPHORE {
             if let Some(mm) = m.get_mut(i.engine as usize) {
@@ -218,7 +222,7 @@ pub(crate) fn dma_throughput(packets: &[DmaPacket]) -> Vec<ThroughputPoint> {
         ev.push((p.start_ps, rate, p.size_bytes as u64));
         ev.push((p.end_ps, -rate, 0));
     }
-    ev.sort_by(|a, b| a.0.cmp(&b.0));
+    ev.sort_by_key(|e| e.0);
     let mut out: Vec<ThroughputPoint> = Vec::new();
     let (mut rate, mut total) = (0f64, 0u64);
     for (t, dr, db) in ev {

@@ -269,7 +269,7 @@ pub struct Instruction {
     /// Raw wait cycles before the instruction started (w1 bits 31..16 of the start record).
     pub wait_cycles: u16,
     /// JSON `evt_wait_time` = `wait_cycles * 5 / 7` (1.4 GHz, floor).
-    pub evt_wait_time_ns: u32,
+    pub evt_wait_time_ns: u16,
     pub crc_in: u16,
     pub crc_out: u16,
     /// Byte 0 of the program slot (opcode).
@@ -310,7 +310,7 @@ struct InstructionRow {
     start_ns: i64,
     dur_ns: i64,
     wait_cycles: u16,
-    evt_wait_time_ns: u32,
+    evt_wait_time_ns: u16,
     crc_in: u16,
     crc_out: u16,
     opcode_byte: u8,
@@ -536,7 +536,8 @@ pub fn parse(bytes: &[u8]) -> Result<Ntff, NtffError> {
     let metadata = metadata::decode(meta, &mut warnings)?;
     let area = &bytes[meta_end..];
     let mut out = records::decode(area, &metadata, &mut warnings);
-    let active_time = derived::active_time(&out.instructions);
+    let c = &out.profile.instruction_counts;
+    let active_time = derived::active_time(&out.instructions, [c.tensor, c.scalar, c.gpsimd, c.vector, c.sync]);
     out.stats.record_area_bytes = area.len() as u64;
     Ok(Ntff {
         header,

@@ -155,7 +155,7 @@ fn blocks<'a>(area: &'a [u8], meta: &Metadata, w: &mut Warnings) -> [Vec<&'a [u8
             });
         }
         let slice = &area[start as usize..end as usize];
-        if slice.len() % RECORD_LEN != 0 {
+        if !slice.len().is_multiple_of(RECORD_LEN) {
             w.add(WarningKind::BlockMisaligned, || {
                 format!("block type {} has {} bytes (not a multiple of 16)", d.notification_type, slice.len())
             });
@@ -204,6 +204,8 @@ struct EngineCtx<'a> {
     key_off: usize,
     code: &'a [u8],
     cpc: Vec<u32>,
+    /// Runtime pcs of NOTIFY instructions with hint 2 (profile start markers).
+    hint2_pcs: Vec<u32>,
 }
 
 #[derive(Clone, Copy)]
@@ -213,36 +215,129 @@ struct Open {
     flags: u8,
 }
 
+/// Pass 0 over block 0: pair only the records of NOTIFY(hint 2) slots and return, per engine,
+/// the earliest end and the number of such pairs. Cheap (one compare per record), and it lets
+/// the main passes cut the window and make times relative without a second pass over the rows.
+fn notify_hint2_ends(blk0: &[&[u8]], engines: &[EngineCtx]) -> ([Option<i64>; ENGINE_COUNT], [u32; ENGINE_COUNT]) {
+    let mut ends = [None; ENGINE_COUNT];
+    let mut counts = [0u32; ENGINE_COUNT];
+    // Dense keys: (engine, ordinal of the hint-2 slot within that engine).
+    let mut offs = [0usize; ENGINE_COUNT];
+    let mut total = 0usize;
+    let idx: Vec<Vec<u32>> = engines
+        .iter()
+        .enumerate()
+        .map(|(e, eng)| {
+            offs[e] = total;
+            let mut v = vec![NONE; if eng.hint2_pcs.is_empty() { 0 } else { eng.slots as usize }];
+            for (k, &pc) in eng.hint2_pcs.iter().enumerate() {
+                if let Some(x) = v.get_mut(pc as usize) {
+                    *x = k as u32;
+                }
+            }
+            total += eng.hint2_pcs.len();
+            v
+        })
+        .collect();
+    if total == 0 {
+        return (ends, counts);
+    }
+    let mut fifo: Fifos<i64> = Fifos::new(total);
+    for b in blk0 {
+        let (recs, _) = b.as_chunks::<16>();
+        for r in recs {
+            let (w0, _, t) = words(r);
+            let cls = (w0 >> 24) as u8;
+            let e = ((cls & 0x7C) >> 2).wrapping_sub(1) as usize;
+            let kind = cls & 3;
+            if cls & 0x80 == 0 || e >= ENGINE_COUNT || kind > 1 {
+                continue;
+            }
+            let eng = &engines[e];
+            let pc = (w0 as u16).wrapping_sub(eng.base16) as usize;
+            let Some(&k) = idx[e].get(pc) else { continue };
+            if k == NONE {
+                continue;
+            }
+            let Some(ps) = eng.clock.and_then(|c| c.ps(t)) else { continue };
+            let key = offs[e] + k as usize;
+            if kind == 0 {
+                fifo.push(key, ps);
+            } else if fifo.pop(key).is_some() {
+                counts[e] += 1;
+                ends[e] = Some(ends[e].map_or(ps, |x: i64| x.min(ps)));
+            }
+        }
+    }
+    (ends, counts)
+}
+
 pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded {
     let blk = blocks(area, meta, w);
     let mut st = RecordStats::default();
 
-    // ------------------------------------------------------------------ instructions (block 0)
     let mut key_total = 0usize;
     let engines: Vec<EngineCtx> = (0..ENGINE_COUNT as u8)
         .map(|e| {
             let prog = meta.program(e);
             let slots = prog.map(|p| p.slot_count.min(65536)).unwrap_or(0);
+            let code = prog.map(|p| p.code.as_slice()).unwrap_or(&[]);
+            let hint2_pcs = (0..slots)
+                .filter(|&pc| {
+                    let o = pc as usize * 64;
+                    code.get(o) == Some(&OP_NOTIFY) && code.get(o + NOTIFY_HINT_OFFSET) == Some(&2)
+                })
+                .collect();
             let ctx = EngineCtx {
                 clock: meta.clock_sync.get(ENGINE_SYNC_SLOT[e as usize], 0).and_then(Clock::new),
                 base16: prog.map(|p| p.base16()).unwrap_or(0),
                 slots,
                 key_off: key_total,
-                code: prog.map(|p| p.code.as_slice()).unwrap_or(&[]),
+                code,
                 cpc: compiler_pc_map(slots, meta.patch_lists.iter().find(|l| l.engine == e)),
+                hint2_pcs,
             };
             key_total += slots as usize;
             ctx
         })
         .collect();
 
+    // ------------------------------------------------------------------ T0 (pass 0)
+    let (hint2_end, hint2_count) = notify_hint2_ends(&blk[0], &engines);
+    let mut best: Option<(i64, u8)> = None;
+    for e in 0..ENGINE_COUNT {
+        if let Some(end) = hint2_end[e] {
+            if best.is_none_or(|(b, _)| end > b) {
+                best = Some((end, e as u8));
+            }
+        }
+        if hint2_count[e] > 1 {
+            w.add(WarningKind::MultipleProfileStarts, || {
+                format!(
+                    "engine {} has {} NOTIFY(hint 2) instructions; T0 uses the earliest",
+                    ENGINE_SUBGROUPS[e], hint2_count[e]
+                )
+            });
+        }
+    }
+    // `cut`: rows starting before it are pre-window. `base`: subtracted from every time.
+    // Without a NOTIFY(hint 2) pair, keep everything and shift by the earliest time afterwards.
+    let (cut, base) = match best {
+        Some((t0, _)) => (t0, t0),
+        None => (i64::MIN, 0),
+    };
+    let mut overflow = 0u64;
+    let mut window_overflow = 0u64;
+
+    // ------------------------------------------------------------------ instructions (block 0)
     let n0 = records(&blk[0]);
     let mut instructions: Vec<Instruction> = Vec::with_capacity(n0 / 2 + 1);
     let mut fifo: Fifos<Open> = Fifos::new(key_total);
-    let mut hint2_end: [Option<i64>; ENGINE_COUNT] = [None; ENGINE_COUNT];
-    let mut hint2_count = [0u32; ENGINE_COUNT];
-    let (mut bad_class, mut no_prog, mut no_clock, mut overflow) = (0u64, [0u64; ENGINE_COUNT], [0u64; ENGINE_COUNT], 0u64);
+    let (mut bad_class, mut no_prog, mut no_clock) = (0u64, [0u64; ENGINE_COUNT], [0u64; ENGINE_COUNT]);
     let mut first_bad_class = 0u32;
+    let mut counts = EngineCounts::default();
+    let mut max_end: Option<i64> = None;
+    let mut pairs = 0u64;
     for b in &blk[0] {
         let (recs, _) = b.as_chunks::<16>();
         st.instruction_records += recs.len() as u64;
@@ -285,24 +380,40 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 st.unpaired_instruction_ends += 1;
                 continue;
             };
-            let slot = pc as usize * 64;
-            let op = eng.code.get(slot).copied().unwrap_or(0);
-            if op == OP_NOTIFY && eng.code.get(slot + NOTIFY_HINT_OFFSET) == Some(&2) {
-                hint2_count[e] += 1;
-                hint2_end[e] = Some(hint2_end[e].map_or(ps, |x: i64| x.min(ps)));
+            pairs += 1;
+            if open.ps < cut {
+                st.pre_window_instructions += 1;
+                continue;
             }
+            let (Some(s), Some(en)) = (open.ps.checked_sub(base), ps.checked_sub(base)) else {
+                window_overflow += 1;
+                continue;
+            };
+            let Some(d) = en.checked_sub(s) else {
+                window_overflow += 1;
+                continue;
+            };
+            let op = eng.code.get(pc as usize * 64).copied().unwrap_or(0);
             let cpc = eng.cpc.get(pc as usize).copied().unwrap_or(NONE);
             let wait = (open.w1 >> 16) as u16;
+            max_end = Some(max_end.map_or(en, |m: i64| m.max(en)));
+            match e {
+                0 => counts.tensor += 1,
+                1 => counts.scalar += 1,
+                2 => counts.gpsimd += 1,
+                3 => counts.vector += 1,
+                _ => counts.sync += 1,
+            }
             instructions.push(Instruction {
                 engine: e as u8,
                 pc,
                 compiler_pc: (cpc != NONE).then_some(cpc),
-                start_ps: open.ps,
-                end_ps: ps,
-                start_ns: 0,
-                dur_ns: 0,
+                start_ps: s,
+                end_ps: en,
+                start_ns: s.div_euclid(1000),
+                dur_ns: d.div_euclid(1000),
                 wait_cycles: wait,
-                evt_wait_time_ns: (wait as u32 * 5) / 7,
+                evt_wait_time_ns: ((wait as u32 * 5) / 7) as u16, // <= 46,810
                 crc_in: w1 as u16,
                 crc_out: (w1 >> 16) as u16,
                 opcode_byte: op,
@@ -310,7 +421,7 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
             });
         }
     }
-    st.instruction_pairs = instructions.len() as u64;
+    st.instruction_pairs = pairs;
     st.unpaired_instruction_starts = fifo.len_outstanding();
     drop(fifo);
     if bad_class > 0 {
@@ -333,7 +444,7 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
     let n4 = records(&blk[4]);
     let mut dma_packets: Vec<DmaPacket> = Vec::with_capacity(n4 / 3 + 1);
     let mut dfifo: Fifos<i64> = Fifos::new(128 * 16);
-    let mut counters = vec![0u32; 128 * 16];
+    let mut dcounters = vec![0u32; 128 * 16];
     let (mut dma_bad, mut dma_no_clock, mut first_dma_bad) = (0u64, 0u64, 0u32);
     for b in &blk[4] {
         let (recs, _) = b.as_chunks::<16>();
@@ -377,15 +488,27 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 st.unpaired_dma_data += 1;
                 continue;
             };
-            let idx = counters[key];
-            counters[key] = idx.wrapping_add(1);
+            let idx = dcounters[key];
+            dcounters[key] = idx.wrapping_add(1);
+            if start < cut {
+                st.pre_window_dma_packets += 1;
+                continue;
+            }
+            let (Some(s), Some(en)) = (start.checked_sub(base), ps.checked_sub(base)) else {
+                window_overflow += 1;
+                continue;
+            };
+            let Some(d) = en.checked_sub(s) else {
+                window_overflow += 1;
+                continue;
+            };
             dma_packets.push(DmaPacket {
                 dma_engine: k as u8,
                 queue: q as u8,
-                start_ps: start,
-                end_ps: ps,
-                start_ns: 0,
-                dur_ns: 0,
+                start_ps: s,
+                end_ps: en,
+                start_ns: s.div_euclid(1000),
+                dur_ns: d.div_euclid(1000),
                 size_bytes: w0 & 0x00FF_FFFF,
                 crc: (w1 >> 16) as u16,
                 packet_idx: idx,
@@ -429,13 +552,20 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 overflow += 1;
                 continue;
             };
-            let source = ((cls & 0x3C) >> 2).wrapping_sub(1);
+            if ps < cut {
+                st.pre_window_semaphore_updates += 1;
+                continue;
+            }
+            let Some(p) = ps.checked_sub(base) else {
+                window_overflow += 1;
+                continue;
+            };
             semaphore_updates.push(SemaphoreUpdate {
-                ts_ps: ps,
-                ts_ns: 0,
+                ts_ps: p,
+                ts_ns: p.div_euclid(1000),
                 semaphore: w0 as u8,
                 value: w1,
-                source,
+                source: ((cls & 0x3C) >> 2).wrapping_sub(1),
                 op: if kind == 0xF3 { SemaphoreOp::Increment } else { SemaphoreOp::Set },
                 flag_0x40: cls & 0x40 != 0,
             });
@@ -447,6 +577,8 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
     w.add_n(WarningKind::MissingClock, ev_no_clock, || "no clock-sync entry /10/6 for event records".into());
 
     // ------------------------------------------------------------------ throttle (block 5)
+    // Durations run to the next record (in file order, pre-window ones included); the last one
+    // to the last instruction end. Few records: decode absolute, then cut and shift.
     let th_clock = meta.clock_sync.get(THROTTLE_SYNC_SLOT, 0).and_then(Clock::new);
     let mut throttles: Vec<Throttle> = Vec::with_capacity(records(&blk[5]));
     let mut th_no_clock = 0u64;
@@ -476,9 +608,33 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
             });
         }
     }
+    let end_abs = max_end.and_then(|m| m.checked_add(base));
+    for i in 0..throttles.len() {
+        let next = throttles.get(i + 1).map(|n| n.start_ps).or(end_abs);
+        let cur = throttles[i].start_ps;
+        throttles[i].dur_ns = next.and_then(|n| n.checked_sub(cur)).map_or(0, |d| d.max(0) / 1000);
+    }
+    let before = throttles.len();
+    throttles.retain_mut(|t| {
+        if t.start_ps < cut {
+            return false;
+        }
+        let Some(p) = t.start_ps.checked_sub(base) else {
+            window_overflow += 1;
+            return false;
+        };
+        t.start_ps = p;
+        t.start_ns = p.div_euclid(1000);
+        true
+    });
+    st.pre_window_throttle_records = (before - throttles.len()) as u64;
+
     w.add_n(WarningKind::MissingClock, th_no_clock, || "no clock-sync entry /10/7 for throttle records".into());
     w.add_n(WarningKind::TimestampOverflow, overflow, || {
         "a raw timestamp converts to more than 64-bit picoseconds; record skipped".into()
+    });
+    w.add_n(WarningKind::TimestampOverflow, window_overflow, || {
+        "a time relative to T0 overflows 64-bit picoseconds; record skipped".into()
     });
     st.skipped_records = bad_class
         + no_prog.iter().sum::<u64>()
@@ -487,103 +643,33 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
         + dma_no_clock
         + ev_no_clock
         + th_no_clock
-        + overflow;
+        + overflow
+        + window_overflow;
 
-    // ------------------------------------------------------------------ T0 and the window
-    let (t0, t0_source) = profile_start(&hint2_end, &hint2_count, &instructions, &dma_packets, &semaphore_updates, &throttles, w);
-
-    let mut window_overflow = 0u64;
-    let mut counts = EngineCounts::default();
-    let mut max_end: Option<i64> = None;
-    instructions.retain_mut(|i| {
-        if i.start_ps < t0 {
-            return false;
+    // ------------------------------------------------------------------ T0 fallback
+    let (t0, t0_source) = match best {
+        Some((t0, engine)) => (t0, T0Source::NotifyHint2 { engine }),
+        None => {
+            let earliest = instructions
+                .iter()
+                .map(|i| i.start_ps)
+                .chain(dma_packets.iter().map(|p| p.start_ps))
+                .chain(semaphore_updates.iter().map(|s| s.ts_ps))
+                .chain(throttles.iter().map(|t| t.start_ps))
+                .min();
+            match earliest {
+                Some(t0) => {
+                    w.add(WarningKind::ProfileStartNotFound, || {
+                        "no NOTIFY(hint 2) instruction pair: T0 = earliest decoded timestamp".into()
+                    });
+                    shift(t0, &mut instructions, &mut dma_packets, &mut semaphore_updates, &mut throttles);
+                    max_end = max_end.map(|m| m.saturating_sub(t0));
+                    (t0, T0Source::EarliestRecord)
+                }
+                None => (0, T0Source::None),
+            }
         }
-        let (Some(s), Some(e)) = (i.start_ps.checked_sub(t0), i.end_ps.checked_sub(t0)) else {
-            window_overflow += 1;
-            return false;
-        };
-        let Some(d) = e.checked_sub(s) else {
-            window_overflow += 1;
-            return false;
-        };
-        i.start_ps = s;
-        i.end_ps = e;
-        i.start_ns = s / 1000;
-        i.dur_ns = d.div_euclid(1000);
-        max_end = Some(max_end.map_or(i.end_ps, |m: i64| m.max(i.end_ps)));
-        match i.engine {
-            0 => counts.tensor += 1,
-            1 => counts.scalar += 1,
-            2 => counts.gpsimd += 1,
-            3 => counts.vector += 1,
-            _ => counts.sync += 1,
-        }
-        true
-    });
-    st.pre_window_instructions = st.instruction_pairs - instructions.len() as u64 - window_overflow;
-
-    let before = dma_packets.len();
-    dma_packets.retain_mut(|p| {
-        if p.start_ps < t0 {
-            return false;
-        }
-        let (Some(s), Some(e)) = (p.start_ps.checked_sub(t0), p.end_ps.checked_sub(t0)) else {
-            window_overflow += 1;
-            return false;
-        };
-        let Some(d) = e.checked_sub(s) else {
-            window_overflow += 1;
-            return false;
-        };
-        p.start_ps = s;
-        p.end_ps = e;
-        p.start_ns = s / 1000;
-        p.dur_ns = d.div_euclid(1000);
-        true
-    });
-    st.pre_window_dma_packets = (before - dma_packets.len()) as u64;
-
-    let before = semaphore_updates.len();
-    semaphore_updates.retain_mut(|s| {
-        if s.ts_ps < t0 {
-            return false;
-        }
-        let Some(p) = s.ts_ps.checked_sub(t0) else {
-            window_overflow += 1;
-            return false;
-        };
-        s.ts_ps = p;
-        s.ts_ns = p / 1000;
-        true
-    });
-    st.pre_window_semaphore_updates = (before - semaphore_updates.len()) as u64;
-
-    // Throttle durations run to the next record; the last one to the last instruction end.
-    let end_abs = max_end.and_then(|m| m.checked_add(t0));
-    for i in 0..throttles.len() {
-        let next = throttles.get(i + 1).map(|n| n.start_ps).or(end_abs);
-        let cur = throttles[i].start_ps;
-        throttles[i].dur_ns = next.and_then(|n| n.checked_sub(cur)).map_or(0, |d| d.max(0) / 1000);
-    }
-    let before = throttles.len();
-    throttles.retain_mut(|t| {
-        if t.start_ps < t0 {
-            return false;
-        }
-        let Some(p) = t.start_ps.checked_sub(t0) else {
-            window_overflow += 1;
-            return false;
-        };
-        t.start_ps = p;
-        t.start_ns = p / 1000;
-        true
-    });
-    st.pre_window_throttle_records = (before - throttles.len()) as u64;
-    w.add_n(WarningKind::TimestampOverflow, window_overflow, || {
-        "a time relative to T0 overflows 64-bit picoseconds; record skipped".into()
-    });
-    st.skipped_records += window_overflow;
+    };
 
     let end_ps = max_end.unwrap_or(0);
     let profile = Profile {
@@ -598,49 +684,25 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
     Decoded { profile, instructions, dma_packets, semaphore_updates, throttles, stats: st }
 }
 
-fn profile_start(
-    hint2_end: &[Option<i64>; ENGINE_COUNT],
-    hint2_count: &[u32; ENGINE_COUNT],
-    instructions: &[Instruction],
-    dma: &[DmaPacket],
-    sems: &[SemaphoreUpdate],
-    throttles: &[Throttle],
-    w: &mut Warnings,
-) -> (i64, T0Source) {
-    let mut best: Option<(i64, u8)> = None;
-    for (e, end) in hint2_end.iter().enumerate() {
-        if let Some(end) = *end {
-            if best.is_none_or(|(b, _)| end > b) {
-                best = Some((end, e as u8));
-            }
-        }
-        if hint2_count[e] > 1 {
-            w.add(WarningKind::MultipleProfileStarts, || {
-                format!(
-                    "engine {} has {} NOTIFY(hint 2) instructions; T0 uses the earliest",
-                    ENGINE_SUBGROUPS[e], hint2_count[e]
-                )
-            });
-        }
+/// Make every time relative to `t0` (fallback path only; `t0` is the minimum, so no underflow).
+fn shift(t0: i64, ins: &mut [Instruction], dma: &mut [DmaPacket], sems: &mut [SemaphoreUpdate], th: &mut [Throttle]) {
+    for i in ins {
+        i.start_ps = i.start_ps.saturating_sub(t0);
+        i.end_ps = i.end_ps.saturating_sub(t0);
+        i.start_ns = i.start_ps.div_euclid(1000);
     }
-    if let Some((t0, engine)) = best {
-        return (t0, T0Source::NotifyHint2 { engine });
+    for p in dma {
+        p.start_ps = p.start_ps.saturating_sub(t0);
+        p.end_ps = p.end_ps.saturating_sub(t0);
+        p.start_ns = p.start_ps.div_euclid(1000);
     }
-    let earliest = instructions
-        .iter()
-        .map(|i| i.start_ps)
-        .chain(dma.iter().map(|p| p.start_ps))
-        .chain(sems.iter().map(|s| s.ts_ps))
-        .chain(throttles.iter().map(|t| t.start_ps))
-        .min();
-    match earliest {
-        Some(t0) => {
-            w.add(WarningKind::ProfileStartNotFound, || {
-                "no NOTIFY(hint 2) instruction pair: T0 = earliest decoded timestamp".into()
-            });
-            (t0, T0Source::EarliestRecord)
-        }
-        None => (0, T0Source::None),
+    for s in sems {
+        s.ts_ps = s.ts_ps.saturating_sub(t0);
+        s.ts_ns = s.ts_ps.div_euclid(1000);
+    }
+    for t in th {
+        t.start_ps = t.start_ps.saturating_sub(t0);
+        t.start_ns = t.start_ps.div_euclid(1000);
     }
 }
 

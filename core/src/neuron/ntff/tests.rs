@@ -326,7 +326,7 @@ fn active_time_merging_matches_sort_and_merge() {
             }
         }
         let got: Vec<_> =
-            derived::active_time(&instrs).iter().map(|a| (a.engine, a.start_ns, a.end_ns, a.dur_ns)).collect();
+            derived::active_time(&instrs, [n as u64; 5]).iter().map(|a| (a.engine, a.start_ns, a.end_ns, a.dur_ns)).collect();
         assert_eq!(got, want, "round {round}");
     }
 }

@@ -54,8 +54,8 @@ impl Program {
     /// A program whose slot `i` has opcode byte `opcodes[i]` (byte 1 = 0x10 as in real words).
     /// The device address follows the inf2 layout (`0x3C0208000 + ...`).
     pub fn new(engine: u8, opcodes: &[u8]) -> Program {
-        let base = [0x3C022_8000u64, 0x3C021_8000, 0x3C023_0000, 0x3C022_0000, 0x3C023_8000];
-        let device_address = base.get(engine as usize).copied().unwrap_or(0x3C024_0000 + engine as u64 * 0x8000);
+        let base = [0x3_C022_8000u64, 0x3_C021_8000, 0x3_C023_0000, 0x3_C022_0000, 0x3_C023_8000];
+        let device_address = base.get(engine as usize).copied().unwrap_or(0x3_C024_0000 + engine as u64 * 0x8000);
         let slots = opcodes
             .iter()
             .map(|&op| {
