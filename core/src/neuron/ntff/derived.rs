@@ -200,6 +200,35 @@ impl Ntff {
             .collect()
     }
 
+    /// JSON DMA `subgroup` label (GUESS, fits the corpus): `"<name>-Q<q>-E<e>"` when a `/7`
+    /// descriptor names (engine, queue) with a static queue, `"Q<q>-E<e>"` for dynamic queues
+    /// (name ends in `Dynamic`) and for queues without a descriptor.
+    pub fn dma_queue_label(&self, dma_engine: u8, queue: u8) -> String {
+        match self.static_queue(dma_engine, queue) {
+            Some(q) => format!("{}-Q{queue}-E{dma_engine}", q.display_name),
+            None => format!("Q{queue}-E{dma_engine}"),
+        }
+    }
+
+    /// JSON DMA `queue_type` (GUESS from 3 patterns): `software_dynamic` for dynamic queues,
+    /// `data` for named static queues, `instruction` for queues without a descriptor.
+    pub fn dma_queue_kind(&self, dma_engine: u8, queue: u8) -> &'static str {
+        let d = self.metadata.dma_queues.iter().find(|d| d.dma_engine == dma_engine as u64 && d.queue == queue as u64);
+        match d {
+            Some(d) if d.name.ends_with("Dynamic") => "software_dynamic",
+            Some(_) => "data",
+            None => "instruction",
+        }
+    }
+
+    fn static_queue(&self, dma_engine: u8, queue: u8) -> Option<&crate::neuron::ntff::DmaQueueDescriptor> {
+        self.metadata
+            .dma_queues
+            .iter()
+            .find(|d| d.dma_engine == dma_engine as u64 && d.queue == queue as u64)
+            .filter(|d| !d.name.ends_with("Dynamic"))
+    }
+
     /// `floor(max end)` ns over the in-window packets of DMA queue `queue` (all engines), the
     /// end of the static DMA block in the corpus (queue 1). `None` without such packets.
     pub fn queue_end_ns(&self, queue: u8) -> Option<i64> {

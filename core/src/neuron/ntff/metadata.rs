@@ -53,6 +53,11 @@ impl EngineProgram {
         let start = (pc as usize).checked_mul(64)?;
         self.code.get(start..start.checked_add(64)?)
     }
+    /// The program as 64-byte instruction slots, indexed by runtime pc (a trailing partial
+    /// slot, if any, is left out).
+    pub fn slots(&self) -> &[[u8; 64]] {
+        self.code.as_chunks::<64>().0
+    }
     /// `(device_address >> 6) & 0xFFFF`, subtracted from w0's low 16 bits to get the pc.
     pub fn base16(&self) -> u16 {
         (self.device_address >> 6) as u16

@@ -26,6 +26,14 @@
 //! (tests, benchmarks). Nothing here panics on hostile input; damaged record areas decode as
 //! far as possible and report counted [`NtffWarning`]s.
 //!
+//! Tables reproduced exactly against the official JSON export (93 sample pairs, see
+//! `core/tests/ntff_oracle.rs`): instructions (engine, pc, compiler_pc, timestamp, duration,
+//! opcode, wait, CRCs), DMA packets, semaphore updates, throttle (`ham`), `active_time`,
+//! `pending_dma` (given the static DMA trigger from the NEFF), last_hw_timestamp, event and
+//! trace counts, versions, memory usage. Derived on demand: [`Ntff::pending_dma`],
+//! [`Ntff::dma_throughput`] (exact step function; the JSON samples it on an unreproduced grid),
+//! [`Ntff::dma_queue_label`] / [`Ntff::dma_queue_kind`] (GUESS rules that fit the corpus).
+//!
 //! What needs the NEFF (not available here): operand text, HLO/BIR names, semaphore names,
 //! DMA variable names/shapes, aggregated DMA block rows and their membership, the identity of
 //! static DMA trigger instructions (pending-DMA), and FLOP/byte summary metrics.

@@ -79,6 +79,12 @@ fn round_trip() {
     assert_eq!(n.metadata.dma_queues[0].queue_type_name, "weights");
     assert_eq!(n.metadata.memory_usage[0].display_name, "Tensor Instructions");
     assert_eq!(n.metadata.engine_programs.len(), 2);
+    let pe = n.metadata.program(0).unwrap();
+    assert_eq!(pe.slots().len(), 6);
+    assert_eq!(pe.slots()[4][0], OP_MATMUL);
+    assert_eq!(pe.slot(2).unwrap()[NOTIFY_HINT_OFFSET], 2);
+    assert_eq!(n.dma_queue_label(3, 1), "qSyncSpillReload0-Q1-E3");
+    assert_eq!(n.dma_queue_label(3, 0), "Q0-E3");
 
     assert_eq!(n.profile.t0_source, T0Source::NotifyHint2 { engine: 0 });
     let rows: Vec<_> = n
