@@ -2,7 +2,7 @@
 //!
 //! Describe a capture with [`Capture`] (programs, instruction executions, DMA packets,
 //! semaphore updates, throttle records; times in picoseconds on the common timeline) and call
-//! [`write`]. The output follows the byte layout of ntff-v5.md: header, metadata protobuf
+//! [`write()`]. The output follows the byte layout of ntff-v5.md: header, metadata protobuf
 //! (built with `protowire::Writer`, proto3-style: zero scalars omitted), and the record area
 //! with blocks of type 0, 1, 2 (empty), 4 and 5 in that order.
 //!
