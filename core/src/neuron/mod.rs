@@ -4,3 +4,4 @@
 pub mod neff;
 pub mod program;
 pub mod protowire;
+pub mod ntff;
