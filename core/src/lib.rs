@@ -6,6 +6,7 @@ pub mod import;
 pub mod lod;
 pub mod model;
 pub mod neuron;
+pub mod query;
 pub mod strings;
 pub mod time;
 pub mod view;

@@ -60,7 +60,7 @@ impl LodIndex {
         let base = cols.depth_range(depth).start;
         let levels = self.depths.get(depth)?;
         let mut best: Option<usize> = None;
-        let mut consider = |i: usize, best: &mut Option<usize>| {
+        let consider = |i: usize, best: &mut Option<usize>| {
             if best.is_none_or(|b| cols.dur_ns[i] > cols.dur_ns[b]) {
                 *best = Some(i);
             }

@@ -6,6 +6,7 @@
 //! is not its own returns [`ImportError::NotMine`] quickly.
 
 pub mod container;
+pub mod neff;
 
 use crate::model::{Trace, TraceBuilder};
 use thiserror::Error;
@@ -77,7 +78,7 @@ pub const SNIFF_BYTES: usize = 4096;
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, JSON dialects last (their sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
-    vec![]
+    vec![&neff::Neff]
 }
 
 /// Which importer would take this file (after container unwrapping).

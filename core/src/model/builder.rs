@@ -53,6 +53,9 @@ pub struct TraceBuilder {
     iterations: Vec<Iteration>,
     pub metadata: Metadata,
     pub warnings: Warnings,
+    /// The program (e.g. NEFF) this trace ran, if known.
+    pub program: Option<Program>,
+    pub correlation: Option<CorrelationReport>,
 }
 
 impl TraceBuilder {
@@ -70,6 +73,8 @@ impl TraceBuilder {
             iterations: Vec::new(),
             metadata: Metadata::default(),
             warnings: Warnings::default(),
+            program: None,
+            correlation: None,
         }
     }
 
@@ -548,6 +553,8 @@ impl TraceBuilder {
             iterations: self.iterations,
             metadata: self.metadata,
             warnings,
+            program: self.program,
+            correlation: self.correlation,
             start_ns: lo,
             end_ns: hi,
         }

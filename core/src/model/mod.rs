@@ -8,9 +8,11 @@
 //! level-of-detail index ([`crate::lod`]) work. Times are i64 nanoseconds on the file's own clock.
 
 pub mod builder;
+pub mod program;
 pub mod warnings;
 
 pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
+pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
 pub use warnings::{Warning, Warnings};
 
 use crate::lod::LodIndex;
@@ -322,6 +324,10 @@ pub struct Trace {
     pub iterations: Vec<Iteration>,
     pub metadata: Metadata,
     pub warnings: Warnings,
+    /// The compiled program the trace ran, when one was loaded (e.g. a NEFF).
+    pub program: Option<Program>,
+    /// Report of the correlation pass (trace events → program), when one ran.
+    pub correlation: Option<CorrelationReport>,
     /// Earliest and latest time of any event (0, 0 when empty).
     pub start_ns: i64,
     pub end_ns: i64,

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what is missing, then runs every test: native (core, cli, golden tests over ../shared/samples),
+# wasm-bindgen-test in headless Chromium, and Playwright end-to-end flows against the release build.
+# Idempotent. `.ci/run` calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
+T0=$(date +%s)
+step() { echo "::: [+$(( $(date +%s) - T0 ))s] $*"; }
+
+step setup
+bash scripts/setup.sh
+
+step "check: loupe-core has no web dependency"
+if cargo tree -p loupe-core -e normal --prefix none | grep -E '^(wasm-bindgen|web-sys|js-sys|leptos)[ @]'; then
+  echo "loupe-core must not depend on web crates" >&2; exit 1
+fi
+
+step "native tests (core, cli, golden tests)"
+cargo test --release --workspace --exclude loupe-app 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true
+if grep -qE '^test result: FAILED|^error' /tmp/loupe-native-tests.log; then
+  cat /tmp/loupe-native-tests.log | tail -80; exit 1
+fi
+NATIVE_PASSED=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/loupe-native-tests.log | awk '{s+=$4} END {print s+0}')
+step "native: $NATIVE_PASSED passed"
+
+if [ -d app ]; then
+  step "wasm-bindgen-test (headless Chromium)"
+  cargo test -p loupe-app --target wasm32-unknown-unknown 2>&1 | tee /tmp/loupe-wasm-tests.log | grep -E '^(test result|running|error)|panicked|FAIL' || true
+  if ! grep -qE '^test result: ok' /tmp/loupe-wasm-tests.log || grep -qE '^test result: FAILED|^error' /tmp/loupe-wasm-tests.log; then
+    tail -60 /tmp/loupe-wasm-tests.log; exit 1
+  fi
+
+  step "trunk build --release"
+  trunk build --release 2>&1 | tail -3
+
+  step "end-to-end (Playwright + Chromium)"
+  node --test --test-concurrency=1 tests/e2e/
+fi
+step done
