@@ -1,6 +1,8 @@
 //! The page: mount the app.
 
+use leptos::prelude::*;
+
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(loupe_app::App);
+    leptos::mount::mount_to_body(|| view! { <loupe_app::App/> });
 }

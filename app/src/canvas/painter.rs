@@ -137,6 +137,13 @@ pub fn paint(c: &CanvasRenderingContext2d, f: &Frame, hits: &mut HitList, items:
             RowKind::Group(_) => {}
         }
     }
+    if f.layout.rows.is_empty() {
+        cx.fill_css(&f.theme.text_dim);
+        c.set_font(FONT_BOLD);
+        let msg = if f.data.trace.program.is_some() { "This file holds a compiled program but no timeline events" } else { "No timeline events in this file" };
+        let _ = c.fill_text(msg, 16.0, RULER_H_PX + 24.0);
+        c.set_font(FONT);
+    }
     paint_selection(&mut cx, f);
     if let Some(hv) = f.hover {
         paint_hover(&mut cx, f, hv);

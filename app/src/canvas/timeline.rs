@@ -243,7 +243,7 @@ impl TimelineCtl {
         v.dpr = dpr;
         self.canvas.set_width((w * dpr).round().max(1.0) as u32);
         self.canvas.set_height((h * dpr).round().max(1.0) as u32);
-        let style = self.canvas.style();
+        let style = HtmlElement::style(&self.canvas);
         let _ = style.set_property("width", &format!("{w}px"));
         let _ = style.set_property("height", &format!("{h}px"));
         if !v.fitted {
