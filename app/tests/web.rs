@@ -57,7 +57,7 @@ fn by_testid(id: &str) -> Option<HtmlElement> {
 }
 
 /// Mount the app in a 1200×700 box with the real CSS; returns the box and the unmount handle.
-fn mount() -> (HtmlElement, impl Drop) {
+fn mount() -> (HtmlElement, Box<dyn std::any::Any>) {
     let doc = document();
     // a fresh window.__loupe per test (the previous app's object would satisfy the waits)
     js_sys::Reflect::delete_property(&web_sys::window().unwrap(), &"__loupe".into()).unwrap();
@@ -71,10 +71,10 @@ fn mount() -> (HtmlElement, impl Drop) {
     wrap.set_attribute("style", "position:fixed;left:0;top:0;width:1200px;height:700px;overflow:hidden").unwrap();
     doc.body().unwrap().append_child(&wrap).unwrap();
     let handle = leptos::mount::mount_to(wrap.clone(), || view! { <App loader=LoaderMode::InThread/> });
-    (wrap, handle)
+    (wrap, Box::new(handle))
 }
 
-fn unmount(wrap: HtmlElement, handle: impl Drop) {
+fn unmount(wrap: HtmlElement, handle: Box<dyn std::any::Any>) {
     drop(handle);
     wrap.remove();
 }

@@ -93,7 +93,11 @@ test('demo: hover tooltip, click details, drag-zoom, keys', async () => {
   await nextFrame(page, before);
   after = await loupe(page);
   assert.ok(after.nsPerPx < before.nsPerPx, 'ctrl+wheel zooms in');
-  before = after;
+  // a short window, so the tracks overflow and can scroll
+  await page.setViewportSize({ width: 1400, height: 420 });
+  await page.waitForFunction(() => window.__loupe.heightPx < 400);
+  before = await loupe(page);
+  await page.mouse.move(box.x + 300, box.y + 200);
   await page.mouse.wheel(0, 200);
   await nextFrame(page, before);
   after = await loupe(page);

@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use loupe_core::model::{CounterId, GroupId, GroupKind, TrackId};
+use loupe_core::model::{CounterId, GroupId, TrackId};
 use loupe_core::Trace;
 
 pub const RULER_H_PX: f64 = 30.0;
@@ -34,7 +34,7 @@ pub struct Row {
     /// The track has instants, drawn in a lane above depth 0.
     pub has_instants: bool,
     pub label: String,
-    /// Secondary text: group kind and track count, track kind, counter unit.
+    /// Secondary text: track count (groups), kind (tracks), unit (counters).
     pub detail: String,
     pub collapsed: bool,
 }
@@ -65,11 +65,6 @@ impl Layout {
             let g = &trace.groups[gid.idx()];
             let is_collapsed = collapsed.contains(&gid);
             let n = g.tracks.len() + g.counters.len();
-            let kind = match g.kind {
-                GroupKind::Process => "process",
-                GroupKind::Device => "device",
-                GroupKind::Other => "group",
-            };
             let group_row = rows.len();
             rows.push(Row {
                 kind: RowKind::Group(gid),
@@ -78,7 +73,7 @@ impl Layout {
                 depth_count: 0,
                 has_instants: false,
                 label: trace.str(g.name).to_string(),
-                detail: format!("{kind} · {n} track{}", if n == 1 { "" } else { "s" }),
+                detail: n.to_string(),
                 collapsed: is_collapsed,
             });
             y += GROUP_H_PX;
@@ -129,7 +124,7 @@ impl Layout {
                     depth_count: 0,
                     has_instants: false,
                     label: trace.str(c.name).to_string(),
-                    detail: if trace.str(c.unit).is_empty() { "counter".into() } else { format!("counter · {}", trace.str(c.unit)) },
+                    detail: trace.str(c.unit).to_string(),
                     collapsed: false,
                 });
                 y += COUNTER_H_PX;

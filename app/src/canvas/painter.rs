@@ -250,8 +250,15 @@ fn paint_track(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, t0_ns: i64, t1_
             let vx0 = x0.max(0.0);
             let vx1 = (x0 + bw).min(w);
             if vx1 - vx0 >= LABEL_MIN_PX {
-                let text: std::borrow::Cow<str> = if merged_n > 0 { format!("{merged_n} slices").into() } else { trace.str(cols.name[name_idx]).into() };
-                if let Some(label) = fit_label(&text, vx1 - vx0 - 6.0, f.char_w_px) {
+                let room = vx1 - vx0 - 6.0;
+                let text: std::borrow::Cow<str> = if merged_n == 0 {
+                    trace.str(cols.name[name_idx]).into()
+                } else if (format!("{merged_n} slices").len() as f64) * f.char_w_px <= room {
+                    format!("{merged_n} slices").into()
+                } else {
+                    format!("{merged_n}").into()
+                };
+                if let Some(label) = fit_label(&text, room, f.char_w_px) {
                     let dark = f.theme.palette[color].1 && merged_n == 0;
                     cx.fill_css(if dark { &f.theme.text_dark } else { &f.theme.text_light });
                     let _ = c.fill_text(&label, vx0 + 3.0, y + bh / 2.0 + 0.5);

@@ -672,7 +672,7 @@ pub fn Timeline() -> impl IntoView {
                                     <span class="tl-chevron">{if collapsed { "▸" } else { "▾" }}</span>
                                     <span class="tl-name">{r.label.clone()}</span>
                                 </button>
-                                <span class="tl-detail">{r.detail.clone()}</span>
+                                <span class="tl-count" title="tracks">{r.detail.clone()}</span>
                             </div>
                         }
                         .into_any()

@@ -164,28 +164,35 @@ pub fn start(files: Vec<web_sys::File>, mode: LoaderMode, on_event: impl Fn(Load
         // 2. parse
         match mode {
             LoaderMode::Worker { script_url } => start_worker(&job, &script_url, names, buffers),
-            LoaderMode::InThread => {
-                // yield once so the progress bar paints
-                let _ = JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
-                    if let Some(w) = web_sys::window() {
-                        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-                    }
-                }))
-                .await;
-                if job.finished.get() {
-                    return;
-                }
-                let files: Vec<(String, Vec<u8>)> = names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
-                let parse_start = now_ms();
-                let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, parse_start);
-                match worker_side::parse_and_encode(&files, &now_ms, &mut progress) {
-                    Ok(enc) => job.decode(&enc.bytes, enc.parse_ms),
-                    Err(message) => job.emit(LoadEvent::Failed(message)),
-                }
-            }
+            #[cfg(feature = "in-thread-loader")]
+            LoaderMode::InThread => in_thread(&job, names, buffers).await,
+            #[cfg(not(feature = "in-thread-loader"))]
+            LoaderMode::InThread => job.emit(LoadEvent::Failed("this build has no in-thread loader (feature `in-thread-loader`)".into())),
         }
     });
     handle
+}
+
+/// Parse on this thread (browser tests): same parse → encode → decode path as the worker.
+#[cfg(feature = "in-thread-loader")]
+async fn in_thread(job: &Rc<Job>, names: Vec<String>, buffers: Vec<js_sys::ArrayBuffer>) {
+    // yield once so the progress bar paints
+    let _ = JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    }))
+    .await;
+    if job.finished.get() {
+        return;
+    }
+    let files: Vec<(String, Vec<u8>)> = names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
+    let parse_start = now_ms();
+    let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, parse_start);
+    match worker_side::parse_and_encode(&files, &now_ms, &mut progress) {
+        Ok(enc) => job.decode(&enc.bytes, enc.parse_ms),
+        Err(message) => job.emit(LoadEvent::Failed(message)),
+    }
 }
 
 fn start_worker(job: &Rc<Job>, script_url: &str, names: Vec<String>, buffers: Vec<js_sys::ArrayBuffer>) {
