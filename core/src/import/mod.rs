@@ -10,6 +10,8 @@
 //! [`Importer::import_group`]; an importer that does not implement it gets its files one by one.
 
 pub mod container;
+mod neuron_device;
+pub mod neuron_json;
 
 use crate::model::{Trace, TraceBuilder};
 use thiserror::Error;
@@ -87,7 +89,7 @@ pub const SNIFF_BYTES: usize = 4096;
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, JSON dialects last (their sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
-    vec![]
+    vec![&neuron_json::NeuronJson]
 }
 
 /// Which importer would take this file (after container unwrapping).
