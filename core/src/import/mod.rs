@@ -12,6 +12,7 @@
 pub mod container;
 mod neuron_device;
 pub mod neuron_json;
+pub mod neuron_parquet;
 
 use crate::model::{Trace, TraceBuilder};
 use thiserror::Error;
@@ -89,7 +90,7 @@ pub const SNIFF_BYTES: usize = 4096;
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, JSON dialects last (their sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
-    vec![&neuron_json::NeuronJson]
+    vec![&neuron_parquet::NeuronParquet, &neuron_json::NeuronJson]
 }
 
 /// Which importer would take this file (after container unwrapping).
