@@ -226,6 +226,9 @@ pub(crate) fn store_args(b: &mut TraceBuilder, order: &[&str], mut args: Vec<(St
     b.add_args(entries)
 }
 
+/// Activity intervals collected per key (engine, core…) before they become step counters.
+pub(crate) type SpansBy<K> = Vec<(K, Vec<(i64, i64)>)>;
+
 /// Step samples (1 while active, 0 after) for a list of [start, end) intervals.
 pub(crate) fn add_activity(b: &mut TraceBuilder, c: CounterId, mut spans: Vec<(i64, i64)>) {
     spans.sort_unstable();

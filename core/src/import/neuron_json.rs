@@ -538,7 +538,7 @@ impl<'b> Conv<'b> {
             }
         }
         // engine activity (union of instruction intervals), one 0/1 step counter per engine
-        let mut spans: Vec<((i64, String), Vec<(i64, i64)>)> = Vec::new();
+        let mut spans: neuron_device::SpansBy<(i64, String)> = Vec::new();
         for r in records(top, "active_time") {
             let (Some(s), Some(e)) = (self.time(r, "start_ts"), self.time(r, "end_ts")) else { continue };
             let key = (Self::pcore(r), neuron_device::engine_display(str_of(r, "engine")).0);
@@ -547,7 +547,7 @@ impl<'b> Conv<'b> {
                 None => spans.push((key, vec![(s, e)])),
             }
         }
-        spans.sort_by(|a, b| (a.0 .0, neuron_device::engine_display(&a.0 .1).1).cmp(&(b.0 .0, neuron_device::engine_display(&b.0 .1).1)));
+        spans.sort_by_key(|x| (x.0 .0, neuron_device::engine_display(&x.0 .1).1));
         for ((p, engine), s) in spans {
             let c = self.devices.get(self.b, p).counter(self.b, &format!("{engine} active"), "");
             add_activity(self.b, c, s);

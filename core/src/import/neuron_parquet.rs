@@ -1009,7 +1009,7 @@ impl<'b> Conv<'b> {
         let span = Self::span_cols(t);
         let pcore = Self::pcore(t);
         let eng = t.col("engine");
-        let mut spans: Vec<((i64, i64, String), Vec<(i64, i64)>)> = Vec::new();
+        let mut spans: neuron_device::SpansBy<(i64, i64, String)> = Vec::new();
         for i in 0..t.rows {
             let Some((s, d)) = span(i) else { continue };
             let (name, rank) = neuron_device::engine_display(eng.and_then(|c| c.str_ref(i)).unwrap_or(""));
