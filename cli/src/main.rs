@@ -1,11 +1,11 @@
 //! `loupe`: the headless CLI over loupe-core.
 //!
 //! ```text
-//! loupe summary FILE... [--json]
+//! loupe summary FILE... [--json]     (a FILE may be a folder: its files form one profile)
 //! loupe events FILE... [--csv] [--kind slice]
 //! ```
 
-use loupe_core::import::{import_bytes, NoProgress};
+use loupe_core::import::{import_bytes, import_files, InputFile, NoProgress};
 use loupe_core::query;
 use std::io::Write;
 use std::process::ExitCode;
@@ -57,6 +57,14 @@ fn main() -> ExitCode {
 }
 
 fn load(path: &str) -> Result<loupe_core::Trace, String> {
+    if std::path::Path::new(path).is_dir() {
+        // a folder (e.g. a Neuron Explorer Parquet profile: one file per table) is one profile
+        let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(path).map_err(|e| format!("{path}: {e}"))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect();
+        names.sort();
+        let data: Vec<(String, Vec<u8>)> = names.iter().map(|p| Ok((p.to_string_lossy().into_owned(), std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?))).collect::<Result<_, String>>()?;
+        let files: Vec<InputFile> = data.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+        return import_files(&files, &mut NoProgress).map_err(|e| format!("{path}: {e}"));
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     import_bytes(path, &bytes, &mut NoProgress).map_err(|e| format!("{path}: {e}"))
 }
