@@ -66,3 +66,32 @@ fn unreadable_input_fails_with_one_line() {
         assert!(err.starts_with("loupe: "), "{err}");
     }
 }
+
+/// The NTFF decoder and the JSON-export importer must give identical instruction, DMA and
+/// semaphore rows (the export is the official decoding of the same capture).
+#[test]
+fn ntff_and_json_export_give_the_same_rows() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/samples/neuron/ntff-v5");
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        println!("skipped: {dir} not found");
+        return;
+    };
+    let mut ntffs: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ntff")).collect();
+    ntffs.sort();
+    let mut checked = 0;
+    for ntff in ntffs.iter().step_by(8) {
+        let json = ntff.with_extension("json");
+        for kind in ["instruction", "dma", "semaphore"] {
+            let run = |p: &std::path::Path| {
+                let o = loupe().args(["events", p.to_str().unwrap(), "--kind", kind, "--csv"]).output().unwrap();
+                assert!(o.status.success(), "{}: {}", p.display(), String::from_utf8_lossy(&o.stderr));
+                String::from_utf8(o.stdout).unwrap()
+            };
+            let (a, b) = (run(ntff), run(&json));
+            assert!(a.lines().count() > 1, "{} {kind}: no rows", ntff.display());
+            assert_eq!(a, b, "{} --kind {kind}: NTFF and JSON export differ", ntff.display());
+        }
+        checked += 1;
+    }
+    println!("compared {checked} NTFF/JSON pairs on instruction, dma and semaphore rows");
+}

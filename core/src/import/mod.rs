@@ -11,6 +11,7 @@
 
 pub mod container;
 pub mod neff;
+pub mod neuron_binary;
 pub mod neuron_device;
 pub mod neuron_json;
 pub mod neuron_parquet;
@@ -91,7 +92,7 @@ pub const SNIFF_BYTES: usize = 4096;
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, JSON dialects last (their sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
-    vec![&neff::Neff, &neuron_parquet::NeuronParquet, &neuron_json::NeuronJson]
+    vec![&neuron_binary::NeuronBinary, &neuron_parquet::NeuronParquet, &neuron_json::NeuronJson]
 }
 
 /// Which importer would take this file (after container unwrapping).
@@ -136,7 +137,7 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
         }
     }
     let mut b = TraceBuilder::new("");
-    let mut formats: Vec<&'static str> = Vec::new();
+    let mut formats: Vec<String> = Vec::new();
     for (imp, files) in &groups {
         match imp.import_group(files, &mut b, progress) {
             Some(r) => r?,
@@ -146,7 +147,10 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
                 }
             }
         }
-        formats.push(imp.name());
+        // an importer may name the dialect it found (e.g. "ntff+neff", "pytorch-kineto")
+        let name = if b.format().is_empty() { imp.name().to_string() } else { b.format().to_string() };
+        b.set_format("");
+        formats.push(name);
     }
     b.set_format(&formats.join("+"));
     Ok(b.finish())
