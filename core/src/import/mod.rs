@@ -5,6 +5,7 @@
 //! converts it into the model through a [`TraceBuilder`]. An importer that is handed a file that
 //! is not its own returns [`ImportError::NotMine`] quickly.
 
+pub mod chrome;
 pub mod container;
 
 use crate::model::{Trace, TraceBuilder};
@@ -77,7 +78,7 @@ pub const SNIFF_BYTES: usize = 4096;
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, JSON dialects last (their sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
-    vec![]
+    vec![&chrome::ChromeJson]
 }
 
 /// Which importer would take this file (after container unwrapping).
@@ -109,14 +110,17 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
         unwrapped.extend(container::unwrap(f.name, f.bytes)?);
     }
     let mut b = TraceBuilder::new("");
-    let mut formats: Vec<&'static str> = Vec::new();
+    let mut formats: Vec<String> = Vec::new();
     for (name, bytes) in &unwrapped {
         let Some(imp) = detect(name, bytes) else {
             return Err(ImportError::UnknownFormat(describe_unknown(name, bytes)));
         };
+        // an importer may name the dialect it found (e.g. "pytorch-kineto" for chrome-json)
+        b.set_format("");
         imp.import(&InputFile { name, bytes }, &mut b, progress)?;
-        if !formats.contains(&imp.name()) {
-            formats.push(imp.name());
+        let format = if b.format().is_empty() { imp.name().to_string() } else { b.format().to_string() };
+        if !formats.contains(&format) {
+            formats.push(format);
         }
     }
     b.set_format(&formats.join("+"));

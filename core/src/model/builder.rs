@@ -115,6 +115,11 @@ impl TraceBuilder {
             gr.sort_index = sort_index;
         }
     }
+    pub fn set_group_kind(&mut self, g: GroupId, kind: GroupKind) {
+        if let Some(gr) = self.groups.get_mut(g.idx()) {
+            gr.kind = kind;
+        }
+    }
     pub fn group_count(&self) -> usize {
         self.groups.len()
     }
@@ -153,6 +158,14 @@ impl TraceBuilder {
     pub fn set_track_sort(&mut self, t: TrackId, sort_index: i64) {
         if let Some(tr) = self.tracks.get_mut(t.idx()) {
             tr.0.sort_index = sort_index;
+        }
+    }
+    /// Change a track's kind (an importer may learn it late, e.g. a GPU stream); the layout
+    /// follows the kind (lanes for async/overlap tracks, nesting otherwise).
+    pub fn set_track_kind(&mut self, t: TrackId, kind: TrackKind) {
+        if let Some(tr) = self.tracks.get_mut(t.idx()) {
+            tr.0.kind = kind;
+            tr.0.layout = if kind == TrackKind::Async || kind == TrackKind::Overlap { Layout::Lanes } else { Layout::Nested };
         }
     }
     pub fn set_track_layout(&mut self, t: TrackId, layout: Layout) {
