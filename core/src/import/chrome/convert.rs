@@ -1069,6 +1069,7 @@ impl<'a, 'b> Conv<'a, 'b> {
 
     fn apply_names(&mut self) {
         let kineto = self.dialect.kineto;
+        let furiosa = self.dialect.furiosa && !kineto;
         for th in 0..self.threads.len() {
             let t = &self.threads[th];
             let (p, tid, track, device) = (t.proc, t.key, t.track, t.device);
@@ -1082,6 +1083,7 @@ impl<'a, 'b> Conv<'a, 'b> {
             let label = match name {
                 Some(n) if !self.b.string(n).trim().is_empty() => self.b.string(n).trim().to_string(),
                 _ => match (tid, device) {
+                    (Key::Int(i), true) if furiosa => format!("NPU queue {i}"),
                     (Key::Int(i), true) => format!("stream {i}"),
                     (Key::Int(i), false) => format!("thread {i}"),
                     (Key::Str(s), _) if !self.b.string(s).is_empty() => self.b.string(s).to_string(),
@@ -1114,6 +1116,7 @@ impl<'a, 'b> Conv<'a, 'b> {
                 },
                 (Some(n), _, Key::Str(_)) => n.clone(),
                 (None, Some(l), Key::Int(i)) => format!("{l} (pid {i})"),
+                (None, _, Key::Int(i)) if device && furiosa => format!("NPU {i}"),
                 (None, _, Key::Int(i)) if device => format!("Device {i}"),
                 (None, _, Key::Int(i)) => format!("Process {i}"),
                 (None, _, Key::Str(_)) if pid_text.is_empty() => "(no process)".to_string(),

@@ -61,7 +61,7 @@ pub fn sniff(prefix: &[u8]) -> Sniff {
     let Some(&first) = p.get(i) else { return Sniff::No };
     let j = skip_ws(p, i + 1);
     let next = p.get(j).copied();
-    let tracey = contains(p, b"\"traceEvents\"") || contains(p, b"\"ph\"");
+    let tracey = [&b"\"traceEvents\""[..], b"\"ph\"", b"\"schemaVersion\"", b"\"deviceProperties\""].iter().any(|k| contains(p, k));
     match (first, next) {
         (b'{', Some(b'"')) if tracey => Sniff::Yes,
         (b'{', Some(b'"')) | (b'{', None) | (b'{', Some(b'}')) => Sniff::Maybe,

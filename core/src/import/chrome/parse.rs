@@ -79,6 +79,9 @@ pub fn run(bytes: &[u8], b: &mut TraceBuilder, progress: &mut dyn Progress) -> R
                 }
                 // the spec allows the closing ']' to be missing
                 ArrayEnd::Eof | ArrayEnd::Stopped => {}
+                ArrayEnd::EofInEvent(at) if conv.events == 0 => {
+                    return Err(malformed(at, "the file ends inside its first event (truncated?)"));
+                }
                 ArrayEnd::EofInEvent(at) => {
                     conv.b.warn("truncated_event", || {
                         format!("the file ends inside the event starting at byte {at}; that partial event was skipped")
@@ -239,6 +242,9 @@ fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>
             saw_events = true;
             match events_array(s, conv, d)? {
                 ArrayEnd::Closed => {}
+                ArrayEnd::EofInEvent(at) if conv.events == 0 => {
+                    return Err(malformed(at, "the file ends inside the first event of traceEvents (truncated?)"));
+                }
                 ArrayEnd::Eof => {
                     let n = conv.events;
                     truncated(conv, format!("the file ends inside traceEvents (an unfinished write?); loaded the {n} complete events"));
