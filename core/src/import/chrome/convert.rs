@@ -9,7 +9,7 @@
 use super::events::{Ev, Val};
 use super::kineto::{self, CatClass};
 use super::scan::{self, RawStr, Scan};
-use crate::model::{ArgValue, ArgsId, CounterId, FlowEnd, GroupId, GroupKind, TrackId, TrackKind, TraceBuilder};
+use crate::model::{ArgValue, ArgsId, CounterId, FlowEnd, GroupId, GroupKind, SliceHandle, TrackId, TrackKind, TraceBuilder};
 use crate::strings::{FxHashMap, StrId};
 
 /// A pid or tid: a number or (Kineto "Spans", TP feature) a string.
@@ -40,6 +40,8 @@ struct Thread {
     track: TrackId,
     device: bool,
     stack: Vec<OpenSlice>,
+    /// The last X slice added on this thread and its start (Kineto flows bind to it).
+    last: Option<(SliceHandle, i64)>,
 }
 
 struct OpenSlice {
@@ -168,6 +170,15 @@ impl std::hash::Hasher for RawHasher {
     }
 }
 
+/// 8 bytes at `o` (which must be ≤ len − 8), little-endian.
+#[inline(always)]
+fn read8(s: &[u8], o: usize) -> u64 {
+    match s.get(o..o + 8) {
+        Some(w) => u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]),
+        None => 0,
+    }
+}
+
 /// Slice equality without a library call for short strings (most keys and names).
 #[inline(always)]
 fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
@@ -179,8 +190,7 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         return a == b;
     }
     if n >= 8 {
-        let r = |s: &[u8], o: usize| u64::from_le_bytes([s[o], s[o + 1], s[o + 2], s[o + 3], s[o + 4], s[o + 5], s[o + 6], s[o + 7]]);
-        return r(a, 0) == r(b, 0) && r(a, n - 8) == r(b, n - 8);
+        return read8(a, 0) == read8(b, 0) && read8(a, n - 8) == read8(b, n - 8);
     }
     let mut x = 0u64;
     for i in 0..n {
@@ -194,10 +204,7 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
 fn quick_hash(b: &[u8]) -> usize {
     let n = b.len();
     let w = if n >= 8 {
-        let head = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-        let t = &b[n - 8..];
-        let tail = u64::from_le_bytes([t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]]);
-        head ^ tail.rotate_left(29)
+        read8(b, 0) ^ read8(b, n - 8).rotate_left(29)
     } else {
         let mut x = 0u64;
         for (i, &c) in b.iter().enumerate() {
@@ -209,6 +216,7 @@ fn quick_hash(b: &[u8]) -> usize {
 }
 
 const RECENT_BITS: u32 = 11;
+const JSON_RECENT: usize = 256;
 
 type RawMap<'a> = std::collections::HashMap<&'a [u8], StrId, std::hash::BuildHasherDefault<RawHasher>>;
 
@@ -220,13 +228,15 @@ pub struct Conv<'a, 'b> {
     recent: Box<[(&'a [u8], StrId)]>,
     /// Raw JSON text of nested argument values → interned compact text.
     jsons: RawMap<'a>,
+    recent_json: Box<[(&'a [u8], StrId)]>,
     buf: Vec<u8>,
     argbuf: Vec<(StrId, ArgValue)>,
     procs: Vec<Proc>,
     proc_map: FxHashMap<Key, u32>,
     threads: Vec<Thread>,
     thread_map: FxHashMap<(Key, Key), u32>,
-    last_thread: Option<(Key, Key, u32)>,
+    /// Direct-mapped cache in front of `thread_map` (events hop between a few threads).
+    thread_cache: [Option<(Key, Key, u32)>; 16],
     proc_meta: FxHashMap<Key, ProcMeta>,
     thread_meta: FxHashMap<(Key, Key), ThreadMeta>,
     counters: FxHashMap<(u32, StrId, IdKey, StrId), CounterId>,
@@ -247,6 +257,15 @@ fn is_empty_object(t: &[u8]) -> bool {
     t.len() <= 2 || t[1..t.len() - 1].iter().all(|&c| scan::is_ws(c))
 }
 
+#[inline(always)]
+fn thread_slot(pid: Key, tid: Key) -> usize {
+    let v = |k: Key| match k {
+        Key::Int(i) => i as u64,
+        Key::Str(s) => s.0 as u64 ^ 0xABCD_0000_0000,
+    };
+    ((v(pid).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ v(tid)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) >> 60) as usize
+}
+
 fn key_text(b: &TraceBuilder, k: Key) -> String {
     match k {
         Key::Int(i) => i.to_string(),
@@ -261,13 +280,15 @@ impl<'a, 'b> Conv<'a, 'b> {
             strs: RawMap::default(),
             recent: vec![(&b""[..], StrId::EMPTY); 1 << RECENT_BITS].into_boxed_slice(),
             jsons: RawMap::default(),
+            // an empty slice never matches a JSON value (those start with '[' or '{')
+            recent_json: vec![(&b""[..], StrId::EMPTY); JSON_RECENT].into_boxed_slice(),
             buf: Vec::new(),
             argbuf: Vec::new(),
             procs: Vec::new(),
             proc_map: FxHashMap::default(),
             threads: Vec::new(),
             thread_map: FxHashMap::default(),
-            last_thread: None,
+            thread_cache: [None; 16],
             proc_meta: FxHashMap::default(),
             thread_meta: FxHashMap::default(),
             counters: FxHashMap::default(),
@@ -320,6 +341,17 @@ impl<'a, 'b> Conv<'a, 'b> {
 
     /// Intern nested JSON text in compact form.
     fn intern_json(&mut self, t: &'a [u8]) -> StrId {
+        let slot = quick_hash(t) & (JSON_RECENT - 1);
+        let (cached, id) = self.recent_json[slot];
+        if bytes_eq(cached, t) {
+            return id;
+        }
+        let id = self.intern_json_slow(t);
+        self.recent_json[slot] = (t, id);
+        id
+    }
+
+    fn intern_json_slow(&mut self, t: &'a [u8]) -> StrId {
         if let Some(&id) = self.jsons.get(t) {
             return id;
         }
@@ -483,7 +515,7 @@ impl<'a, 'b> Conv<'a, 'b> {
                 let c = kineto::classify(self.b.string(cat));
                 self.classes[i] = c as u8;
                 match c {
-                    CatClass::KinetoHost | CatClass::KinetoDevice => self.dialect.kineto = true,
+                    CatClass::KinetoHost | CatClass::KinetoDevice | CatClass::KinetoFlow => self.dialect.kineto = true,
                     CatClass::FuriosaHost | CatClass::FuriosaDevice => self.dialect.furiosa = true,
                     CatClass::Plain => {}
                 }
@@ -494,8 +526,9 @@ impl<'a, 'b> Conv<'a, 'b> {
         match c {
             1 => CatClass::KinetoHost,
             2 => CatClass::KinetoDevice,
-            3 => CatClass::FuriosaHost,
-            4 => CatClass::FuriosaDevice,
+            3 => CatClass::KinetoFlow,
+            4 => CatClass::FuriosaHost,
+            5 => CatClass::FuriosaDevice,
             _ => CatClass::Plain,
         }
     }
@@ -523,7 +556,8 @@ impl<'a, 'b> Conv<'a, 'b> {
     #[inline]
     fn thread(&mut self, ev: &Ev<'a>) -> u32 {
         let (pid, tid) = self.pid_tid(ev);
-        if let Some((p, t, i)) = self.last_thread {
+        let slot = thread_slot(pid, tid);
+        if let Some((p, t, i)) = self.thread_cache[slot] {
             if p == pid && t == tid {
                 return i;
             }
@@ -536,12 +570,12 @@ impl<'a, 'b> Conv<'a, 'b> {
                 let src = key_text(self.b, tid);
                 let track = self.b.add_track(group, "", TrackKind::Thread, &src);
                 let i = self.threads.len() as u32;
-                self.threads.push(Thread { proc: p, key: tid, track, device: false, stack: Vec::new() });
+                self.threads.push(Thread { proc: p, key: tid, track, device: false, stack: Vec::new(), last: None });
                 self.thread_map.insert((pid, tid), i);
                 i
             }
         };
-        self.last_thread = Some((pid, tid, i));
+        self.thread_cache[slot] = Some((pid, tid, i));
         i
     }
 
@@ -678,6 +712,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         let args = self.args(ev);
         let track = self.threads[th].track;
         let h = self.b.add_slice(track, ts, dur, name, cat, args);
+        self.threads[th].last = Some((h, ts));
         self.bump(ts.saturating_add(dur.max(0)));
         if !class.is_device() {
             if let Some(n) = ev.name {
@@ -957,14 +992,23 @@ impl<'a, 'b> Conv<'a, 'b> {
         let track = self.threads[th].track;
         let name = self.str_opt(ev.name);
         let cat = self.str_opt(ev.cat);
-        self.class_of(cat);
+        let class = self.class_of(cat);
         let id = if !ev.id.is_none() { self.id_key(ev.id) } else { self.id_key(ev.id2) };
-        let (dir, end) = match ev.ph {
+        let (dir, mut end) = match ev.ph {
             b's' => (FlowDir::Out, FlowEnd::Enclosing { track, ts_ns: ts }),
             b't' => (FlowDir::Step, FlowEnd::Enclosing { track, ts_ns: ts }),
             _ if ev.bp == b'e' => (FlowDir::In, FlowEnd::Enclosing { track, ts_ns: ts }),
             _ => (FlowDir::In, FlowEnd::EnclosingOrNext { track, ts_ns: ts }),
         };
+        // Kineto writes a flow event right after its activity, at the activity's start: bind
+        // to exactly that slice (also when a longer one starts at the same time)
+        if class == CatClass::KinetoFlow && ev.ph != b't' {
+            if let Some((h, start)) = self.threads[th].last {
+                if start == ts {
+                    end = FlowEnd::Slice(h);
+                }
+            }
+        }
         let seq = self.flows.len() as u32;
         self.flows.push(FlowEv { key: FlowKey { v2: false, cat, name, id }, ts, dir, seq, end, name, cat });
     }

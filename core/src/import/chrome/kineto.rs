@@ -11,6 +11,10 @@ pub enum CatClass {
     KinetoHost,
     /// Kineto device-side category: the event's pid is a device, its tid a stream.
     KinetoDevice,
+    /// Kineto launch → device activity flow (`ac2g`; older `async_gpu`, `async_cpu_to_gpu`).
+    /// The writer emits each flow event right after the activity it belongs to, with the
+    /// activity's start as `ts`.
+    KinetoFlow,
     /// Furiosa runtime (host) category.
     FuriosaHost,
     /// Furiosa NPU category: the event's pid/tid is the NPU.
@@ -29,8 +33,9 @@ pub fn classify(cat: &str) -> CatClass {
         // device activities (ActivityType.h names; capitalised = PyTorch 1.8/1.9)
         "kernel" | "gpu_memcpy" | "gpu_memset" | "gpu_user_annotation" | "cuda_sync" | "cuda_event" | "cuda_profiler_range"
         | "mtia_ccp_events" | "Kernel" | "Memcpy" | "Memset" => CatClass::KinetoDevice,
-        "cpu_op" | "user_annotation" | "python_function" | "cuda_runtime" | "cuda_driver" | "cpu_instant_event" | "ac2g" | "fwdbwd"
-        | "async_gpu" | "async_cpu_to_gpu" | "mtia_runtime" | "xpu_runtime" | "xpu_driver" | "privateuse1_runtime"
+        "ac2g" | "async_gpu" | "async_cpu_to_gpu" => CatClass::KinetoFlow,
+        "cpu_op" | "user_annotation" | "python_function" | "cuda_runtime" | "cuda_driver" | "cpu_instant_event" | "fwdbwd"
+        | "mtia_runtime" | "xpu_runtime" | "xpu_driver" | "privateuse1_runtime"
         | "privateuse1_driver" | "Operator" | "Runtime" | "Python" | "Memory" => CatClass::KinetoHost,
         "Nux" => CatClass::FuriosaHost,
         "NPU" => CatClass::FuriosaDevice,
