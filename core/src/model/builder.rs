@@ -196,6 +196,17 @@ impl TraceBuilder {
         self.args.offsets.push(self.args.keys.len() as u32);
         id
     }
+    /// [`Self::add_args`] from a slice (one reservation; for importers that parse into a buffer).
+    pub fn add_args_slice(&mut self, entries: &[(StrId, ArgValue)]) -> ArgsId {
+        if entries.is_empty() {
+            return ArgsId::NONE;
+        }
+        self.args.keys.extend(entries.iter().map(|e| e.0));
+        self.args.values.extend(entries.iter().map(|e| e.1));
+        let id = ArgsId((self.args.offsets.len() - 1) as u32);
+        self.args.offsets.push(self.args.keys.len() as u32);
+        id
+    }
     /// Entries of an argument set added so far.
     pub fn args_of(&self, id: ArgsId) -> Vec<(StrId, ArgValue)> {
         self.args.get(id).collect()

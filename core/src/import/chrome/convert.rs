@@ -90,7 +90,7 @@ enum FlowDir {
     In,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct FlowKey {
     v2: bool,
     cat: StrId,
@@ -99,6 +99,8 @@ struct FlowKey {
 }
 
 struct FlowEv {
+    /// Dense number of `key` (sorting by it is cheaper than by the key).
+    group: u32,
     key: FlowKey,
     ts: i64,
     dir: FlowDir,
@@ -192,11 +194,21 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     if n >= 8 {
         return read8(a, 0) == read8(b, 0) && read8(a, n - 8) == read8(b, n - 8);
     }
-    let mut x = 0u64;
-    for i in 0..n {
-        x |= ((a[i] ^ b[i]) as u64) << (8 * i);
+    small_word(a) == small_word(b)
+}
+
+/// The bytes of a string shorter than 8 as one word, without a loop (overlapping reads).
+#[inline(always)]
+fn small_word(s: &[u8]) -> u64 {
+    let n = s.len();
+    if n >= 4 {
+        let r4 = |o: usize| u32::from_le_bytes([s[o], s[o + 1], s[o + 2], s[o + 3]]) as u64;
+        r4(0) | (r4(n - 4) << 32)
+    } else if n > 0 {
+        s[0] as u64 | (s[n / 2] as u64) << 8 | (s[n - 1] as u64) << 16
+    } else {
+        0
     }
-    x == 0
 }
 
 /// Slot in the direct-mapped cache of recently interned raw strings.
@@ -206,11 +218,7 @@ fn quick_hash(b: &[u8]) -> usize {
     let w = if n >= 8 {
         read8(b, 0) ^ read8(b, n - 8).rotate_left(29)
     } else {
-        let mut x = 0u64;
-        for (i, &c) in b.iter().enumerate() {
-            x |= (c as u64) << (8 * i);
-        }
-        x
+        small_word(b)
     };
     ((w ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_BITS)) as usize
 }
@@ -244,6 +252,7 @@ pub struct Conv<'a, 'b> {
     async_tracks: FxHashMap<(u32, StrId), TrackId>,
     async_track_list: Vec<TrackId>,
     flows: Vec<FlowEv>,
+    flow_groups: FxHashMap<FlowKey, u32>,
     global: Option<TrackId>,
     classes: Vec<u8>,
     pub dialect: Dialect,
@@ -296,6 +305,7 @@ impl<'a, 'b> Conv<'a, 'b> {
             async_tracks: FxHashMap::default(),
             async_track_list: Vec::new(),
             flows: Vec::new(),
+            flow_groups: FxHashMap::default(),
             global: None,
             classes: Vec::new(),
             dialect: Dialect::default(),
@@ -363,6 +373,25 @@ impl<'a, 'b> Conv<'a, 'b> {
     }
 
     fn num_arg(&mut self, t: &'a [u8]) -> ArgValue {
+        // plain integers (most Kineto args) in one pass
+        let (neg, digits) = match t.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, t),
+        };
+        if !digits.is_empty() && digits.len() <= 18 {
+            let mut v: i64 = 0;
+            let mut plain = true;
+            for &c in digits {
+                if !c.is_ascii_digit() {
+                    plain = false;
+                    break;
+                }
+                v = v * 10 + (c - b'0') as i64;
+            }
+            if plain {
+                return ArgValue::Int(if neg { -v } else { v });
+            }
+        }
         if !t.iter().any(|&c| c == b'.' || c == b'e' || c == b'E') {
             if let Some(i) = scan::parse_int(t) {
                 return ArgValue::Int(i);
@@ -457,10 +486,7 @@ impl<'a, 'b> Conv<'a, 'b> {
             return ArgsId::NONE;
         }
         self.load_args(ev);
-        if self.argbuf.is_empty() {
-            return ArgsId::NONE;
-        }
-        self.b.add_args(self.argbuf.iter().copied())
+        self.b.add_args_slice(&self.argbuf)
     }
 
     fn merge_args(&mut self, first: ArgsId, second: ArgsId) -> ArgsId {
@@ -1010,13 +1036,21 @@ impl<'a, 'b> Conv<'a, 'b> {
             }
         }
         let seq = self.flows.len() as u32;
-        self.flows.push(FlowEv { key: FlowKey { v2: false, cat, name, id }, ts, dir, seq, end, name, cat });
+        let key = FlowKey { v2: false, cat, name, id };
+        let group = self.flow_group(key);
+        self.flows.push(FlowEv { group, key, ts, dir, seq, end, name, cat });
     }
 
     fn push_v2(&mut self, bind: (IdKey, FlowDir), ts: i64, end: FlowEnd, cat: StrId) {
         let seq = self.flows.len() as u32;
         let key = FlowKey { v2: true, cat: StrId::EMPTY, name: StrId::EMPTY, id: bind.0 };
-        self.flows.push(FlowEv { key, ts, dir: bind.1, seq, end, name: StrId::EMPTY, cat });
+        let group = self.flow_group(key);
+        self.flows.push(FlowEv { group, key, ts, dir: bind.1, seq, end, name: StrId::EMPTY, cat });
+    }
+
+    fn flow_group(&mut self, key: FlowKey) -> u32 {
+        let n = self.flow_groups.len() as u32;
+        *self.flow_groups.entry(key).or_insert(n)
     }
 
     // ---- end of file ----
@@ -1053,29 +1087,50 @@ impl<'a, 'b> Conv<'a, 'b> {
     }
 
     fn chain_flows(&mut self) {
-        let mut flows = std::mem::take(&mut self.flows);
-        flows.sort_unstable_by_key(|f| (f.key, f.ts, f.dir, f.seq));
+        let flows = std::mem::take(&mut self.flows);
+        // counting sort by group (dense ids), then by (ts, direction, file order) within one
+        let groups = self.flow_groups.len();
+        let mut starts = vec![0u32; groups + 1];
+        for f in &flows {
+            starts[f.group as usize + 1] += 1;
+        }
+        for g in 0..groups {
+            starts[g + 1] += starts[g];
+        }
+        let mut order = vec![0u32; flows.len()];
+        let mut cursor = starts.clone();
+        for (i, f) in flows.iter().enumerate() {
+            let c = &mut cursor[f.group as usize];
+            order[*c as usize] = i as u32;
+            *c += 1;
+        }
         let mut unmatched = 0u64;
         // chains in flight for one id, oldest first: Chrome reuses flow ids (pointers), and two
         // posts before two runs ("s s f f") pair first-in first-out, like the task queue
         let mut pending: std::collections::VecDeque<FlowEnd> = std::collections::VecDeque::new();
-        let mut i = 0;
-        while i < flows.len() {
-            let mut j = i + 1;
-            while j < flows.len() && flows[j].key == flows[i].key {
-                j += 1;
+        for g in 0..groups {
+            let grp = &mut order[starts[g] as usize..starts[g + 1] as usize];
+            if grp.is_empty() {
+                continue;
             }
-            let grp = &mut flows[i..j];
+            if grp.len() > 1 {
+                grp.sort_unstable_by_key(|&k| {
+                    let f = &flows[k as usize];
+                    (f.ts, f.dir, f.seq)
+                });
+            }
             // a launch recorded a little after its kernel (clock skew): one out, one in
-            if grp.len() == 2 && grp[0].dir == FlowDir::In && grp[1].dir == FlowDir::Out {
+            if grp.len() == 2 && flows[grp[0] as usize].dir == FlowDir::In && flows[grp[1] as usize].dir == FlowDir::Out {
                 grp.swap(0, 1);
             }
+            let first = &flows[grp[0] as usize];
             // Kineto writes an `f` on the host for every runtime call, with or without a
             // device activity; those lone ends are normal there, not damage
-            let kineto_flow = matches!(self.b.string(grp[0].cat), "ac2g" | "async_cpu_to_gpu" | "async_gpu");
+            let kineto_flow = self.class_of(first.cat) == CatClass::KinetoFlow;
             pending.clear();
-            let v2 = grp[0].key.v2;
-            for f in grp.iter() {
+            let v2 = first.key.v2;
+            for &k in grp.iter() {
+                let f = &flows[k as usize];
                 match f.dir {
                     FlowDir::Out => {
                         if v2 {
@@ -1104,7 +1159,6 @@ impl<'a, 'b> Conv<'a, 'b> {
                     }
                 }
             }
-            i = j;
         }
         self.b.warnings.add_n("flow_without_start", unmatched, || {
             "flow step/end event(s) without a preceding start with the same id; dropped".to_string()

@@ -51,6 +51,64 @@ pub struct Ev<'a> {
     pub keys: u32,
 }
 
+/// The keys the importer reads.
+#[derive(Clone, Copy)]
+enum K {
+    Ph,
+    Name,
+    Ts,
+    Pid,
+    Tid,
+    Dur,
+    Cat,
+    Args,
+    Id,
+    S,
+    Bp,
+    Id2,
+    Scope,
+    BindId,
+    FlowIn,
+    FlowOut,
+    Other,
+}
+
+/// Dispatch on length first, then bytes (one or two comparisons per key).
+#[inline(always)]
+fn key_of(k: &[u8]) -> K {
+    match k.len() {
+        1 if k[0] == b's' => K::S,
+        2 => match k {
+            b"ph" => K::Ph,
+            b"ts" => K::Ts,
+            b"id" => K::Id,
+            b"bp" => K::Bp,
+            _ => K::Other,
+        },
+        3 => match k {
+            b"pid" => K::Pid,
+            b"tid" => K::Tid,
+            b"dur" => K::Dur,
+            b"cat" => K::Cat,
+            b"id2" => K::Id2,
+            _ => K::Other,
+        },
+        4 => match k {
+            b"name" => K::Name,
+            b"args" => K::Args,
+            _ => K::Other,
+        },
+        5 if k == b"scope" => K::Scope,
+        7 => match k {
+            b"bind_id" => K::BindId,
+            b"flow_in" => K::FlowIn,
+            _ => K::Other,
+        },
+        8 if k == b"flow_out" => K::FlowOut,
+        _ => K::Other,
+    }
+}
+
 /// Phases whose `args` are used (parsed during the scan when `ph` comes before `args`).
 #[inline]
 fn uses_args(ph: u8) -> bool {
@@ -75,15 +133,15 @@ pub fn parse_event<'a>(s: &mut Scan<'a>, ev: &mut Ev<'a>, conv: &mut Conv<'a, '_
         s.expect(b':', "':' after a key")?;
         s.ws();
         ev.keys += 1;
-        match key.raw {
-            b"ph" => ev.ph = first_byte(s)?,
-            b"name" => ev.name = str_val(s)?,
-            b"ts" => ev.ts = num_text(s)?,
-            b"pid" => ev.pid = id_val(s)?,
-            b"tid" => ev.tid = id_val(s)?,
-            b"dur" => ev.dur = num_text(s)?,
-            b"cat" => ev.cat = str_val(s)?,
-            b"args" => {
+        match key_of(key.raw) {
+            K::Ph => ev.ph = first_byte(s)?,
+            K::Name => ev.name = str_val(s)?,
+            K::Ts => ev.ts = num_text(s)?,
+            K::Pid => ev.pid = id_val(s)?,
+            K::Tid => ev.tid = id_val(s)?,
+            K::Dur => ev.dur = num_text(s)?,
+            K::Cat => ev.cat = str_val(s)?,
+            K::Args => {
                 let start = s.pos;
                 if s.peek() == Some(b'{') {
                     ev.args_ready = uses_args(ev.ph) && conv.scan_args(s);
@@ -96,15 +154,15 @@ pub fn parse_event<'a>(s: &mut Scan<'a>, ev: &mut Ev<'a>, conv: &mut Conv<'a, '_
                     s.skip_value()?;
                 }
             }
-            b"id" => ev.id = id_val(s)?,
-            b"s" => ev.s = first_byte(s)?,
-            b"bp" => ev.bp = first_byte(s)?,
-            b"id2" => id2_val(s, ev)?,
-            b"scope" => ev.scope = str_val(s)?,
-            b"bind_id" => ev.bind_id = id_val(s)?,
-            b"flow_in" => ev.flow_in = bool_val(s)?,
-            b"flow_out" => ev.flow_out = bool_val(s)?,
-            _ => {
+            K::Id => ev.id = id_val(s)?,
+            K::S => ev.s = first_byte(s)?,
+            K::Bp => ev.bp = first_byte(s)?,
+            K::Id2 => id2_val(s, ev)?,
+            K::Scope => ev.scope = str_val(s)?,
+            K::BindId => ev.bind_id = id_val(s)?,
+            K::FlowIn => ev.flow_in = bool_val(s)?,
+            K::FlowOut => ev.flow_out = bool_val(s)?,
+            K::Other => {
                 s.skip_value()?;
             }
         }
@@ -165,6 +223,21 @@ fn num_text<'a>(s: &mut Scan<'a>) -> Result<Option<&'a [u8]>, ScanError> {
 fn id_val<'a>(s: &mut Scan<'a>) -> Result<Val<'a>, ScanError> {
     match s.peek() {
         Some(c) if c.is_ascii_digit() || c == b'-' => {
+            // fast path: a short plain integer, parsed while scanning
+            let b = s.b;
+            let start = s.pos;
+            let neg = c == b'-';
+            let mut i = start + neg as usize;
+            let mut v: i64 = 0;
+            while i < b.len() && b[i].is_ascii_digit() && i - start < 18 {
+                v = v * 10 + (b[i] - b'0') as i64;
+                i += 1;
+            }
+            let end_ok = i > start + neg as usize && !matches!(b.get(i), Some(c) if c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'-' | b'+'));
+            if end_ok {
+                s.pos = i;
+                return Ok(Val::Int(if neg { -v } else { v }));
+            }
             let t = s.number();
             Ok(match parse_int(t) {
                 Some(i) => Val::Int(i),

@@ -124,6 +124,18 @@ impl<'a> Scan<'a> {
 
     #[inline(always)]
     pub fn ws(&mut self) {
+        // common cases first: no blank, or exactly one space (`"key": value, `)
+        match self.b.get(self.pos) {
+            Some(&c) if c > b' ' => return,
+            Some(b' ') => {
+                self.pos += 1;
+                if matches!(self.b.get(self.pos), Some(&c) if c > b' ') {
+                    return;
+                }
+            }
+            None => return,
+            _ => {}
+        }
         while let Some(&c) = self.b.get(self.pos) {
             if is_ws(c) {
                 self.pos += 1;
@@ -259,29 +271,61 @@ impl<'a> Scan<'a> {
         let b = self.b;
         let mut depth = 0usize;
         let mut i = self.pos;
-        while i < b.len() {
-            match b[i] {
+        while let Some(j) = find_structural(b, i) {
+            match b[j] {
                 b'"' => {
-                    self.pos = i;
+                    self.pos = j;
                     self.string()?;
                     i = self.pos;
                     continue;
                 }
                 b'{' | b'[' => depth += 1,
-                b'}' | b']' => {
+                _ => {
                     depth -= 1;
                     if depth == 0 {
-                        self.pos = i + 1;
+                        self.pos = j + 1;
                         return Ok(());
                     }
                 }
-                _ => {}
             }
-            i += 1;
+            i = j + 1;
         }
         self.pos = b.len();
         Err(ScanError::Eof)
     }
+}
+
+/// Index of the next `"`, `{`, `}`, `[` or `]` at or after `i`.
+#[inline]
+fn find_structural(b: &[u8], mut i: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is baseline on x86_64; loads read b[i..i + 16] with i + 16 <= b.len().
+        unsafe {
+            let q = _mm_set1_epi8(b'"' as i8);
+            let (o1, c1) = (_mm_set1_epi8(b'{' as i8), _mm_set1_epi8(b'}' as i8));
+            let (o2, c2) = (_mm_set1_epi8(b'[' as i8), _mm_set1_epi8(b']' as i8));
+            while i + 16 <= b.len() {
+                let v = _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i);
+                let braces = _mm_or_si128(_mm_cmpeq_epi8(v, o1), _mm_cmpeq_epi8(v, c1));
+                let brackets = _mm_or_si128(_mm_cmpeq_epi8(v, o2), _mm_cmpeq_epi8(v, c2));
+                let hit = _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_or_si128(braces, brackets));
+                let m = _mm_movemask_epi8(hit);
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += 16;
+            }
+        }
+    }
+    while i < b.len() {
+        if matches!(b[i], b'"' | b'{' | b'}' | b'[' | b']') {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Decode JSON string escapes into `out` (appended). Invalid escapes are kept literally, lone
@@ -497,6 +541,22 @@ mod tests {
         assert_eq!(s.skip_value(), Err(ScanError::Eof));
         let mut s = Scan::new(b"xyz");
         assert!(matches!(s.skip_value(), Err(ScanError::Unexpected { .. })));
+    }
+
+    #[test]
+    fn structural() {
+        let text = b"abcdefghijklmnopqrstuvwxyzYZ_^\\{xyzabcdefghijklmnop]";
+        assert_eq!(find_structural(text, 0), Some(31));
+        assert_eq!(find_structural(text, 32), Some(text.len() - 1));
+        for c in [b'"', b'{', b'}', b'[', b']'] {
+            for n in 0..40 {
+                let mut v = vec![b'Y'; n];
+                v.extend_from_slice(b"_\\Z");
+                v.push(c);
+                v.extend_from_slice(&[b'x'; 20]);
+                assert_eq!(find_structural(&v, 0), Some(n + 3));
+            }
+        }
     }
 
     #[test]
