@@ -319,6 +319,24 @@ fn find_structural(b: &[u8], mut i: usize) -> Option<usize> {
             }
         }
     }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let (q, o1, c1, o2, c2) = (u8x16_splat(b'"'), u8x16_splat(b'{'), u8x16_splat(b'}'), u8x16_splat(b'['), u8x16_splat(b']'));
+        while i + 16 <= b.len() {
+            // SAFETY: reads b[i..i + 16], in bounds by the loop condition; unaligned is allowed.
+            let v = unsafe { v128_load(b.as_ptr().add(i) as *const v128) };
+            let hit = v128_or(
+                u8x16_eq(v, q),
+                v128_or(v128_or(u8x16_eq(v, o1), u8x16_eq(v, c1)), v128_or(u8x16_eq(v, o2), u8x16_eq(v, c2))),
+            );
+            let m = u8x16_bitmask(hit);
+            if m != 0 {
+                return Some(i + m.trailing_zeros() as usize);
+            }
+            i += 16;
+        }
+    }
     while i < b.len() {
         if matches!(b[i], b'"' | b'{' | b'}' | b'[' | b']') {
             return Some(i);

@@ -1,6 +1,7 @@
-//! Import a file and print a summary (debug aid): `cargo run --example chrome_dump -- FILE`.
+//! Import a file through the registry and print a summary (debug aid):
+//! `cargo run --example import_dump -- FILE` (`DUMP=1` also lists groups, tracks, metadata).
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: chrome_dump FILE");
+    let path = std::env::args().nth(1).expect("usage: import_dump FILE");
     let bytes = std::fs::read(&path).expect("read");
     let t0 = std::time::Instant::now();
     match loupe_core::import::import_bytes(&path, &bytes, &mut loupe_core::import::NoProgress) {
