@@ -90,7 +90,7 @@ enum FlowDir {
     In,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct FlowKey {
     v2: bool,
     cat: StrId,
@@ -99,8 +99,6 @@ struct FlowKey {
 }
 
 struct FlowEv {
-    /// Dense number of `key` (sorting by it is cheaper than by the key).
-    group: u32,
     key: FlowKey,
     ts: i64,
     dir: FlowDir,
@@ -172,6 +170,40 @@ impl std::hash::Hasher for RawHasher {
     }
 }
 
+/// `123.456` (optional `-`, at most 15 digits, no exponent) as f64, correctly rounded: the
+/// digits as an integer and the power of ten are both exact in f64, so one division rounds
+/// once (Clinger's fast path). Anything else → None (the general parser takes it).
+#[inline]
+fn simple_decimal(t: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    let (neg, d) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, t),
+    };
+    let mut mant: u64 = 0;
+    let mut digits = 0;
+    let mut frac: Option<usize> = None;
+    for (i, &c) in d.iter().enumerate() {
+        if c.is_ascii_digit() {
+            if digits == 15 {
+                return None;
+            }
+            mant = mant * 10 + (c - b'0') as u64;
+            digits += 1;
+        } else if c == b'.' && frac.is_none() && i > 0 {
+            frac = Some(i);
+        } else {
+            return None;
+        }
+    }
+    let frac_digits = d.len() - frac? - 1;
+    if frac_digits == 0 {
+        return None;
+    }
+    let v = mant as f64 / POW10[frac_digits];
+    Some(if neg { -v } else { v })
+}
+
 /// 8 bytes at `o` (which must be ≤ len − 8), little-endian.
 #[inline(always)]
 fn read8(s: &[u8], o: usize) -> u64 {
@@ -225,6 +257,7 @@ fn quick_hash(b: &[u8]) -> usize {
 
 const RECENT_BITS: u32 = 11;
 const JSON_RECENT: usize = 256;
+const KEY_PRED: usize = 32;
 
 type RawMap<'a> = std::collections::HashMap<&'a [u8], StrId, std::hash::BuildHasherDefault<RawHasher>>;
 
@@ -237,6 +270,8 @@ pub struct Conv<'a, 'b> {
     /// Raw JSON text of nested argument values → interned compact text.
     jsons: RawMap<'a>,
     recent_json: Box<[(&'a [u8], StrId)]>,
+    /// Argument key seen at each position of the previous args object.
+    key_pred: [(&'a [u8], StrId); KEY_PRED],
     buf: Vec<u8>,
     argbuf: Vec<(StrId, ArgValue)>,
     procs: Vec<Proc>,
@@ -252,7 +287,6 @@ pub struct Conv<'a, 'b> {
     async_tracks: FxHashMap<(u32, StrId), TrackId>,
     async_track_list: Vec<TrackId>,
     flows: Vec<FlowEv>,
-    flow_groups: FxHashMap<FlowKey, u32>,
     global: Option<TrackId>,
     classes: Vec<u8>,
     pub dialect: Dialect,
@@ -290,6 +324,7 @@ impl<'a, 'b> Conv<'a, 'b> {
             recent: vec![(&b""[..], StrId::EMPTY); 1 << RECENT_BITS].into_boxed_slice(),
             jsons: RawMap::default(),
             // an empty slice never matches a JSON value (those start with '[' or '{')
+            key_pred: [(&b""[..], StrId::EMPTY); KEY_PRED],
             recent_json: vec![(&b""[..], StrId::EMPTY); JSON_RECENT].into_boxed_slice(),
             buf: Vec::new(),
             argbuf: Vec::new(),
@@ -305,7 +340,6 @@ impl<'a, 'b> Conv<'a, 'b> {
             async_tracks: FxHashMap::default(),
             async_track_list: Vec::new(),
             flows: Vec::new(),
-            flow_groups: FxHashMap::default(),
             global: None,
             classes: Vec::new(),
             dialect: Dialect::default(),
@@ -318,7 +352,7 @@ impl<'a, 'b> Conv<'a, 'b> {
     // ---- strings and values ----
 
     /// Intern a string as it appears in the input (unescaped only on first sight).
-    #[inline]
+    #[inline(always)]
     pub fn intern_raw(&mut self, r: RawStr<'a>) -> StrId {
         let slot = quick_hash(r.raw);
         let (cached, id) = self.recent[slot];
@@ -330,6 +364,8 @@ impl<'a, 'b> Conv<'a, 'b> {
         id
     }
 
+    #[cold]
+    #[inline(never)]
     fn intern_raw_slow(&mut self, r: RawStr<'a>) -> StrId {
         if let Some(&id) = self.strs.get(r.raw) {
             return id;
@@ -361,6 +397,8 @@ impl<'a, 'b> Conv<'a, 'b> {
         id
     }
 
+    #[cold]
+    #[inline(never)]
     fn intern_json_slow(&mut self, t: &'a [u8]) -> StrId {
         if let Some(&id) = self.jsons.get(t) {
             return id;
@@ -391,6 +429,9 @@ impl<'a, 'b> Conv<'a, 'b> {
             if plain {
                 return ArgValue::Int(if neg { -v } else { v });
             }
+        }
+        if let Some(f) = simple_decimal(t) {
+            return ArgValue::Float(f);
         }
         if !t.iter().any(|&c| c == b'.' || c == b'e' || c == b'E') {
             if let Some(i) = scan::parse_int(t) {
@@ -445,7 +486,17 @@ impl<'a, 'b> Conv<'a, 'b> {
                 },
                 None => return false,
             };
-            let k = self.intern_raw(k);
+            // writers repeat the same keys in the same order: try the key seen at this
+            // position last time before hashing
+            let pos = self.argbuf.len() & (KEY_PRED - 1);
+            let (pk, pid) = self.key_pred[pos];
+            let k = if bytes_eq(pk, k.raw) {
+                pid
+            } else {
+                let id = self.intern_raw(k);
+                self.key_pred[pos] = (k.raw, id);
+                id
+            };
             self.argbuf.push((k, v));
             match s.peek_ws() {
                 Some(b',') => s.pos += 1,
@@ -1036,21 +1087,13 @@ impl<'a, 'b> Conv<'a, 'b> {
             }
         }
         let seq = self.flows.len() as u32;
-        let key = FlowKey { v2: false, cat, name, id };
-        let group = self.flow_group(key);
-        self.flows.push(FlowEv { group, key, ts, dir, seq, end, name, cat });
+        self.flows.push(FlowEv { key: FlowKey { v2: false, cat, name, id }, ts, dir, seq, end, name, cat });
     }
 
     fn push_v2(&mut self, bind: (IdKey, FlowDir), ts: i64, end: FlowEnd, cat: StrId) {
         let seq = self.flows.len() as u32;
         let key = FlowKey { v2: true, cat: StrId::EMPTY, name: StrId::EMPTY, id: bind.0 };
-        let group = self.flow_group(key);
-        self.flows.push(FlowEv { group, key, ts, dir: bind.1, seq, end, name: StrId::EMPTY, cat });
-    }
-
-    fn flow_group(&mut self, key: FlowKey) -> u32 {
-        let n = self.flow_groups.len() as u32;
-        *self.flow_groups.entry(key).or_insert(n)
+        self.flows.push(FlowEv { key, ts, dir: bind.1, seq, end, name: StrId::EMPTY, cat });
     }
 
     // ---- end of file ----
@@ -1087,50 +1130,31 @@ impl<'a, 'b> Conv<'a, 'b> {
     }
 
     fn chain_flows(&mut self) {
-        let flows = std::mem::take(&mut self.flows);
-        // counting sort by group (dense ids), then by (ts, direction, file order) within one
-        let groups = self.flow_groups.len();
-        let mut starts = vec![0u32; groups + 1];
-        for f in &flows {
-            starts[f.group as usize + 1] += 1;
-        }
-        for g in 0..groups {
-            starts[g + 1] += starts[g];
-        }
-        let mut order = vec![0u32; flows.len()];
-        let mut cursor = starts.clone();
-        for (i, f) in flows.iter().enumerate() {
-            let c = &mut cursor[f.group as usize];
-            order[*c as usize] = i as u32;
-            *c += 1;
-        }
+        let mut flows = std::mem::take(&mut self.flows);
+        flows.sort_unstable_by_key(|f| (f.key, f.ts, f.dir, f.seq));
         let mut unmatched = 0u64;
         // chains in flight for one id, oldest first: Chrome reuses flow ids (pointers), and two
         // posts before two runs ("s s f f") pair first-in first-out, like the task queue
         let mut pending: std::collections::VecDeque<FlowEnd> = std::collections::VecDeque::new();
-        for g in 0..groups {
-            let grp = &mut order[starts[g] as usize..starts[g + 1] as usize];
-            if grp.is_empty() {
-                continue;
+        let mut i = 0;
+        while i < flows.len() {
+            let mut j = i + 1;
+            while j < flows.len() && flows[j].key == flows[i].key {
+                j += 1;
             }
-            if grp.len() > 1 {
-                grp.sort_unstable_by_key(|&k| {
-                    let f = &flows[k as usize];
-                    (f.ts, f.dir, f.seq)
-                });
-            }
+            let grp = &mut flows[i..j];
+            i = j;
             // a launch recorded a little after its kernel (clock skew): one out, one in
-            if grp.len() == 2 && flows[grp[0] as usize].dir == FlowDir::In && flows[grp[1] as usize].dir == FlowDir::Out {
+            if grp.len() == 2 && grp[0].dir == FlowDir::In && grp[1].dir == FlowDir::Out {
                 grp.swap(0, 1);
             }
-            let first = &flows[grp[0] as usize];
+            let first = &grp[0];
             // Kineto writes an `f` on the host for every runtime call, with or without a
             // device activity; those lone ends are normal there, not damage
             let kineto_flow = self.class_of(first.cat) == CatClass::KinetoFlow;
             pending.clear();
             let v2 = first.key.v2;
-            for &k in grp.iter() {
-                let f = &flows[k as usize];
+            for f in grp.iter() {
                 match f.dir {
                     FlowDir::Out => {
                         if v2 {
@@ -1239,4 +1263,9 @@ fn flow_dir(ev: &Ev<'_>) -> FlowDir {
         // TP records "flow without direction"; treating it as a source keeps the link
         _ => FlowDir::Out,
     }
+}
+
+#[cfg(test)]
+pub fn simple_decimal_for_tests(t: &[u8]) -> Option<f64> {
+    simple_decimal(t)
 }

@@ -112,6 +112,22 @@ fn find_swar(b: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
+/// Bytes that can occur in a JSON number.
+static NUMBER_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t[b'.' as usize] = true;
+    t[b'-' as usize] = true;
+    t[b'+' as usize] = true;
+    t[b'e' as usize] = true;
+    t[b'E' as usize] = true;
+    t
+};
+
 #[inline(always)]
 pub fn is_ws(c: u8) -> bool {
     c == b' ' || c == b'\n' || c == b'\r' || c == b'\t'
@@ -213,13 +229,8 @@ impl<'a> Scan<'a> {
         let start = self.pos;
         let b = self.b;
         let mut i = start;
-        while i < b.len() {
-            let c = b[i];
-            if c.is_ascii_digit() || c == b'.' || c == b'-' || c == b'+' || c == b'e' || c == b'E' {
-                i += 1;
-            } else {
-                break;
-            }
+        while i < b.len() && NUMBER_CHAR[b[i] as usize] {
+            i += 1;
         }
         self.pos = i;
         &b[start..i]
@@ -449,7 +460,8 @@ fn find_quote_or_backslash_end(b: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// Parse microseconds text into nanoseconds. Fast path for plain non-negative decimals with up to
-/// 15 integer digits; everything else goes through the exact general parser.
+/// 16 integer digits (absolute µs timestamps); everything else goes through the exact general
+/// parser.
 #[inline]
 pub fn parse_us(text: &[u8]) -> Option<i64> {
     let mut v: i64 = 0;
@@ -460,7 +472,7 @@ pub fn parse_us(text: &[u8]) -> Option<i64> {
         if c.is_ascii_digit() {
             v = v * 10 + (c - b'0') as i64;
             i += 1;
-            if i > 15 {
+            if i > 16 {
                 return crate::time::parse_decimal_ns(text, 1000);
             }
         } else {
@@ -497,7 +509,7 @@ pub fn parse_us(text: &[u8]) -> Option<i64> {
         frac *= 10;
         fd += 1;
     }
-    Some(v * 1000 + frac)
+    v.checked_mul(1000)?.checked_add(frac)
 }
 
 /// Parse an integer (optionally negative) that fits in i64.
@@ -596,6 +608,10 @@ mod tests {
         assert_eq!(parse_us(b"-1.5"), Some(-1500));
         assert_eq!(parse_us(b"1e3"), Some(1_000_000));
         assert_eq!(parse_us(b"1694039959123456.789"), Some(1_694_039_959_123_456_789));
+        assert_eq!(parse_us(b"9223372036854775.807"), Some(i64::MAX));
+        assert_eq!(parse_us(b"9223372036854775.808"), None);
+        assert_eq!(parse_us(b"9999999999999999"), None);
+        assert_eq!(parse_us(b"12345678901234567"), None);
         assert_eq!(parse_us(b"null"), None);
         assert_eq!(parse_int(b"-12"), Some(-12));
         assert_eq!(parse_int(b"1.2"), None);

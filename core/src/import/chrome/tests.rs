@@ -521,3 +521,14 @@ fn never_panics_on_damage() {
         }
     }
 }
+
+#[test]
+fn decimal_fast_path_is_exact() {
+    use super::convert::simple_decimal_for_tests as sd;
+    for t in ["0.5", "1.25", "-3.75", "0.592593", "4.740741", "7.827493261455", "123456789.012345", "0.1", "0.3", "-0.000001"] {
+        assert_eq!(sd(t.as_bytes()), Some(t.parse::<f64>().unwrap()), "{t}");
+    }
+    for t in ["1", "1.", ".5", "1e3", "1.2.3", "1234567890123456.5", "--1", "-.5"] {
+        assert_eq!(sd(t.as_bytes()), None, "{t}");
+    }
+}
