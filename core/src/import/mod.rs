@@ -9,6 +9,7 @@
 //! importer that claimed them and first offers each importer its whole group through
 //! [`Importer::import_group`]; an importer that does not implement it gets its files one by one.
 
+pub mod chrome;
 pub mod container;
 pub mod neff;
 pub mod neuron_binary;
@@ -92,7 +93,7 @@ pub const SNIFF_BYTES: usize = 4096;
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, JSON dialects last (their sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
-    vec![&neuron_binary::NeuronBinary, &neuron_parquet::NeuronParquet, &neuron_json::NeuronJson]
+    vec![&neuron_binary::NeuronBinary, &neuron_parquet::NeuronParquet, &neuron_json::NeuronJson, &chrome::ChromeJson]
 }
 
 /// Which importer would take this file (after container unwrapping).
