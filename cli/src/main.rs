@@ -1,36 +1,46 @@
 //! `loupe`: the headless CLI over loupe-core.
 //!
 //! ```text
-//! loupe summary FILE... [--json]
+//! loupe summary FILE... [--json]     (a FILE may be a folder: its files form one profile)
 //! loupe events FILE... [--csv] [--kind slice]
 //! ```
 
-use loupe_core::import::{import_bytes, NoProgress};
+use loupe_core::import::{import_files, InputFile, NoProgress};
 use loupe_core::query;
 use std::io::Write;
+
+mod neuron_rows;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  loupe summary FILE... [--json]          headline numbers of each profile (one JSON object per input with --json)
-  loupe events FILE... [--csv] [--kind K] every event as CSV; K = slice (default)
-  loupe formats                           list supported formats";
+  loupe summary FILE... [--json] [--neff F]   headline numbers of each profile (one JSON object per input with --json)
+  loupe events FILE... [--csv] [--kind K] [--neff F]
+        every event as CSV; K = slice (default: track,name,start_ns,dur_ns),
+        instruction (engine,pc,start_ns,dur_ns,opcode), dma (dma_engine,queue,start_ns,dur_ns,size),
+        semaphore (id,start_ns,value) for Neuron NTFF, JSON export and Parquet inputs
+  loupe correlation FILE.ntff --neff FILE.neff  correlation report (trace events -> NEFF -> operator -> source)
+  loupe formats                               list supported formats
+A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
+--neff F adds a NEFF to each input (correlation of an NTFF with its program).";
 
 struct Args {
     command: String,
     files: Vec<String>,
     json: bool,
     kind: String,
+    neff: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let command = it.next().ok_or_else(|| USAGE.to_string())?;
-    let mut a = Args { command, files: Vec::new(), json: false, kind: "slice".into() };
+    let mut a = Args { command, files: Vec::new(), json: false, kind: "slice".into(), neff: None };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--json" => a.json = true,
             "--csv" => {}
             "--kind" => a.kind = it.next().ok_or("--kind needs a value")?,
+            "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
             "-h" | "--help" => return Err(USAGE.to_string()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
             _ => a.files.push(arg),
@@ -56,9 +66,31 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(path: &str) -> Result<loupe_core::Trace, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    import_bytes(path, &bytes, &mut NoProgress).map_err(|e| format!("{path}: {e}"))
+/// Read a path: a file, or a folder whose files form one profile.
+fn read_input(path: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    if std::path::Path::new(path).is_dir() {
+        // a folder (e.g. a Neuron Explorer Parquet profile: one file per table) is one profile
+        let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| format!("{path}: {e}"))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        names.sort();
+        return names
+            .iter()
+            .map(|p| Ok((p.to_string_lossy().into_owned(), std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?)))
+            .collect();
+    }
+    Ok(vec![(path.to_string(), std::fs::read(path).map_err(|e| format!("{path}: {e}"))?)])
+}
+
+fn load(path: &str, neff: Option<&str>) -> Result<loupe_core::Trace, String> {
+    let mut data = read_input(path)?;
+    if let Some(n) = neff {
+        data.extend(read_input(n)?);
+    }
+    let files: Vec<InputFile> = data.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    import_files(&files, &mut NoProgress).map_err(|e| format!("{path}: {e}"))
 }
 
 fn run(a: &Args) -> Result<(), String> {
@@ -71,7 +103,7 @@ fn run(a: &Args) -> Result<(), String> {
                 return Err(format!("summary needs at least one FILE\n{USAGE}"));
             }
             for f in &a.files {
-                let t = load(f)?;
+                let t = load(f, a.neff.as_deref())?;
                 let s = query::summary(&t);
                 if a.json {
                     let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
@@ -96,7 +128,7 @@ fn run(a: &Args) -> Result<(), String> {
                 "slice" | "slices" => {
                     writeln!(out, "track,name,start_ns,dur_ns").map_err(io)?;
                     for f in &a.files {
-                        let t = load(f)?;
+                        let t = load(f, a.neff.as_deref())?;
                         let mut labels: Vec<Option<String>> = vec![None; t.tracks.len()];
                         for r in query::slices_in_display_order(&t) {
                             let label = labels[r.track.idx()].get_or_insert_with(|| csv_field(&t.track_label(r.track))).clone();
@@ -106,7 +138,53 @@ fn run(a: &Args) -> Result<(), String> {
                         }
                     }
                 }
+                "instruction" | "instructions" => {
+                    writeln!(out, "engine,pc,start_ns,dur_ns,opcode").map_err(io)?;
+                    for f in &a.files {
+                        for r in neuron_rows::instructions(&load(f, a.neff.as_deref())?) {
+                            writeln!(out, "{},{},{},{},{}", r.engine, r.pc, r.start_ns, r.dur_ns, csv_field(&r.opcode)).map_err(io)?;
+                        }
+                    }
+                }
+                "dma" => {
+                    writeln!(out, "dma_engine,queue,start_ns,dur_ns,size").map_err(io)?;
+                    for f in &a.files {
+                        for r in neuron_rows::dma(&load(f, a.neff.as_deref())?) {
+                            writeln!(out, "{},{},{},{},{}", r.engine, r.queue, r.start_ns, r.dur_ns, r.size).map_err(io)?;
+                        }
+                    }
+                }
+                "semaphore" | "semaphores" => {
+                    writeln!(out, "id,start_ns,value").map_err(io)?;
+                    for f in &a.files {
+                        for r in neuron_rows::semaphores(&load(f, a.neff.as_deref())?) {
+                            writeln!(out, "{},{},{}", r.id, r.ts_ns, r.value).map_err(io)?;
+                        }
+                    }
+                }
                 k => return Err(format!("unknown --kind {k}")),
+            }
+        }
+        "correlation" => {
+            for f in &a.files {
+                let t = load(f, a.neff.as_deref())?;
+                let Some(r) = &t.correlation else {
+                    return Err(format!("{f}: no correlation ran (give an NTFF, and --neff for operators)"));
+                };
+                if a.json {
+                    writeln!(out, "{}", serde_json::to_string(r).map_err(|e| e.to_string())?).map_err(io)?;
+                } else {
+                    writeln!(out, "{f}: {} instruction events", r.events).map_err(io)?;
+                    for (l, n) in &r.levels {
+                        writeln!(out, "  reached {l:<12} {n:>10} ({:.1} %)", 100.0 * *n as f64 / r.events.max(1) as f64).map_err(io)?;
+                    }
+                    for (why, n) in &r.unmatched {
+                        writeln!(out, "  stopped {n:>10}: {why}").map_err(io)?;
+                    }
+                    for note in &r.notes {
+                        writeln!(out, "  note: {note}").map_err(io)?;
+                    }
+                }
             }
         }
         "formats" => {

@@ -4,9 +4,18 @@
 //! registry in order, and the first importer whose sniff says `Yes` (else the first `Maybe`)
 //! converts it into the model through a [`TraceBuilder`]. An importer that is handed a file that
 //! is not its own returns [`ImportError::NotMine`] quickly.
+//!
+//! Multi-file formats (one Parquet file per table): `import_files` groups the files by the
+//! importer that claimed them and first offers each importer its whole group through
+//! [`Importer::import_group`]; an importer that does not implement it gets its files one by one.
 
+pub mod chrome;
 pub mod container;
 pub mod neff;
+pub mod neuron_binary;
+pub mod neuron_device;
+pub mod neuron_json;
+pub mod neuron_parquet;
 
 use crate::model::{Trace, TraceBuilder};
 use thiserror::Error;
@@ -70,6 +79,12 @@ pub trait Importer: Sync {
     fn sniff(&self, file_name: &str, prefix: &[u8]) -> Sniff;
     /// Convert one file into the builder.
     fn import(&self, file: &InputFile<'_>, b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError>;
+    /// Optional: convert all the files this importer claimed in one `import_files` call together
+    /// (e.g. the `<Table>.parquet` files of one Neuron Explorer profile). `None` (the default)
+    /// means "not a multi-file format": the files are then passed to [`Importer::import`] one by one.
+    fn import_group(&self, _files: &[InputFile<'_>], _b: &mut TraceBuilder, _progress: &mut dyn Progress) -> Option<Result<(), ImportError>> {
+        None
+    }
 }
 
 /// How many bytes a sniff gets to see.
@@ -78,7 +93,7 @@ pub const SNIFF_BYTES: usize = 4096;
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, JSON dialects last (their sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
-    vec![&neff::Neff]
+    vec![&neuron_binary::NeuronBinary, &neuron_parquet::NeuronParquet, &neuron_json::NeuronJson, &chrome::ChromeJson]
 }
 
 /// Which importer would take this file (after container unwrapping).
@@ -109,16 +124,34 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
         }
         unwrapped.extend(container::unwrap(f.name, f.bytes)?);
     }
-    let mut b = TraceBuilder::new("");
-    let mut formats: Vec<&'static str> = Vec::new();
+    // group the files by the importer that claims them (first-appearance order of importers,
+    // file order within a group), so a multi-file format sees all its files at once
+    let mut groups: Vec<(&'static dyn Importer, Vec<InputFile<'_>>)> = Vec::new();
     for (name, bytes) in &unwrapped {
         let Some(imp) = detect(name, bytes) else {
             return Err(ImportError::UnknownFormat(describe_unknown(name, bytes)));
         };
-        imp.import(&InputFile { name, bytes }, &mut b, progress)?;
-        if !formats.contains(&imp.name()) {
-            formats.push(imp.name());
+        let file = InputFile { name, bytes };
+        match groups.iter_mut().find(|(i, _)| i.name() == imp.name()) {
+            Some((_, fs)) => fs.push(file),
+            None => groups.push((imp, vec![file])),
         }
+    }
+    let mut b = TraceBuilder::new("");
+    let mut formats: Vec<String> = Vec::new();
+    for (imp, files) in &groups {
+        match imp.import_group(files, &mut b, progress) {
+            Some(r) => r?,
+            None => {
+                for f in files {
+                    imp.import(f, &mut b, progress)?;
+                }
+            }
+        }
+        // an importer may name the dialect it found (e.g. "ntff+neff", "pytorch-kineto")
+        let name = if b.format().is_empty() { imp.name().to_string() } else { b.format().to_string() };
+        b.set_format("");
+        formats.push(name);
     }
     b.set_format(&formats.join("+"));
     Ok(b.finish())

@@ -120,6 +120,11 @@ impl TraceBuilder {
             gr.sort_index = sort_index;
         }
     }
+    pub fn set_group_kind(&mut self, g: GroupId, kind: GroupKind) {
+        if let Some(gr) = self.groups.get_mut(g.idx()) {
+            gr.kind = kind;
+        }
+    }
     pub fn group_count(&self) -> usize {
         self.groups.len()
     }
@@ -160,6 +165,14 @@ impl TraceBuilder {
             tr.0.sort_index = sort_index;
         }
     }
+    /// Change a track's kind (an importer may learn it late, e.g. a GPU stream); the layout
+    /// follows the kind (lanes for async/overlap tracks, nesting otherwise).
+    pub fn set_track_kind(&mut self, t: TrackId, kind: TrackKind) {
+        if let Some(tr) = self.tracks.get_mut(t.idx()) {
+            tr.0.kind = kind;
+            tr.0.layout = if kind == TrackKind::Async || kind == TrackKind::Overlap { Layout::Lanes } else { Layout::Nested };
+        }
+    }
     pub fn set_track_layout(&mut self, t: TrackId, layout: Layout) {
         if let Some(tr) = self.tracks.get_mut(t.idx()) {
             tr.0.layout = layout;
@@ -184,6 +197,17 @@ impl TraceBuilder {
         if self.args.keys.len() == before {
             return ArgsId::NONE;
         }
+        let id = ArgsId((self.args.offsets.len() - 1) as u32);
+        self.args.offsets.push(self.args.keys.len() as u32);
+        id
+    }
+    /// [`Self::add_args`] from a slice (one reservation; for importers that parse into a buffer).
+    pub fn add_args_slice(&mut self, entries: &[(StrId, ArgValue)]) -> ArgsId {
+        if entries.is_empty() {
+            return ArgsId::NONE;
+        }
+        self.args.keys.extend(entries.iter().map(|e| e.0));
+        self.args.values.extend(entries.iter().map(|e| e.1));
         let id = ArgsId((self.args.offsets.len() - 1) as u32);
         self.args.offsets.push(self.args.keys.len() as u32);
         id

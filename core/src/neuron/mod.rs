@@ -2,6 +2,7 @@
 //! protobuf wire decoding both of them need. Facts: ../shared/docs/formats/neuron.md, ntff-v5.md.
 
 pub mod neff;
+pub mod correlate;
 pub mod program;
 pub mod protowire;
 pub mod ntff;

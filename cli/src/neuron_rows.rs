@@ -1,0 +1,100 @@
+//! Neuron device tables read back from the model, the same for NTFF, the JSON export and Parquet:
+//! instruction slices live on the Stream tracks of Device groups (arg `pc`), DMA packets on Dma
+//! tracks (args `dma_engine`, `dma_queue`, `transfer_size`), semaphores are counters named
+//! `S[n] …` or `Sem n`.
+
+use loupe_core::model::{ArgValue, GroupKind, TrackKind};
+use loupe_core::Trace;
+
+pub struct InstructionRow {
+    pub engine: String,
+    pub pc: String,
+    pub start_ns: i64,
+    pub dur_ns: i64,
+    pub opcode: String,
+}
+pub struct DmaRow {
+    pub engine: String,
+    pub queue: String,
+    pub start_ns: i64,
+    pub dur_ns: i64,
+    pub size: String,
+}
+pub struct SemRow {
+    pub id: i64,
+    pub ts_ns: i64,
+    pub value: String,
+}
+
+fn arg(t: &Trace, args: loupe_core::model::ArgsId, key: &str) -> Option<ArgValue> {
+    t.args.get(args).find(|(k, _)| t.str(*k) == key).map(|(_, v)| v)
+}
+
+fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 9e15 {
+        format!("{}", v as i64)
+    } else {
+        v.to_string()
+    }
+}
+
+fn device_tracks(t: &Trace, kind: TrackKind) -> impl Iterator<Item = &loupe_core::model::Track> {
+    t.tracks.iter().filter(move |tr| tr.kind == kind && t.groups[tr.group.idx()].kind == GroupKind::Device)
+}
+
+pub fn instructions(t: &Trace) -> Vec<InstructionRow> {
+    let mut rows = Vec::new();
+    for tr in device_tracks(t, TrackKind::Stream) {
+        let c = &tr.slices;
+        for i in 0..c.len() {
+            let Some(pc) = arg(t, c.args[i], "pc") else { continue };
+            let engine = match arg(t, c.args[i], "subgroup") {
+                Some(v) => t.arg_to_string(v),
+                None => match t.str(tr.name) {
+                    "TensorMatrix" => "Tensor".to_string(),
+                    n => n.to_string(),
+                },
+            };
+            rows.push(InstructionRow { engine, pc: t.arg_to_string(pc), start_ns: c.start_ns[i], dur_ns: c.dur_ns[i], opcode: t.str(c.name[i]).to_string() });
+        }
+    }
+    rows.sort_by(|a, b| (a.start_ns, &a.engine, a.dur_ns).cmp(&(b.start_ns, &b.engine, b.dur_ns)));
+    rows
+}
+
+pub fn dma(t: &Trace) -> Vec<DmaRow> {
+    let mut rows = Vec::new();
+    for tr in device_tracks(t, TrackKind::Dma) {
+        let c = &tr.slices;
+        for i in 0..c.len() {
+            let (Some(e), Some(q)) = (arg(t, c.args[i], "dma_engine"), arg(t, c.args[i], "dma_queue")) else { continue };
+            let size = arg(t, c.args[i], "transfer_size").or_else(|| arg(t, c.args[i], "size")).map(|v| t.arg_to_string(v)).unwrap_or_default();
+            rows.push(DmaRow { engine: t.arg_to_string(e), queue: t.arg_to_string(q), start_ns: c.start_ns[i], dur_ns: c.dur_ns[i], size });
+        }
+    }
+    rows.sort_by(|a, b| (a.start_ns, &a.engine, &a.queue).cmp(&(b.start_ns, &b.engine, &b.queue)));
+    rows
+}
+
+/// Semaphore number from a counter name: `S[12] (…)` → 12, `Sem 12` → 12.
+pub fn semaphore_id(name: &str) -> Option<i64> {
+    if let Some(r) = name.strip_prefix("S[") {
+        return r.split(']').next()?.parse().ok();
+    }
+    name.strip_prefix("Sem ")?.trim().parse().ok()
+}
+
+pub fn semaphores(t: &Trace) -> Vec<SemRow> {
+    let mut rows = Vec::new();
+    for c in &t.counters {
+        if t.groups[c.group.idx()].kind != GroupKind::Device {
+            continue;
+        }
+        let Some(id) = semaphore_id(t.str(c.name)) else { continue };
+        for (ts, v) in c.ts_ns.iter().zip(&c.value) {
+            rows.push(SemRow { id, ts_ns: *ts, value: num(*v) });
+        }
+    }
+    rows.sort_by_key(|r| (r.ts_ns, r.id));
+    rows
+}

@@ -1,0 +1,97 @@
+//! End-to-end tests of the `loupe` binary on files the test writes itself.
+
+use std::process::Command;
+
+fn loupe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_loupe"))
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("loupe-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+const TRACE: &str = r#"{"traceEvents":[
+ {"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"main, \"quoted\""}},
+ {"ph":"X","name":"outer","pid":1,"tid":2,"ts":12.345,"dur":100},
+ {"ph":"X","name":"inner,comma","pid":1,"tid":2,"ts":20,"dur":10.5},
+ {"ph":"i","name":"mark","pid":1,"tid":2,"ts":30,"s":"t"},
+ {"ph":"C","name":"mem","pid":1,"ts":10,"args":{"bytes":5}},
+ {"ph":"C","name":"mem","pid":1,"ts":50,"args":{"bytes":7}}
+]}"#;
+
+#[test]
+fn summary_json() {
+    let p = temp_file("t.json", TRACE.as_bytes());
+    let out = loupe().args(["summary", p.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["slices"], 2);
+    assert_eq!(v["instants"], 1);
+    assert_eq!(v["counter_samples"], 2);
+    assert_eq!(v["start_ns"], 10_000);
+    assert_eq!(v["end_ns"], 112_345);
+    assert_eq!(v["top"][0]["name"], "outer");
+    assert_eq!(v["top"][0]["total_ns"], 100_000);
+    for k in ["format", "tracks", "flows", "warnings"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+}
+
+#[test]
+fn events_csv_exact_ns_and_quoting() {
+    let p = temp_file("t2.json", TRACE.as_bytes());
+    let out = loupe().args(["events", p.to_str().unwrap(), "--csv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "track,name,start_ns,dur_ns");
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[1].ends_with(",outer,12345,100000"), "{}", lines[1]);
+    assert!(lines[2].ends_with(",\"inner,comma\",20000,10500"), "{}", lines[2]);
+    assert!(lines[1].starts_with('"') && lines[1].contains("\"\"quoted\"\""), "{}", lines[1]);
+}
+
+#[test]
+fn unreadable_input_fails_with_one_line() {
+    let p = temp_file("garbage.bin", b"\x00\x01\x02 definitely not a profile");
+    for args in [vec!["summary", p.to_str().unwrap()], vec!["events", "/nonexistent/file.json", "--csv"]] {
+        let out = loupe().args(&args).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.starts_with("loupe: "), "{err}");
+    }
+}
+
+/// The NTFF decoder and the JSON-export importer must give identical instruction, DMA and
+/// semaphore rows (the export is the official decoding of the same capture).
+#[test]
+fn ntff_and_json_export_give_the_same_rows() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/samples/neuron/ntff-v5");
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        println!("skipped: {dir} not found");
+        return;
+    };
+    let mut ntffs: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ntff")).collect();
+    ntffs.sort();
+    let mut checked = 0;
+    for ntff in ntffs.iter().step_by(8) {
+        let json = ntff.with_extension("json");
+        for kind in ["instruction", "dma", "semaphore"] {
+            let run = |p: &std::path::Path| {
+                let o = loupe().args(["events", p.to_str().unwrap(), "--kind", kind, "--csv"]).output().unwrap();
+                assert!(o.status.success(), "{}: {}", p.display(), String::from_utf8_lossy(&o.stderr));
+                String::from_utf8(o.stdout).unwrap()
+            };
+            let (a, b) = (run(ntff), run(&json));
+            assert!(a.lines().count() > 1, "{} {kind}: no rows", ntff.display());
+            assert_eq!(a, b, "{} --kind {kind}: NTFF and JSON export differ", ntff.display());
+        }
+        checked += 1;
+    }
+    println!("compared {checked} NTFF/JSON pairs on instruction, dma and semaphore rows");
+}

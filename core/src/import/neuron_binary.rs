@@ -1,0 +1,260 @@
+//! The Neuron binary pair: NEFF (compiled program) and NTFF (device trace), dropped alone or
+//! together. NTFF → device profile (engines, DMA queues, semaphores, throttle, counters) through
+//! the shared layout of [`super::neuron_device`]; NEFF alone → program view; both → the NTFF's
+//! events correlated with the NEFF ([`crate::neuron::correlate`]), paired by UUID.
+
+use super::neuron_device::{add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER};
+use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
+use crate::model::{ArgValue, TraceBuilder};
+use crate::neuron::{correlate, neff, ntff};
+use crate::strings::StrId;
+
+pub struct NeuronBinary;
+
+/// NTFF by structure on a prefix (the metadata length is checked against the whole file by
+/// `ntff::parse`): a plausible version byte, zero bytes 4..8, zero padding 0x10..0x80 and the
+/// metadata protobuf starting with field 1 (length-delimited) at 0x80.
+fn is_ntff_like(prefix: &[u8]) -> bool {
+    if prefix.len() < 0x81 {
+        return false;
+    }
+    let v = prefix[0];
+    (1..=63).contains(&v)
+        && prefix[1..4] != [0, 0, 0]
+        && prefix[4..8].iter().all(|&b| b == 0)
+        && prefix[0x10..0x80].iter().all(|&b| b == 0)
+        && prefix[0x80] == 0x0a
+}
+
+impl Importer for NeuronBinary {
+    fn name(&self) -> &'static str {
+        "neuron"
+    }
+    fn sniff(&self, _file_name: &str, prefix: &[u8]) -> Sniff {
+        if neff::sniff(prefix) || is_ntff_like(prefix) {
+            Sniff::Yes
+        } else {
+            Sniff::No
+        }
+    }
+    fn import(&self, file: &InputFile<'_>, b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+        import_pair(std::slice::from_ref(file), b, progress)
+    }
+    fn import_group(&self, files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut dyn Progress) -> Option<Result<(), ImportError>> {
+        Some(import_pair(files, b, progress))
+    }
+}
+
+fn ntff_error(e: ntff::NtffError) -> ImportError {
+    match e {
+        ntff::NtffError::UnsupportedVersion { version, header } => ImportError::Unsupported {
+            format: "NTFF",
+            message: format!(
+                "NTFF version {version} is not supported yet (only version 5); header read: metadata {} bytes, file {} bytes",
+                header.metadata_len, header.file_len
+            ),
+        },
+        e => ImportError::Malformed { format: "NTFF", offset: 0, message: e.to_string() },
+    }
+}
+
+fn import_pair(files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+    let mut neffs = Vec::new();
+    let mut ntffs = Vec::new();
+    for f in files {
+        if neff::sniff(&f.bytes[..f.bytes.len().min(super::SNIFF_BYTES)]) {
+            let n = neff::parse(f.bytes).map_err(|e| ImportError::Malformed { format: "NEFF", offset: 0, message: e.to_string() })?;
+            neffs.push(n);
+        } else {
+            ntffs.push(f);
+        }
+    }
+    if ntffs.is_empty() {
+        for n in &neffs {
+            add_neff(n, b);
+        }
+        b.set_format("neff");
+        return Ok(());
+    }
+    let total: u64 = ntffs.iter().map(|f| f.bytes.len() as u64).sum();
+    let mut done = 0u64;
+    for f in &ntffs {
+        if !progress.report(done, total) {
+            return Err(ImportError::Cancelled);
+        }
+        let t = ntff::parse(f.bytes).map_err(ntff_error)?;
+        // pair by UUID: the NEFF whose UUID matches (prefix when truncated), else the only one
+        let uuid = t.metadata.uuid_hex();
+        let neff = neffs
+            .iter()
+            .find(|n| !uuid.is_empty() && n.header.uuid.starts_with(&uuid))
+            .or(if neffs.len() == 1 { neffs.first() } else { None });
+        add_ntff(&t, neff, f.name, b);
+        done += f.bytes.len() as u64;
+    }
+    if let Some(n) = neffs.first() {
+        add_neff(n, b);
+    }
+    b.set_format(if neffs.is_empty() { "ntff" } else { "ntff+neff" });
+    progress.report(total, total);
+    Ok(())
+}
+
+fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut TraceBuilder) {
+    for w in &t.warnings {
+        let ex = w.example.clone();
+        b.warnings.add_n(&format!("ntff_{:?}", w.kind).to_lowercase(), w.count, || ex);
+    }
+    let m = &t.metadata;
+    b.add_metadata("ntff.file", file_name.to_string());
+    b.add_metadata("ntff.version", t.header.version.to_string());
+    b.add_metadata("ntff.neff_path", m.neff_path.clone());
+    b.add_metadata("ntff.neff_uuid", format!("{}{}", m.uuid_hex(), if m.uuid_truncated { " (truncated)" } else { "" }));
+    b.add_metadata("ntff.instance_type", m.instance_type.clone());
+    for (k, v) in [("runtime_version", &m.runtime_version), ("driver_version", &m.driver_version), ("collectives_version", &m.collectives_version)] {
+        if let Some(v) = v {
+            b.add_metadata(format!("ntff.{k}"), v.text.clone());
+        }
+    }
+    b.add_metadata("ntff.subgraph", m.subgraph_name.clone());
+    b.add_metadata("ntff.execution_time_ns", (m.execution_time_ps / 1000).to_string());
+    b.add_metadata("ntff.profile_start_ps", t.profile.t0_ps.to_string());
+    for mu in &m.memory_usage {
+        b.add_metadata(format!("ntff.memory.{}", mu.category), mu.size_bytes.to_string());
+    }
+
+    let (corr, mut report) = correlate::correlate(t, neff);
+    if neff.is_none() {
+        report.notes.push("NTFF alone: opcode names from the instruction words; operators and source lines need the NEFF".into());
+    }
+    let name = if m.neff_path.is_empty() { "NeuronCore 0".to_string() } else { format!("NeuronCore 0 — {}", m.neff_path.rsplit('/').next().unwrap_or("")) };
+    let mut devices = Devices::new(name, false);
+    let dev = devices.get(b, 0);
+    // engines in the usual order, even when idle
+    for e in ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"] {
+        dev.engine(b, e);
+    }
+    let mut active: Vec<(u8, Vec<(i64, i64)>)> = Vec::new();
+    for (i, ins) in t.instructions.iter().enumerate() {
+        let track = dev.engine(b, ins.label());
+        let l = corr.get(i).and_then(|c| c.lineage.as_ref());
+        let mut args: Vec<(String, ArgValue)> = vec![
+            ("pc".into(), ArgValue::UInt(ins.pc as u64)),
+            ("opcode_byte".into(), ArgValue::Str(b.intern(&format!("{:#04x}", ins.opcode_byte)))),
+            ("subgroup".into(), ArgValue::Str(b.intern(ins.subgroup()))),
+            ("evt_wait_time_ns".into(), ArgValue::UInt(ins.evt_wait_time_ns as u64)),
+            ("wait_cycles".into(), ArgValue::UInt(ins.wait_cycles as u64)),
+            ("crc_in".into(), ArgValue::UInt(ins.crc_in as u64)),
+            ("crc_out".into(), ArgValue::UInt(ins.crc_out as u64)),
+        ];
+        if let Some(c) = ins.compiler_pc {
+            args.push(("compiler_pc".into(), ArgValue::UInt(c as u64)));
+        }
+        let mut operator = StrId::EMPTY;
+        if let Some(l) = l {
+            let s = |k: &str, v: &str, args: &mut Vec<(String, ArgValue)>, b: &mut TraceBuilder| {
+                let v = b.intern(v);
+                args.push((k.to_string(), ArgValue::Str(v)));
+            };
+            if let Some(x) = &l.framework {
+                s("framework_name", &x.name, &mut args, b);
+            }
+            if let Some(x) = &l.hlo {
+                s("hlo_name", &x.name, &mut args, b);
+                if let Some(op) = &x.op_type {
+                    s("hlo_op_type", op, &mut args, b);
+                }
+                if !x.text.is_empty() {
+                    s("hlo_text", &x.text, &mut args, b);
+                }
+            }
+            if let Some(x) = &l.penguin {
+                s("penguin_name", &x.name, &mut args, b);
+            }
+            if let Some(x) = &l.bir {
+                s("bir_name", &x.name, &mut args, b);
+            }
+            if let (Some(f), Some(line)) = (&l.source_file, l.source_line) {
+                s("source", &format!("{f}:{line}"), &mut args, b);
+            }
+            if let (Some(f), Some(line)) = (&l.kernel_file, l.kernel_line) {
+                s("kernel_source", &format!("{f}:{line}"), &mut args, b);
+            }
+            let op = l.framework.as_ref().map(|x| x.name.as_str()).or(l.hlo.as_ref().map(|x| x.name.as_str()));
+            if let Some(op) = op {
+                operator = b.intern(op);
+            }
+        }
+        let args = store_args(b, INSTRUCTION_ARG_ORDER, args);
+        let name = b.intern(ins.opcode());
+        b.add_slice(track, ins.start_ns, ins.dur_ns, name, operator, args);
+        match active.iter_mut().find(|(e, _)| *e == ins.engine) {
+            Some((_, v)) => v.push((ins.start_ns, ins.start_ns + ins.dur_ns)),
+            None => active.push((ins.engine, vec![(ins.start_ns, ins.start_ns + ins.dur_ns)])),
+        }
+    }
+    // DMA packets, one track per (engine, queue)
+    let dma_cat = b.intern("dma");
+    for p in &t.dma_packets {
+        let label = t.dma_queue_label(p.dma_engine, p.queue);
+        let track = dev.dma_queue(b, &label, Some(p.dma_engine as i64), Some(p.queue as i64));
+        let args = vec![
+            ("transfer_size".to_string(), ArgValue::UInt(p.size_bytes as u64)),
+            ("packet_idx".into(), ArgValue::UInt(p.packet_idx as u64)),
+            ("dma_engine".into(), ArgValue::UInt(p.dma_engine as u64)),
+            ("dma_queue".into(), ArgValue::UInt(p.queue as u64)),
+            ("queue_type".into(), ArgValue::Str(b.intern(t.dma_queue_kind(p.dma_engine, p.queue)))),
+            ("crc".into(), ArgValue::UInt(p.crc as u64)),
+        ];
+        let args = store_args(b, DMA_ARG_ORDER, args);
+        let name = b.intern(&label);
+        b.add_slice(track, p.start_ns, p.dur_ns, name, dma_cat, args);
+    }
+    // semaphores: one counter per id, in id order
+    let mut ids: Vec<u8> = t.semaphore_updates.iter().map(|s| s.semaphore).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        let name = semaphore_display(&id.to_string()).0;
+        let c = dev.counter(b, &name, "");
+        for s in t.semaphore_updates.iter().filter(|s| s.semaphore == id) {
+            b.add_counter_sample(c, s.ts_ns, s.value as f64);
+        }
+    }
+    // throttle
+    if !t.throttles.is_empty() {
+        let track = dev.throttle(b);
+        let n = b.intern("throttle");
+        for th in &t.throttles {
+            let (kt, kk, kn) = (b.intern("type"), b.intern("k"), b.intern("n"));
+            let args = b.add_args([
+                (kt, ArgValue::UInt(th.throttle_type as u64)),
+                (kk, ArgValue::UInt(th.k as u64)),
+                (kn, ArgValue::UInt(th.n as u64)),
+            ]);
+            b.add_slice(track, th.start_ns, th.dur_ns, n, StrId::EMPTY, args);
+        }
+    }
+    // counters: engine activity, DMA throughput, pending DMA (DMA_DIRECT2D triggers only without NEFF)
+    active.sort_by_key(|(e, _)| *e);
+    for (e, spans) in active {
+        let c = dev.counter(b, &format!("{} active", ntff::engine_subgroup(e)), "");
+        add_activity(b, c, spans);
+    }
+    let thr = t.dma_throughput();
+    if !thr.is_empty() {
+        let c = dev.counter(b, "DMA throughput", "GB/s");
+        for p in &thr {
+            b.add_counter_sample(c, p.ts_ns, p.rate_bytes_per_s / 1e9);
+        }
+    }
+    let pending = t.pending_dma(|_| false, &[]);
+    if !pending.is_empty() {
+        let c = dev.counter(b, "Pending DMA (DGE)", "");
+        for p in &pending {
+            b.add_counter_sample(c, p.ts_ns, p.value as f64);
+        }
+    }
+    b.correlation = Some(report);
+}
+

@@ -1,0 +1,276 @@
+//! Shared model layout of a Neuron device profile, used by the legacy JSON export importer
+//! ([`super::neuron_json`]) and the Neuron Explorer Parquet importer ([`super::neuron_parquet`]),
+//! so both formats produce the same tracks and counters:
+//!
+//! - one Device group per NeuronCore (per physical core inside an LNC when there are several);
+//! - one Stream track per compute-engine timeline (Tensor, TensorMatrix, Vector, Scalar, GpSimd,
+//!   Sync, in that order), laid out in lanes: pipelined instructions on one engine overlap;
+//! - a Throttle track, then one Dma track per DMA queue (`<queue>-Q<q>-E<engine>`, sorted by
+//!   engine and queue) and one per queue for the aggregated transfers;
+//! - counters (Pending DMA, DMA/HBM throughput, SBUF/PSUM usage, engine activity, semaphores).
+//!
+//! Facts: ../shared/docs/formats/neuron.md §3.3, §3.7, §5.
+
+use crate::model::{ArgValue, CounterId, GroupId, GroupKind, Layout, TrackId, TrackKind, TraceBuilder};
+use crate::strings::StrId;
+use std::collections::HashMap;
+
+/// Canonical display name and sort rank of a compute-engine timeline label. Matches
+/// case-insensitively and knows the aliases of §5.1 (PE, ACT, DVE, POOL, SP).
+pub(crate) fn engine_display(label: &str) -> (String, i64) {
+    let l = label.trim().to_ascii_lowercase();
+    let (name, rank) = match l.as_str() {
+        "tensor" | "pe" | "tensore" | "tensorengine" => ("Tensor", 0),
+        "tensormatrix" | "tensormatrixe" => ("TensorMatrix", 1),
+        "vector" | "dve" | "vectore" => ("Vector", 2),
+        "scalar" | "act" | "activation" | "scalare" => ("Scalar", 3),
+        "gpsimd" | "pool" | "gpsimde" => ("GpSimd", 4),
+        "sync" | "sp" | "synce" => ("Sync", 5),
+        _ => return (if label.trim().is_empty() { "unknown engine".to_string() } else { label.trim().to_string() }, 6),
+    };
+    (name.to_string(), rank)
+}
+
+/// Parse the DMA queue label `qSyncSpillReload0-Q1-E64` (or `Q0-E3`) into (queue, engine).
+pub(crate) fn parse_queue_label(label: &str) -> (Option<i64>, Option<i64>) {
+    let mut q = None;
+    let mut e = None;
+    for part in label.rsplit('-').take(2) {
+        if let Some(n) = part.strip_prefix('E').and_then(|s| s.parse().ok()) {
+            e = Some(n);
+        } else if let Some(n) = part.strip_prefix('Q').and_then(|s| s.parse().ok()) {
+            q = Some(n);
+        }
+    }
+    (q, e)
+}
+
+/// Display name of a semaphore id: `S[8] (qSyncSpillReload0)` stays, a bare number `2` becomes
+/// `Sem 2` (the legacy UI's name). Also returns a sort key (semaphore number, then text).
+pub(crate) fn semaphore_display(id: &str) -> (String, (i64, String)) {
+    let id = id.trim();
+    let num = if let Some(rest) = id.strip_prefix("S[") {
+        rest.split(']').next().and_then(|n| n.parse::<i64>().ok())
+    } else {
+        id.parse::<i64>().ok()
+    };
+    let name = if id.starts_with("S[") || id.parse::<i64>().is_err() { id.to_string() } else { format!("Sem {id}") };
+    (name, (num.unwrap_or(i64::MAX), id.to_string()))
+}
+
+const SORT_THROTTLE: i64 = 50;
+const SORT_DMA: i64 = 1_000;
+const SORT_OTHER: i64 = 100;
+
+/// The tracks and counters of one NeuronCore (or physical core), created on first use.
+pub(crate) struct Device {
+    pub group: GroupId,
+    tracks: HashMap<String, TrackId>,
+    counters: HashMap<String, CounterId>,
+}
+
+impl Device {
+    pub fn new(b: &mut TraceBuilder, name: &str) -> Self {
+        let group = b.add_group(name, GroupKind::Device);
+        Device { group, tracks: HashMap::new(), counters: HashMap::new() }
+    }
+
+    fn track(&mut self, b: &mut TraceBuilder, key: String, name: &str, kind: TrackKind, sort: i64, source: &str) -> TrackId {
+        if let Some(&t) = self.tracks.get(&key) {
+            return t;
+        }
+        let t = b.add_track(self.group, name, kind, source);
+        b.set_track_sort(t, sort);
+        b.set_track_layout(t, Layout::Lanes);
+        self.tracks.insert(key, t);
+        t
+    }
+
+    /// The Stream track of a compute-engine timeline label ("Tensor", "TensorMatrix", "gpsimd"…).
+    pub fn engine(&mut self, b: &mut TraceBuilder, label: &str) -> TrackId {
+        let (name, rank) = engine_display(label);
+        self.track(b, format!("engine:{name}"), &name, TrackKind::Stream, rank, label)
+    }
+
+    /// The Dma track of one DMA queue (packets). `label` is the export's queue label
+    /// (`qSyncSpillReload0-Q1-E0`); engine and queue numbers order the tracks.
+    pub fn dma_queue(&mut self, b: &mut TraceBuilder, label: &str, engine: Option<i64>, queue: Option<i64>) -> TrackId {
+        let (q2, e2) = parse_queue_label(label);
+        let (e, q) = (engine.or(e2), queue.or(q2));
+        let sort = SORT_DMA + e.unwrap_or(999).clamp(0, 999) * 1_000 + q.unwrap_or(999).clamp(0, 999);
+        let source = match (e, q) {
+            (Some(e), Some(q)) => format!("DMA engine {e}, queue {q}"),
+            (Some(e), None) => format!("DMA engine {e}"),
+            _ => label.to_string(),
+        };
+        self.track(b, format!("dma:{label}"), label, TrackKind::Dma, sort, &source)
+    }
+
+    /// The Dma track of the aggregated transfers (DMA blocks) of one queue name.
+    pub fn dma_transfers(&mut self, b: &mut TraceBuilder, queue_name: &str) -> TrackId {
+        let name = format!("{queue_name} transfers");
+        self.track(b, format!("dmat:{queue_name}"), &name, TrackKind::Dma, SORT_DMA - 1, queue_name)
+    }
+
+    /// The Throttle track (throttling periods as slices).
+    pub fn throttle(&mut self, b: &mut TraceBuilder) -> TrackId {
+        self.track(b, "throttle".into(), "Throttle", TrackKind::Stream, SORT_THROTTLE, "throttle")
+    }
+
+    /// Any other timeline track (CC cores, core barriers, errors), after the engines.
+    pub fn other(&mut self, b: &mut TraceBuilder, name: &str, kind: TrackKind) -> TrackId {
+        self.track(b, format!("other:{name}"), name, kind, SORT_OTHER, name)
+    }
+
+    pub fn counter(&mut self, b: &mut TraceBuilder, name: &str, unit: &str) -> CounterId {
+        if let Some(&c) = self.counters.get(name) {
+            return c;
+        }
+        let c = b.add_counter(self.group, name, unit);
+        self.counters.insert(name.to_string(), c);
+        c
+    }
+}
+
+/// Devices keyed by physical-core index, created on demand with a name from `name_of`.
+pub(crate) struct Devices {
+    list: Vec<(i64, Device)>,
+    base_name: String,
+    /// Whether every group name carries its pcore (an LNC of several physical cores).
+    pub multi_core: bool,
+}
+
+impl Devices {
+    pub fn new(base_name: String, multi_core: bool) -> Self {
+        Devices { list: Vec::new(), base_name, multi_core }
+    }
+    pub fn get(&mut self, b: &mut TraceBuilder, pcore: i64) -> &mut Device {
+        let i = match self.list.iter().position(|(p, _)| *p == pcore) {
+            Some(i) => i,
+            None => {
+                let name = if self.multi_core || pcore != 0 { format!("{} pcore {pcore}", self.base_name) } else { self.base_name.clone() };
+                let d = Device::new(b, &name);
+                self.list.push((pcore, d));
+                self.list.len() - 1
+            }
+        };
+        &mut self.list[i].1
+    }
+}
+
+/// Preferred order of instruction arguments (the rest follow alphabetically).
+pub(crate) const INSTRUCTION_ARG_ORDER: &[&str] = &[
+    "operands",
+    "pc",
+    "compiler_pc",
+    "compiler_opcode",
+    "compiler_operands",
+    "framework_name",
+    "hlo_name",
+    "layer",
+    "penguin_name",
+    "bir_name",
+    "bir_instruction_name",
+    "penguin_id",
+    "bir_id",
+    "evt_wait_time",
+    "evt_wait_time_ns",
+    "crc_in",
+    "crc_out",
+    "instruction_type",
+    "tensor_instruction_type",
+    "activation_fn",
+    "scalar_activation_fn",
+    "engine",
+    "subgroup",
+    "id",
+];
+
+/// Preferred order of DMA packet arguments.
+pub(crate) const DMA_ARG_ORDER: &[&str] = &[
+    "variable",
+    "transfer_size",
+    "transfer_bytes",
+    "read_size",
+    "read_bytes",
+    "write_size",
+    "write_bytes",
+    "packet_idx",
+    "transfer_rate",
+    "throughput",
+    "queue_type",
+    "op",
+    "source",
+    "dest",
+    "semaphore_id",
+    "block_id",
+    "packet_aggregation_id",
+    "dma_engine",
+    "engine_idx",
+    "dma_queue",
+    "queue_idx",
+    "queue_name",
+    "crc",
+    "id",
+];
+
+/// Sort key of an argument name under a preferred order.
+pub(crate) fn arg_rank(order: &[&str], key: &str) -> usize {
+    order.iter().position(|k| *k == key).unwrap_or(order.len())
+}
+
+/// Sort collected (key, value) args by the preferred order, then by name, and store them.
+pub(crate) fn store_args(b: &mut TraceBuilder, order: &[&str], mut args: Vec<(String, ArgValue)>) -> crate::model::ArgsId {
+    args.sort_by(|a, c| (arg_rank(order, &a.0), &a.0).cmp(&(arg_rank(order, &c.0), &c.0)));
+    let entries: Vec<(StrId, ArgValue)> = args.into_iter().map(|(k, v)| (b.intern(&k), v)).collect();
+    b.add_args(entries)
+}
+
+/// Activity intervals collected per key (engine, core…) before they become step counters.
+pub(crate) type SpansBy<K> = Vec<(K, Vec<(i64, i64)>)>;
+
+/// Step samples (1 while active, 0 after) for a list of [start, end) intervals.
+pub(crate) fn add_activity(b: &mut TraceBuilder, c: CounterId, mut spans: Vec<(i64, i64)>) {
+    spans.sort_unstable();
+    for (s, e) in spans {
+        b.add_counter_sample(c, s, 1.0);
+        b.add_counter_sample(c, e.max(s), 0.0);
+    }
+}
+
+/// Cap metadata JSON values so a hostile or huge table cannot flood the metadata panel.
+pub(crate) const METADATA_JSON_CAP: usize = 512 * 1024;
+
+pub(crate) fn capped_json(b: &mut TraceBuilder, key: &str, mut text: String) -> String {
+    if text.len() > METADATA_JSON_CAP {
+        let len = text.len();
+        let mut cut = METADATA_JSON_CAP;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("…(truncated)");
+        b.warn("neuron_metadata_truncated", || format!("metadata '{key}' is {len} bytes; kept the first {METADATA_JSON_CAP}"));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(engine_display("tensor").0, "Tensor");
+        assert_eq!(engine_display("TensorMatrix").0, "TensorMatrix");
+        assert_eq!(engine_display("POOL").0, "GpSimd");
+        assert_eq!(engine_display("weird").1, 6);
+        assert_eq!(parse_queue_label("qSyncSpillReload0-Q1-E64"), (Some(1), Some(64)));
+        assert_eq!(parse_queue_label("Q0-E3"), (Some(0), Some(3)));
+        assert_eq!(parse_queue_label("qSyncSpillReload0"), (None, None));
+        assert_eq!(semaphore_display("S[8] (qSyncSpillReload0)").0, "S[8] (qSyncSpillReload0)");
+        assert_eq!(semaphore_display("S[8] (x)").1 .0, 8);
+        assert_eq!(semaphore_display("2").0, "Sem 2");
+        assert_eq!(semaphore_display("2").1 .0, 2);
+    }
+}

@@ -1,0 +1,586 @@
+//! `neuron-profile view --output-format json` device export ("legacy JSON", neuron.md §3.3).
+//!
+//! One JSON object whose keys each hold a list of records; key order is not stable between
+//! files. Times are integer nanoseconds relative to the profile start (`timestamp`, `duration`,
+//! `start_ts`/`end_ts`), read as integers, never through f64.
+//!
+//! Model (layout shared with the Parquet importer, see [`super::neuron_device`]):
+//! - `instruction` → slices on the engine track named by `label` (the export's timeline track:
+//!   Tensor, TensorMatrix, Vector, Scalar, GpSimd, Sync; `subgroup` is kept as an argument), name
+//!   = `opcode`, every other non-empty field as an argument; `predecessors` → flows.
+//! - `dma` with `aggregated: "no"` → packet slices on the queue track named by `subgroup`
+//!   (`qSyncSpillReload0-Q1-E0`); `aggregated: "yes"` → transfer slices on `<queue> transfers`,
+//!   with a flow from the instruction that triggered it (matched by the `trigger` timestamps).
+//! - `semaphore_update` → one counter per semaphore id; `ham` → Throttle slices + "Throttle limit"
+//!   counter; `pending_dma`, `dma_throughput`, `instruction_usage` (sb/psum) and `active_time` →
+//!   counters.
+//! - every other key (summary, layer_summary, neff_header, neff_node, dma_queues_info,
+//!   profile_info, metadata, model_info, nc_mem_usage, warnings, terminology, …) → trace metadata
+//!   `neuron.<key>` as compact JSON, plus `<key>.<field>` scalars for single-record keys.
+
+use super::neuron_device::{self, add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER};
+use super::{ImportError, Importer, InputFile, Progress, Sniff};
+use crate::model::{ArgValue, FlowEnd, SliceHandle, TraceBuilder};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+pub struct NeuronJson;
+
+pub const NAME: &str = "neuron-profile-json";
+
+/// Keys that only this export has: top-level tables and record fields (key order varies, so the
+/// sniff looks for any of them in the prefix).
+const MARKERS: &[&str] = &[
+    "\"active_time\"",
+    "\"ham\"",
+    "\"semaphore_update\"",
+    "\"dma_throughput\"",
+    "\"instruction_usage\"",
+    "\"pending_dma\"",
+    "\"neff_header\"",
+    "\"neff_node\"",
+    "\"dma_queues_info\"",
+    "\"nc_mem_usage\"",
+    "\"summary_group_order\"",
+    "\"summary_groups\"",
+    "\"layer_summary\"",
+    "\"profile_info\"",
+    "\"model_info\"",
+    "\"ntff_version\"",
+    "\"ntff_filename\"",
+    "\"evt_wait_time\"",
+    "\"bir_instruction_name\"",
+    "\"packet_aggregation_id\"",
+    "\"dma_engine\"",
+    "\"hbm_transfer_rate\"",
+    "\"hbm_total_transfer_bytes\"",
+    "\"usage_avg\"",
+    "\"q_eng_idx\"",
+    "\"fully_qualified_subgraph\"",
+    "\"neuroncore_cycle_count\"",
+    "\"number_of_neuroncores_per_lnc\"",
+    "\"ticks_per_nanosec\"",
+    "\"partition_0_usage\"",
+    "\"load_to_sbuf_dma_count\"",
+    "\"mfu_estimated_percent\"",
+    "\"dma_transfer_count\"",
+    "\"qsyncspillreload*\"",
+];
+
+/// Top-level keys of the export. The object's first key is always one of them (the order varies
+/// between files); the generic ones count as one sniff hit, the distinctive ones as two.
+const TOP_KEYS_GENERIC: &[&str] = &["instruction", "dma", "summary", "metadata", "warnings", "terminology"];
+const TOP_KEYS_DISTINCT: &[&str] = &[
+    "ham",
+    "semaphore_update",
+    "pending_dma",
+    "dma_throughput",
+    "instruction_usage",
+    "active_time",
+    "layer_summary",
+    "summary_groups",
+    "summary_group_order",
+    "neff_header",
+    "neff_node",
+    "dma_queues_info",
+    "nc_mem_usage",
+    "model_info",
+    "profile_info",
+];
+
+/// The first key of a JSON object text, if it is a plain string followed by `:` and a list or
+/// object.
+fn first_key(p: &[u8]) -> Option<&str> {
+    let ws = |i: &mut usize| {
+        while p.get(*i).is_some_and(|c| c.is_ascii_whitespace()) {
+            *i += 1;
+        }
+    };
+    let mut i = p.iter().position(|&c| c == b'{')? + 1;
+    ws(&mut i);
+    if p.get(i) != Some(&b'"') {
+        return None;
+    }
+    let start = i + 1;
+    let len = p.get(start..)?.iter().take(64).position(|&c| c == b'"')?;
+    let key = std::str::from_utf8(&p[start..start + len]).ok()?;
+    i = start + len + 1;
+    ws(&mut i);
+    if p.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    ws(&mut i);
+    matches!(p.get(i), Some(b'[') | Some(b'{')).then_some(key)
+}
+
+/// Top-level keys converted into the timeline (everything else becomes metadata).
+const TIMELINE_KEYS: &[&str] = &["instruction", "dma", "semaphore_update", "pending_dma", "dma_throughput", "instruction_usage", "ham", "active_time"];
+
+/// Single-record keys whose scalar fields are also flattened into `<key>.<field>` metadata.
+const FLATTEN_KEYS: &[&str] = &["summary", "metadata", "neff_header", "profile_info", "model_info"];
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+impl Importer for NeuronJson {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn sniff(&self, _file_name: &str, prefix: &[u8]) -> Sniff {
+        let p = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+        let Some(&first) = p.iter().find(|c| !c.is_ascii_whitespace()) else { return Sniff::No };
+        if first != b'{' {
+            return Sniff::No;
+        }
+        let mut hits = MARKERS.iter().filter(|m| contains(p, m.as_bytes())).count();
+        match first_key(p) {
+            Some(k) if TOP_KEYS_DISTINCT.contains(&k) => hits += 2,
+            Some(k) if TOP_KEYS_GENERIC.contains(&k) => hits += 1,
+            _ => {}
+        }
+        match hits {
+            0 => Sniff::No,
+            1 => Sniff::Maybe,
+            _ => Sniff::Yes,
+        }
+    }
+
+    fn import(&self, file: &InputFile<'_>, b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+        let total = file.bytes.len() as u64;
+        let v: Value = serde_json::from_slice(file.bytes).map_err(|e| ImportError::Malformed {
+            format: NAME,
+            offset: line_col_offset(file.bytes, e.line(), e.column()),
+            message: format!("invalid JSON: {e}"),
+        })?;
+        let Value::Object(top) = v else { return Err(ImportError::NotMine(NAME)) };
+        if !TIMELINE_KEYS.iter().chain(FLATTEN_KEYS).any(|k| top.contains_key(*k)) {
+            return Err(ImportError::NotMine(NAME));
+        }
+        if !progress.report(total / 2, total) {
+            return Err(ImportError::Cancelled);
+        }
+        Conv::new(b, &top, file.name).run(&top);
+        if !progress.report(total, total) {
+            return Err(ImportError::Cancelled);
+        }
+        Ok(())
+    }
+}
+
+/// Byte offset of a serde_json (1-based line, column) position.
+fn line_col_offset(bytes: &[u8], line: usize, col: usize) -> u64 {
+    let mut l = 1;
+    for (i, &c) in bytes.iter().enumerate() {
+        if l == line {
+            return (i + col.saturating_sub(1)).min(bytes.len()) as u64;
+        }
+        if c == b'\n' {
+            l += 1;
+        }
+    }
+    bytes.len() as u64
+}
+
+/// The records of a top-level key (empty when absent or not a list of objects).
+fn records<'a>(top: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Map<String, Value>> {
+    top.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
+}
+
+fn first_record<'a>(top: &'a Map<String, Value>, key: &str) -> Option<&'a Map<String, Value>> {
+    match top.get(key)? {
+        Value::Array(a) => a.first()?.as_object(),
+        Value::Object(o) => Some(o),
+        _ => None,
+    }
+}
+
+/// An integer field: JSON integer or decimal string. Exact (no f64) for integers.
+fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_u64().and_then(|u| i64::try_from(u).ok())),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn num_of(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+fn str_of<'a>(r: &'a Map<String, Value>, k: &str) -> &'a str {
+    r.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Display text of a metadata scalar.
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+struct Conv<'b> {
+    b: &'b mut TraceBuilder,
+    devices: Devices,
+}
+
+impl<'b> Conv<'b> {
+    fn new(b: &'b mut TraceBuilder, top: &Map<String, Value>, file_name: &str) -> Self {
+        let info = first_record(top, "model_info").or_else(|| first_record(top, "summary"));
+        let nc = info.and_then(|r| r.get("nc_idx")).and_then(int_of);
+        let nd = info.and_then(|r| r.get("nd_idx")).and_then(int_of);
+        let mut name = match (nd, nc) {
+            (Some(nd), Some(nc)) => format!("NeuronCore nd{nd}:nc{nc}"),
+            (None, Some(nc)) => format!("NeuronCore nc{nc}"),
+            _ => "NeuronCore".to_string(),
+        };
+        if b.group_count() > 0 {
+            // several exports in one view: tell them apart by file
+            let stem = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+            name = format!("{name} · {stem}");
+        }
+        let multi = first_record(top, "metadata").and_then(|m| m.get("num_physical_cores")).and_then(int_of).is_some_and(|n| n > 1);
+        Conv { b, devices: Devices::new(name, multi) }
+    }
+
+    /// Start and duration of a record; counts and skips records without a usable time.
+    fn span(&mut self, r: &Map<String, Value>, what: &str) -> Option<(i64, i64)> {
+        let ts = self.time(r, "timestamp").or_else(|| self.time(r, "start_ts"));
+        let Some(ts) = ts else {
+            self.b.warn("neuron_missing_timestamp", || format!("a '{what}' record has no integer timestamp; skipped"));
+            return None;
+        };
+        let dur = self
+            .time(r, "duration")
+            .or_else(|| self.time(r, "duration_ns"))
+            .or_else(|| self.time(r, "end_ts").map(|e| e - ts))
+            .unwrap_or(0);
+        Some((ts, dur))
+    }
+
+    fn time(&mut self, r: &Map<String, Value>, k: &str) -> Option<i64> {
+        let v = r.get(k)?;
+        if let Some(t) = int_of(v) {
+            return Some(t);
+        }
+        // a fractional time would be a different producer: keep it, floored, and say so
+        let f = v.as_f64().filter(|f| f.is_finite() && f.abs() < 9.0e18)?;
+        self.b.warn("neuron_fractional_time", || format!("field '{k}' holds the non-integer time {f}; floored to ns"));
+        Some(f.floor() as i64)
+    }
+
+    fn pcore(r: &Map<String, Value>) -> i64 {
+        r.get("pcore_idx").and_then(int_of).unwrap_or(0)
+    }
+
+    fn arg(&mut self, v: &Value) -> Option<ArgValue> {
+        Some(match v {
+            Value::Null => return None,
+            Value::Bool(x) => ArgValue::Bool(*x),
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    ArgValue::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    ArgValue::UInt(u)
+                } else {
+                    ArgValue::Float(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            Value::String(s) => {
+                if s.trim().is_empty() {
+                    return None;
+                }
+                ArgValue::Str(self.b.intern(s))
+            }
+            Value::Array(_) | Value::Object(_) => {
+                let t = serde_json::to_string(v).unwrap_or_default();
+                ArgValue::Json(self.b.intern(&t))
+            }
+        })
+    }
+
+    /// All fields of a record as arguments, except `skip`.
+    fn record_args(&mut self, r: &Map<String, Value>, skip: &[&str], order: &[&str]) -> crate::model::ArgsId {
+        let mut args = Vec::with_capacity(r.len());
+        for (k, v) in r {
+            if skip.contains(&k.as_str()) {
+                continue;
+            }
+            if let Some(a) = self.arg(v) {
+                args.push((k.clone(), a));
+            }
+        }
+        store_args(self.b, order, args)
+    }
+
+    fn run(mut self, top: &Map<String, Value>) {
+        let by_id = self.instructions(top);
+        self.dma(top, &by_id);
+        self.semaphores(top);
+        self.throttle(top);
+        self.counters(top);
+        self.metadata(top);
+    }
+
+    /// Instructions; returns id → slice for flows and DMA triggers.
+    fn instructions(&mut self, top: &Map<String, Value>) -> HashMap<i64, SliceHandle> {
+        let cat = self.b.intern("instruction");
+        let mut by_id: HashMap<i64, SliceHandle> = HashMap::new();
+        let mut preds: Vec<(SliceHandle, i64, String)> = Vec::new();
+        for r in records(top, "instruction") {
+            let Some((ts, dur)) = self.span(r, "instruction") else { continue };
+            let label = match str_of(r, "label") {
+                "" => str_of(r, "subgroup"),
+                l => l,
+            };
+            let track = self.devices.get(self.b, Self::pcore(r)).engine(self.b, label);
+            let name = match str_of(r, "opcode") {
+                "" => self.b.intern("instruction"),
+                op => self.b.intern(op),
+            };
+            let args = self.record_args(r, &["timestamp", "duration", "label", "opcode", "pcore_idx"], INSTRUCTION_ARG_ORDER);
+            let h = self.b.add_slice(track, ts, dur, name, cat, args);
+            if let Some(id) = r.get("id").and_then(int_of) {
+                by_id.insert(id, h);
+            }
+            for p in r.get("predecessors").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(pid) = p.get("id").and_then(int_of) {
+                    let kind = p.get("type").and_then(Value::as_str).unwrap_or("dependency").to_string();
+                    preds.push((h, pid, kind));
+                }
+            }
+        }
+        let cat = self.b.intern("dependency");
+        for (h, pid, kind) in preds {
+            match by_id.get(&pid) {
+                Some(&from) => {
+                    let name = self.b.intern(&kind);
+                    self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), name, cat);
+                }
+                None => self.b.warn("neuron_flow_unresolved", || format!("predecessor instruction {pid} is not in the export; flow dropped")),
+            }
+        }
+        by_id
+    }
+
+    fn dma(&mut self, top: &Map<String, Value>, instr: &HashMap<i64, SliceHandle>) {
+        let cat_packet = self.b.intern("dma_packet");
+        let cat_transfer = self.b.intern("dma_transfer");
+        let trig_name = self.b.intern("dma trigger");
+        let trig_cat = self.b.intern("dma_trigger");
+        // instructions that trigger a DMA: (their start, the DMA start they name)
+        let mut triggers: HashMap<i64, Vec<(i64, SliceHandle)>> = HashMap::new();
+        for r in records(top, "instruction") {
+            if let (Some(ts), Some(t), Some(id)) = (r.get("timestamp").and_then(int_of), r.get("trigger").and_then(int_of), r.get("id").and_then(int_of)) {
+                if let Some(&h) = instr.get(&id) {
+                    triggers.entry(ts).or_default().push((t, h));
+                }
+            }
+        }
+        for r in records(top, "dma") {
+            let Some((ts, dur)) = self.span(r, "dma") else { continue };
+            let aggregated = matches!(str_of(r, "aggregated"), "yes" | "true");
+            let label = str_of(r, "subgroup");
+            let engine = r.get("dma_engine").and_then(int_of);
+            let queue = r.get("dma_queue").and_then(int_of);
+            let pcore = Self::pcore(r);
+            let dev = self.devices.get(self.b, pcore);
+            let track = if aggregated {
+                let q = if label.is_empty() { "DMA" } else { label };
+                dev.dma_transfers(self.b, q)
+            } else {
+                let l = if label.is_empty() { format!("Q{}-E{}", queue.unwrap_or(-1), engine.unwrap_or(-1)) } else { label.to_string() };
+                dev.dma_queue(self.b, &l, engine, queue)
+            };
+            let name = match str_of(r, "variable") {
+                "" => self.b.intern("dma"),
+                v => self.b.intern(v),
+            };
+            let args = self.record_args(r, &["timestamp", "duration", "aggregated", "subgroup", "pcore_idx"], DMA_ARG_ORDER);
+            let cat = if aggregated { cat_transfer } else { cat_packet };
+            let h = self.b.add_slice(track, ts, dur, name, cat, args);
+            if aggregated {
+                if let Some(t) = r.get("trigger").and_then(int_of) {
+                    let from = triggers.get(&t).and_then(|v| v.iter().find(|(dma_ts, _)| *dma_ts == ts).or(v.first())).map(|x| x.1);
+                    match from {
+                        Some(from) => self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), trig_name, trig_cat),
+                        None => self.b.warn("neuron_dma_trigger_unresolved", || format!("no instruction starts at the DMA trigger time {t} ns")),
+                    }
+                }
+            }
+        }
+    }
+
+    fn semaphores(&mut self, top: &Map<String, Value>) {
+        // counters in semaphore order, created before the samples
+        let mut ids: Vec<(i64, String, (i64, String))> = Vec::new();
+        for r in records(top, "semaphore_update") {
+            let id = match r.get("id") {
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => scalar_text(v).unwrap_or_default(),
+                None => String::new(),
+            };
+            let p = Self::pcore(r);
+            if !ids.iter().any(|(pp, i, _)| *pp == p && *i == id) {
+                let key = semaphore_display(&id).1;
+                ids.push((p, id, key));
+            }
+        }
+        ids.sort_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2)));
+        let mut counters = HashMap::new();
+        for (p, id, _) in ids {
+            let name = semaphore_display(&id).0;
+            let c = self.devices.get(self.b, p).counter(self.b, &name, "");
+            counters.insert((p, id), c);
+        }
+        for r in records(top, "semaphore_update") {
+            let Some(ts) = self.time(r, "timestamp") else {
+                self.b.warn("neuron_missing_timestamp", || "a 'semaphore_update' record has no integer timestamp; skipped".into());
+                continue;
+            };
+            let id = match r.get("id") {
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => scalar_text(v).unwrap_or_default(),
+                None => String::new(),
+            };
+            let value = r.get("value").and_then(num_of).unwrap_or(f64::NAN);
+            if let Some(&c) = counters.get(&(Self::pcore(r), id)) {
+                self.b.add_counter_sample(c, ts, value);
+            }
+        }
+    }
+
+    fn throttle(&mut self, top: &Map<String, Value>) {
+        let cat = self.b.intern("throttle");
+        for r in records(top, "ham") {
+            let Some((ts, dur)) = self.span(r, "ham") else { continue };
+            let k = r.get("k").and_then(int_of);
+            let n = r.get("n").and_then(int_of);
+            let dev = self.devices.get(self.b, Self::pcore(r));
+            let track = dev.throttle(self.b);
+            let limit = dev.counter(self.b, "Throttle limit", "%");
+            let name = match (k, n) {
+                (Some(k), Some(n)) => format!("throttle {k}/{n}"),
+                _ => "throttle".to_string(),
+            };
+            let name = self.b.intern(&name);
+            let base = self.record_args(r, &["timestamp", "duration", "pcore_idx"], &["k", "n", "type"]);
+            let mut args = self.b.args_of(base);
+            if let (Some(k), Some(n)) = (k, n) {
+                if n != 0 {
+                    let pct = k as f64 * 100.0 / n as f64;
+                    let key = self.b.intern("limit_percent");
+                    args.push((key, ArgValue::Float(pct)));
+                    self.b.add_counter_sample(limit, ts, pct);
+                    self.b.add_counter_sample(limit, ts.saturating_add(dur.max(0)), 100.0);
+                }
+            }
+            let args = self.b.add_args(args);
+            self.b.add_slice(track, ts, dur, name, cat, args);
+        }
+    }
+
+    fn sample(&mut self, pcore: i64, name: &str, unit: &str, ts: i64, v: Option<f64>) {
+        if let Some(v) = v {
+            let c = self.devices.get(self.b, pcore).counter(self.b, name, unit);
+            self.b.add_counter_sample(c, ts, v);
+        }
+    }
+
+    fn counters(&mut self, top: &Map<String, Value>) {
+        for r in records(top, "pending_dma") {
+            let Some(ts) = self.time(r, "timestamp") else { continue };
+            self.sample(Self::pcore(r), "Pending DMA", "", ts, r.get("value").and_then(num_of));
+        }
+        for r in records(top, "dma_throughput") {
+            let Some(ts) = self.time(r, "timestamp") else { continue };
+            let p = Self::pcore(r);
+            self.sample(p, "DMA throughput", "B/s", ts, r.get("transfer_rate").and_then(num_of));
+            self.sample(p, "DMA transferred", "B", ts, r.get("total_transfer_bytes").and_then(num_of));
+            self.sample(p, "HBM throughput", "B/s", ts, r.get("hbm_transfer_rate").and_then(num_of));
+            self.sample(p, "HBM transferred", "B", ts, r.get("hbm_total_transfer_bytes").and_then(num_of));
+        }
+        // usage fractions (0..1) → percent, as in the Parquet *_util_percent columns
+        for r in records(top, "instruction_usage") {
+            let Some(ts) = self.time(r, "timestamp") else { continue };
+            let p = Self::pcore(r);
+            let (mem, part) = match str_of(r, "type") {
+                "sb" | "sbuf" => ("SBUF", "partition"),
+                "psum" => ("PSUM", "bank"),
+                other => {
+                    let o = other.to_string();
+                    self.b.warn("neuron_unknown_usage_type", || format!("instruction_usage type '{o}' is not sb/psum; skipped"));
+                    continue;
+                }
+            };
+            let pct = |v: &Value| num_of(v).map(|x| x * 100.0);
+            self.sample(p, &format!("{mem} usage"), "%", ts, r.get("usage_avg").and_then(pct));
+            let mut parts: Vec<(i64, f64)> = r
+                .iter()
+                .filter_map(|(k, v)| {
+                    let n = k.strip_prefix(part)?.strip_prefix('_')?.strip_suffix("_usage")?.parse().ok()?;
+                    Some((n, pct(v)?))
+                })
+                .collect();
+            parts.sort_by_key(|x| x.0);
+            for (n, v) in parts {
+                self.sample(p, &format!("{mem} {part} {n} usage"), "%", ts, Some(v));
+            }
+        }
+        // engine activity (union of instruction intervals), one 0/1 step counter per engine
+        let mut spans: neuron_device::SpansBy<(i64, String)> = Vec::new();
+        for r in records(top, "active_time") {
+            let (Some(s), Some(e)) = (self.time(r, "start_ts"), self.time(r, "end_ts")) else { continue };
+            let key = (Self::pcore(r), neuron_device::engine_display(str_of(r, "engine")).0);
+            match spans.iter_mut().find(|x| x.0 == key) {
+                Some(x) => x.1.push((s, e)),
+                None => spans.push((key, vec![(s, e)])),
+            }
+        }
+        spans.sort_by_key(|x| (x.0 .0, neuron_device::engine_display(&x.0 .1).1));
+        for ((p, engine), s) in spans {
+            let c = self.devices.get(self.b, p).counter(self.b, &format!("{engine} active"), "");
+            add_activity(self.b, c, s);
+        }
+    }
+
+    fn metadata(&mut self, top: &Map<String, Value>) {
+        self.b.add_metadata("neuron.format", "neuron-profile JSON export");
+        for (k, v) in top {
+            if TIMELINE_KEYS.contains(&k.as_str()) {
+                let n = v.as_array().map_or(0, Vec::len);
+                self.b.add_metadata(format!("neuron.{k}.rows"), n.to_string());
+                continue;
+            }
+            let text = serde_json::to_string(v).unwrap_or_default();
+            let key = format!("neuron.{k}");
+            let text = neuron_device::capped_json(self.b, &key, text);
+            self.b.add_metadata(key, text);
+        }
+        for k in FLATTEN_KEYS {
+            let Some(r) = first_record(top, k) else { continue };
+            for (f, v) in r {
+                if let Some(t) = scalar_text(v) {
+                    self.b.add_metadata(format!("{k}.{f}"), t);
+                }
+            }
+        }
+        for (i, w) in records(top, "warnings").enumerate() {
+            let cat = str_of(w, "category");
+            self.b.add_metadata(format!("warning.{i} {cat}").trim_end().to_string(), str_of(w, "message").to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

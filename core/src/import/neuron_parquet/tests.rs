@@ -1,0 +1,455 @@
+//! Parquet tests write small schema-7.4.0 tables with the parquet crate's writer (there are no
+//! public Neuron Explorer Parquet samples) and import them together.
+
+use super::*;
+use crate::import::{detect, import_files, NoProgress};
+use crate::model::{Trace, TrackKind};
+use parquet::basic::Compression;
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, FloatType, Int32Type, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use std::sync::Arc;
+
+/// A test column: name, and values (None = null).
+enum C {
+    I64(&'static str, Vec<Option<i64>>),
+    I32(&'static str, Vec<Option<i32>>),
+    F64(&'static str, Vec<Option<f64>>),
+    F32(&'static str, Vec<Option<f32>>),
+    B(&'static str, Vec<Option<bool>>),
+    S(&'static str, Vec<Option<&'static str>>),
+}
+
+fn i64s(name: &'static str, v: &[i64]) -> C {
+    C::I64(name, v.iter().map(|&x| Some(x)).collect())
+}
+fn strs(name: &'static str, v: &[&'static str]) -> C {
+    C::S(name, v.iter().map(|&x| Some(x)).collect())
+}
+
+impl C {
+    fn decl(&self) -> String {
+        match self {
+            C::I64(n, _) => format!("optional int64 {n};"),
+            C::I32(n, _) => format!("optional int32 {n};"),
+            C::F64(n, _) => format!("optional double {n};"),
+            C::F32(n, _) => format!("optional float {n};"),
+            C::B(n, _) => format!("optional boolean {n};"),
+            C::S(n, _) => format!("optional binary {n} (STRING);"),
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            C::I64(_, v) => v.len(),
+            C::I32(_, v) => v.len(),
+            C::F64(_, v) => v.len(),
+            C::F32(_, v) => v.len(),
+            C::B(_, v) => v.len(),
+            C::S(_, v) => v.len(),
+        }
+    }
+}
+
+fn defs<T>(v: &[Option<T>]) -> Vec<i16> {
+    v.iter().map(|x| i16::from(x.is_some())).collect()
+}
+
+/// Write a table with the given columns; rows are split into row groups of `rg` rows.
+fn write_table(cols: &[C], rg: usize, compression: Compression) -> Vec<u8> {
+    let decl: String = cols.iter().map(C::decl).collect::<Vec<_>>().join(" ");
+    let schema = Arc::new(parse_message_type(&format!("message schema {{ {decl} }}")).unwrap());
+    let props = Arc::new(WriterProperties::builder().set_compression(compression).build());
+    let mut buf = Vec::new();
+    let n = cols.first().map_or(0, C::len);
+    {
+        let mut w = SerializedFileWriter::new(&mut buf, schema, props).unwrap();
+        let mut start = 0;
+        while start < n.max(1) {
+            let end = (start + rg).min(n);
+            let mut g = w.next_row_group().unwrap();
+            for c in cols {
+                let mut cw = g.next_column().unwrap().unwrap();
+                match c {
+                    C::I64(_, v) => {
+                        let v = &v[start..end];
+                        cw.typed::<Int64Type>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                    }
+                    C::I32(_, v) => {
+                        let v = &v[start..end];
+                        cw.typed::<Int32Type>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                    }
+                    C::F64(_, v) => {
+                        let v = &v[start..end];
+                        cw.typed::<DoubleType>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                    }
+                    C::F32(_, v) => {
+                        let v = &v[start..end];
+                        cw.typed::<FloatType>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                    }
+                    C::B(_, v) => {
+                        let v = &v[start..end];
+                        cw.typed::<BoolType>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                    }
+                    C::S(_, v) => {
+                        let v = &v[start..end];
+                        let vals: Vec<ByteArray> = v.iter().flatten().map(|s| ByteArray::from(*s)).collect();
+                        cw.typed::<ByteArrayType>().write_batch(&vals, Some(&defs(v)), None).unwrap();
+                    }
+                }
+                cw.close().unwrap();
+            }
+            g.close().unwrap();
+            start = end.max(start + 1);
+        }
+        w.close().unwrap();
+    }
+    buf
+}
+
+fn instruction_table() -> Vec<u8> {
+    write_table(
+        &[
+            i64s("start_ts", &[100, 150, 400, 1_000_000_000_123, 120]),
+            i64s("end_ts", &[180, 160, 450, 1_000_000_000_223, 130]),
+            i64s("duration_ns", &[80, 10, 50, 100, 10]),
+            strs("engine", &["tensor", "tensor", "vector", "sync", "scalar"]),
+            C::S("timeline_track", vec![Some("TensorMatrix"), Some("Tensor"), Some("Vector"), None, Some("")]),
+            C::I64("pcore_idx", vec![Some(0), Some(0), Some(0), Some(0), None]),
+            strs("opcode", &["MATMUL", "LDWEIGHTS", "TENSOR_TENSOR", "WRITE", "ACTIVATE"]),
+            strs("operands", &["a", "b", "c", "d", "e"]),
+            i64s("id", &[11, 12, 13, 14, 15]),
+            i64s("pc", &[1, 2, 3, 4, 5]),
+            C::I64("compiler_pc", vec![None, Some(7), None, None, None]),
+            strs("bir_id", &["sg0000:1", "sg0000:2", "sg0000:3", "sg0000:4", "sg0000:5"]),
+            C::I64("raw_hlo_id", vec![Some(3), Some(3), Some(4), None, None]),
+            C::I64("raw_bir_id", vec![Some(65), None, None, None, None]),
+            C::S("hlo_name", vec![None, Some("own.hlo"), None, None, None]),
+            C::I64("evt_wait_time_ns", vec![Some(30057), None, None, None, None]),
+            C::I64("dma_trigger_start_ts", vec![None, None, None, Some(1_000_000_000_300), None]),
+            C::B("is_something", vec![Some(true), None, None, None, None]),
+            C::F32("tensor_elements_ratio", vec![Some(0.5), None, None, None, None]),
+        ],
+        3,
+        Compression::SNAPPY,
+    )
+}
+
+fn dma_packet_table() -> Vec<u8> {
+    write_table(
+        &[
+            i64s("start_ts", &[200, 210, 300]),
+            i64s("end_ts", &[290, 250, 390]),
+            i64s("duration_ns", &[90, 40, 90]),
+            i64s("id", &[501, 502, 503]),
+            C::I32("packet_idx", vec![Some(0), Some(1), Some(0)]),
+            i64s("packet_aggregation_id", &[900, 900, 901]),
+            C::I64("engine_idx", vec![Some(0), Some(0), Some(3)]),
+            i64s("read_bytes", &[2048, 4, 64]),
+            i64s("write_bytes", &[2048, 4, 64]),
+            i64s("transfer_bytes", &[2048, 4, 64]),
+            C::F64("throughput", vec![Some(2.26e10), Some(5.6e8), Some(1.0e9)]),
+            strs("queue_type", &["data", "data", "software_dynamic"]),
+            C::S("variable", vec![Some("identity_56"), Some("identity_56"), None]),
+            C::S("queue_name", vec![Some("qSyncSpillReload0-Q1-E0"), Some("qSyncSpillReload0-Q1-E0"), None]),
+            C::I64("queue_idx", vec![Some(1), Some(1), Some(0)]),
+            i64s("crc", &[16906, 30181, 1]),
+        ],
+        1000,
+        Compression::GZIP(Default::default()),
+    )
+}
+
+fn semaphore_table() -> Vec<u8> {
+    write_table(
+        &[
+            i64s("timestamp", &[10, 20, 30, 40]),
+            strs("id", &["S[8] (qSyncSpillReload0)", "2", "2", "S[8] (qSyncSpillReload0)"]),
+            C::I32("value", vec![Some(1), Some(1), Some(2), Some(0)]),
+            strs("update_source", &["AXI", "Tensor", "Tensor", "AXI"]),
+        ],
+        1000,
+        Compression::UNCOMPRESSED,
+    )
+}
+
+fn neff_header_table() -> Vec<u8> {
+    write_table(
+        &[
+            strs("network_name", &["graph.neff"]),
+            strs("uuid", &["5ee240ec1e134d12b7b0ccdf8eff1e5e"]),
+            strs("hash", &["2358e2226d40bdb81ffbaccdd6356209"]),
+            i64s("header_size", &[1024]),
+            i64s("data_size", &[30720]),
+            i64s("major_version", &[2]),
+        ],
+        1000,
+        Compression::LZ4_RAW,
+    )
+}
+
+fn summary_table() -> Vec<u8> {
+    write_table(
+        &[
+            C::F64("total_time", vec![Some(0.001867629615)]),
+            i64s("model_flops", &[33554432]),
+            i64s("hardware_flops", &[37748736]),
+            C::F64("mfu_estimated_percent", vec![Some(0.0001958)]),
+            strs("instance_type", &["inf2.xlarge"]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    )
+}
+
+fn metadata_table() -> Vec<u8> {
+    write_table(
+        &[
+            strs("profile_schema_version", &["7.4.0"]),
+            C::I32("ntff_version", vec![Some(5)]),
+            C::I32("num_physical_cores", vec![Some(1)]),
+            C::B("vnc_enabled", vec![Some(false)]),
+            i64s("neuroncore_idx", &[1]),
+            i64s("neuron_device_idx", &[0]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    )
+}
+
+fn find_track<'a>(t: &'a Trace, name: &str) -> &'a crate::model::Track {
+    t.tracks.iter().find(|tr| t.str(tr.name) == name).unwrap_or_else(|| panic!("no track {name}: {:?}", t.tracks.iter().map(|x| t.str(x.name)).collect::<Vec<_>>()))
+}
+
+fn args_of(t: &Trace, tr: &crate::model::Track, start: i64) -> Vec<(String, String)> {
+    let i = (0..tr.slices.len()).find(|&i| tr.slices.start_ns[i] == start).unwrap();
+    t.args_display(tr.slices.args[i])
+}
+
+fn md<'a>(t: &'a Trace, k: &str) -> Option<&'a str> {
+    t.metadata.entries.iter().find(|e| e.0 == k).map(|e| e.1.as_str())
+}
+
+#[test]
+fn imports_tables_dropped_together() {
+    let files = [
+        ("profile/Instruction.parquet", instruction_table()),
+        ("profile/DmaPacket.parquet", dma_packet_table()),
+        ("profile/SemaphoreUpdate.parquet", semaphore_table()),
+        ("profile/NeffHeader.parquet", neff_header_table()),
+        ("C:\\x\\Summary.parquet", summary_table()),
+        ("Metadata.parquet", metadata_table()),
+    ];
+    for (n, b) in &files {
+        assert_eq!(detect(n, b).map(|i| i.name()), Some(NAME), "{n}");
+    }
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let t = import_files(&inputs, &mut NoProgress).unwrap();
+    assert_eq!(t.format, NAME);
+    assert_eq!(t.groups.len(), 1, "one profile, one device group");
+    assert_eq!(t.str(t.groups[0].name), "NeuronCore nd0:nc1");
+
+    // instructions: 5 rows over 2 row groups, on the timeline_track (else engine) tracks
+    assert_eq!(t.tracks.iter().map(|tr| tr.slices.category.iter().filter(|&&c| t.str(c) == "instruction").count()).sum::<usize>(), 5);
+    let tm = find_track(&t, "TensorMatrix");
+    assert_eq!(tm.kind, TrackKind::Stream);
+    assert_eq!((tm.slices.start_ns[0], tm.slices.dur_ns[0], t.str(tm.slices.name[0])), (100, 80, "MATMUL"));
+    let a = args_of(&t, tm, 100);
+    assert_eq!(a[0], ("operands".into(), "a".into()));
+    assert!(a.contains(&("pc".into(), "1".into())));
+    assert!(a.contains(&("evt_wait_time_ns".into(), "30057".into())));
+    assert!(a.contains(&("engine".into(), "tensor".into())));
+    assert!(a.contains(&("is_something".into(), "true".into())));
+    assert!(a.contains(&("tensor_elements_ratio".into(), "0.5".into())));
+    assert!(!a.iter().any(|x| x.0 == "compiler_pc"), "nulls are not arguments");
+    let sync = find_track(&t, "Sync");
+    assert_eq!(sync.slices.start_ns[0], 1_000_000_000_123, "int64 ns stay exact");
+    assert_eq!(find_track(&t, "Scalar").slices.len(), 1, "blank timeline_track falls back to engine");
+    assert_eq!(find_track(&t, "Tensor").slices.len(), 1);
+
+    // DMA packets: one track per queue, the queue label parsed for ordering
+    let q = find_track(&t, "qSyncSpillReload0-Q1-E0");
+    assert_eq!(q.kind, TrackKind::Dma);
+    assert_eq!(q.slices.len(), 2);
+    assert_eq!(t.str(q.source_id), "DMA engine 0, queue 1");
+    let a = args_of(&t, q, 210);
+    assert!(a.contains(&("packet_idx".into(), "1".into())));
+    assert!(a.contains(&("transfer_bytes".into(), "4".into())));
+    assert_eq!(a[0], ("variable".into(), "identity_56".into()));
+    let q3 = find_track(&t, "Q0-E3");
+    assert_eq!(t.str(q3.slices.name[0]), "dma");
+
+    // semaphores: one counter per id, in semaphore order
+    let sems: Vec<(&str, Vec<i64>, Vec<f64>)> = t.counters.iter().filter(|c| t.str(c.name).starts_with("S[") || t.str(c.name).starts_with("Sem ")).map(|c| (t.str(c.name), c.ts_ns.clone(), c.value.clone())).collect();
+    assert_eq!(sems, vec![("Sem 2", vec![20, 30], vec![1.0, 2.0]), ("S[8] (qSyncSpillReload0)", vec![10, 40], vec![1.0, 0.0])]);
+
+    // metadata
+    assert_eq!(md(&t, "neff_header.uuid"), Some("5ee240ec1e134d12b7b0ccdf8eff1e5e"));
+    assert_eq!(md(&t, "neff_header.header_size"), Some("1024"));
+    assert_eq!(md(&t, "summary.total_time"), Some("0.001867629615"));
+    assert_eq!(md(&t, "summary.instance_type"), Some("inf2.xlarge"));
+    assert_eq!(md(&t, "metadata.profile_schema_version"), Some("7.4.0"));
+    let s: serde_json::Value = serde_json::from_str(md(&t, "neuron.summary").unwrap()).unwrap();
+    assert_eq!(s[0]["model_flops"], 33554432);
+    assert!(md(&t, "parquet.tables").unwrap().contains("Instruction (5 rows)"));
+    assert!(md(&t, "parquet.unknown_tables").is_none());
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    assert_eq!(t.start_ns, 10);
+}
+
+#[test]
+fn hierarchy_flows_counters_and_splits() {
+    let hlo = write_table(
+        &[
+            i64s("id", &[11, 13]),
+            i64s("raw_bir_id", &[65, 66]),
+            i64s("raw_penguin_id", &[61, 62]),
+            i64s("raw_hlo_id", &[3, 4]),
+            i64s("raw_framework_id", &[5, 5]),
+            strs("hlo_name", &["%dot.3 = dot(%p0, %p1)", "%add.4"]),
+            i64s("start_ts", &[100, 400]),
+            i64s("end_ts", &[200, 450]),
+            strs("time_intervals", &["[[100, 200]]", "[[400, 450]]"]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let fw = write_table(&[i64s("id", &[11]), i64s("raw_bir_id", &[65]), i64s("raw_penguin_id", &[61]), i64s("raw_hlo_id", &[3]), i64s("raw_framework_id", &[5]), strs("framework_name", &["Linear[0]/matmul"]), strs("time_intervals", &["[]"])], 1000, Compression::SNAPPY);
+    let bir0 = write_table(&[i64s("id", &[11]), i64s("raw_bir_id", &[65]), i64s("raw_penguin_id", &[61]), i64s("raw_hlo_id", &[3]), i64s("raw_framework_id", &[5]), strs("bir_name", &["I-61-0"]), strs("time_intervals", &["[]"])], 1000, Compression::SNAPPY);
+    let bir1 = write_table(&[i64s("id", &[13]), i64s("raw_bir_id", &[66]), i64s("raw_penguin_id", &[62]), i64s("raw_hlo_id", &[4]), i64s("raw_framework_id", &[5]), strs("bir_name", &["I-62-0"]), strs("time_intervals", &["[]"])], 1000, Compression::SNAPPY);
+    let asm = write_table(&[i64s("instruction_id", &[11]), strs("compiler_opcode", &["MATMUL_C"]), strs("compiler_operands", &["x=1"]), i64s("compiler_pc", &[3])], 1000, Compression::SNAPPY);
+    let agg = write_table(
+        &[
+            i64s("start_ts", &[1_000_000_000_300]),
+            i64s("end_ts", &[1_000_000_000_700]),
+            i64s("duration_ns", &[400]),
+            i64s("id", &[900]),
+            C::I32("block_id", vec![Some(0)]),
+            i64s("queue_idx", &[1]),
+            strs("queue_name", &["qSyncSpillReload0"]),
+            strs("op", &["copy"]),
+            strs("variable", &["identity_56"]),
+            strs("source", &["[WEIGHT]"]),
+            strs("dest", &["[SB]"]),
+            strs("semaphore_id", &["S[8] (qSyncSpillReload0)"]),
+            i64s("trigger", &[1_000_000_000_123]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let flow = write_table(&[i64s("in_id", &[12, 11, 77]), i64s("out_id", &[11, 501, 11]), strs("in_table", &["instruction", "instruction", "instruction"]), strs("out_table", &["instruction", "dma_packet", "instruction"]), strs("dependency_type", &["FLOW_DEPENDENCE", "", "X"])], 1000, Compression::SNAPPY);
+    let pending = write_table(&[i64s("timestamp", &[5, 6]), C::I32("value", vec![Some(3), Some(1)])], 1000, Compression::SNAPPY);
+    let dma_usage = write_table(&[i64s("timestamp", &[5, 6]), C::F64("current_throughput", vec![Some(1.5e9), Some(0.0)]), i64s("total_transfer_bytes", &[8, 12])], 1000, Compression::SNAPPY);
+    let sbuf = write_table(&[i64s("timestamp", &[5]), C::F64("avg_util_percent", vec![Some(1.5)]), C::F64("partition_0_util_percent", vec![Some(1.0)]), C::F64("partition_32_util_percent", vec![Some(2.0)])], 1000, Compression::SNAPPY);
+    let psum = write_table(&[i64s("timestamp", &[5]), C::F64("avg_util_percent", vec![Some(12.5)]), C::F64("bank_0_util_percent", vec![Some(100.0)])], 1000, Compression::SNAPPY);
+    let active = write_table(&[i64s("start_ts", &[57, 1372]), i64s("end_ts", &[122, 1388]), strs("engine", &["tensor", "tensor"]), i64s("pcore_idx", &[0, 0]), i64s("duration_ns", &[65, 16])], 1000, Compression::SNAPPY);
+    let throttle = write_table(&[i64s("duration", &[1531]), C::I32("k", vec![Some(7)]), C::I32("n", vec![Some(8)]), i64s("timestamp", &[1860034]), strs("type", &["activity_0"])], 1000, Compression::SNAPPY);
+    let unknown = write_table(&[i64s("foo", &[1])], 1000, Compression::SNAPPY);
+    let files = [
+        ("p/Instruction_0.parquet", instruction_table()),
+        ("p/DmaPacket.parquet", dma_packet_table()),
+        ("p/HloInstruction.parquet", hlo),
+        ("p/FrameworkInstruction.parquet", fw),
+        ("p/BirInstruction_0.parquet", bir0),
+        ("p/BirInstruction_1.parquet", bir1),
+        ("p/AssemblyInstruction.parquet", asm),
+        ("p/DmaPacketAggregated.parquet", agg),
+        ("p/Flow.parquet", flow),
+        // no table name in the file name: identified by its columns
+        ("p/part-0001.parquet", pending),
+        ("p/DmaUsage_0.parquet", dma_usage),
+        ("p/SbufUsage.parquet", sbuf),
+        ("p/PsumUsage.parquet", psum),
+        ("p/ActiveTime.parquet", active),
+        ("p/Throttle.parquet", throttle),
+        ("p/Mystery.parquet", unknown),
+    ];
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let t = import_files(&inputs, &mut NoProgress).unwrap();
+
+    let tm = find_track(&t, "TensorMatrix");
+    let a = args_of(&t, tm, 100);
+    assert!(a.contains(&("framework_name".into(), "Linear[0]/matmul".into())), "{a:?}");
+    assert!(a.contains(&("hlo_name".into(), "%dot.3 = dot(%p0, %p1)".into())));
+    assert!(a.contains(&("bir_name".into(), "I-61-0".into())));
+    assert!(a.contains(&("compiler_opcode".into(), "MATMUL_C".into())));
+    assert!(a.contains(&("compiler_pc".into(), "3".into())));
+    let a = args_of(&t, find_track(&t, "Tensor"), 150);
+    assert!(a.contains(&("hlo_name".into(), "own.hlo".into())), "the row's own hlo_name wins: {a:?}");
+    assert!(a.contains(&("compiler_pc".into(), "7".into())));
+    let a = args_of(&t, find_track(&t, "Vector"), 400);
+    assert!(a.contains(&("bir_name".into(), "I-62-0".into())), "second split of BirInstruction: {a:?}");
+
+    // transfers + trigger flow from the Sync WRITE, Flow table flows
+    let tr = find_track(&t, "qSyncSpillReload0 transfers");
+    assert_eq!(tr.slices.len(), 1);
+    let cats: Vec<&str> = t.flows.iter().map(|f| t.str(f.category)).collect();
+    assert_eq!(cats.iter().filter(|c| **c == "dma_trigger").count(), 1);
+    assert_eq!(cats.iter().filter(|c| **c == "dependency").count(), 2);
+    assert_eq!(t.warnings.count_of("neuron_flow_unresolved"), 1);
+
+    let counter = |n: &str| t.counters.iter().find(|c| t.str(c.name) == n).unwrap_or_else(|| panic!("no counter {n}"));
+    assert_eq!(counter("Pending DMA").value, vec![3.0, 1.0]);
+    assert_eq!(counter("DMA throughput").value, vec![1.5e9, 0.0]);
+    assert_eq!(t.str(counter("DMA throughput").unit), "B/s");
+    assert_eq!(counter("DMA transferred").value, vec![8.0, 12.0]);
+    assert_eq!(counter("SBUF usage").value, vec![1.5]);
+    assert_eq!(counter("SBUF partition 32 usage").value, vec![2.0]);
+    assert_eq!(counter("PSUM bank 0 usage").value, vec![100.0]);
+    assert_eq!(counter("Tensor active").ts_ns, vec![57, 122, 1372, 1388]);
+    assert_eq!(counter("Tensor active").value, vec![1.0, 0.0, 1.0, 0.0]);
+    assert_eq!(counter("Throttle limit").value, vec![87.5, 100.0]);
+    let th = find_track(&t, "Throttle");
+    assert_eq!((th.slices.start_ns[0], th.slices.dur_ns[0], t.str(th.slices.name[0])), (1860034, 1531, "throttle 7/8"));
+
+    // the unknown table: counted warning, listed, never a crash
+    assert_eq!(t.warnings.count_of("parquet_unknown_table"), 1);
+    assert!(md(&t, "parquet.unknown_tables").unwrap().contains("Mystery"));
+    assert!(md(&t, "parquet.tables").unwrap().contains("PendingDma (2 rows)"));
+    assert!(md(&t, "parquet.tables").unwrap().contains("BirInstruction (2 rows)"));
+}
+
+#[test]
+fn table_names() {
+    assert_eq!(table_from_file_name("a/b/BirInstruction_12.parquet"), Some("BirInstruction"));
+    assert_eq!(table_from_file_name("Instruction.parquet"), Some("Instruction"));
+    assert_eq!(table_from_file_name("x\\dmapacket.PARQUET"), Some("DmaPacket"));
+    assert_eq!(table_from_file_name("Foo_1.parquet"), None);
+    assert_eq!(table_from_file_name("Instruction_x.parquet"), None);
+    assert_eq!(table_from_columns(&["timestamp", "id", "value", "update_source"]), Ok("SemaphoreUpdate"));
+    assert_eq!(table_from_columns(&["timestamp", "value"]), Ok("PendingDma"));
+    assert!(table_from_columns(&["timestamp", "current_throughput", "total_transfer_bytes"]).is_err(), "DmaUsage vs HbmUsage is ambiguous");
+}
+
+#[test]
+fn damaged_files_are_typed_errors() {
+    let good = instruction_table();
+    let mut cuts: Vec<usize> = (0..good.len()).step_by(7).collect();
+    cuts.push(good.len() - 1);
+    for cut in cuts {
+        let bytes = &good[..cut];
+        if !bytes.starts_with(b"PAR1") {
+            continue;
+        }
+        let r = import_files(&[InputFile { name: "Instruction.parquet", bytes }], &mut NoProgress);
+        assert!(matches!(r, Err(ImportError::Malformed { format: NAME, .. })), "cut {cut}: {r:?}");
+    }
+    // garbage after the magic
+    let mut junk = b"PAR1".to_vec();
+    junk.extend((0..500u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8));
+    junk.extend(b"PAR1");
+    let r = import_files(&[InputFile { name: "Instruction.parquet", bytes: &junk }], &mut NoProgress);
+    assert!(matches!(r, Err(ImportError::Malformed { .. })), "{r:?}");
+    // flipped bytes inside a valid file: an error or a (partial) import, never a panic
+    for k in (4..good.len() - 8).step_by(3) {
+        let mut bad = good.clone();
+        bad[k] ^= 0x5a;
+        let _ = import_files(&[InputFile { name: "Instruction.parquet", bytes: &bad }], &mut NoProgress);
+    }
+    // one damaged table among good ones: a counted warning, the rest imported
+    let sem = semaphore_table();
+    let files = [InputFile { name: "Instruction.parquet", bytes: &good[..good.len() / 2] }, InputFile { name: "SemaphoreUpdate.parquet", bytes: &sem }];
+    let t = import_files(&files, &mut NoProgress).unwrap();
+    assert_eq!(t.warnings.count_of("parquet_unreadable_file"), 1);
+    assert_eq!(t.counter_sample_count(), 4);
+}

@@ -1,0 +1,97 @@
+//! NEFF + NTFF dropped together: paired by UUID, every instruction event correlated to its NEFF
+//! slot and through the debug-info chain to the framework operator and source line. Built from
+//! in-memory fixtures (the samples hold no matching pair).
+
+use loupe_core::import::{import_files, InputFile, NoProgress};
+use loupe_core::neuron::neff::writer as neff_writer;
+use loupe_core::neuron::ntff::writer::{self as ntff_writer, Capture, InstrEvent, Program};
+use loupe_core::neuron::ntff::{Patch, PatchKind, PatchList};
+
+const NS: i64 = 1000;
+
+fn capture(uuid_hex: &str) -> Vec<u8> {
+    let mut c = Capture::default();
+    let mut uuid: Vec<u8> = (0..16).map(|i| u8::from_str_radix(&uuid_hex[2 * i..2 * i + 2], 16).unwrap()).collect();
+    uuid.extend([0x7f, 0x7f, 0x7f]);
+    c.uuid = uuid;
+    // runtime program: 2 preamble NOPs, NOTIFY(hint 2), then the NEFF's slots 1..3
+    c.programs.push(Program::new(0, &[0xA4, 0xA4, 0, 0x01, 0x02, 0xA0]).notify(2, 2));
+    c.patches.push(PatchList { engine: 0, patches: vec![Patch { offset_bytes: 0, count: 2, kind: PatchKind::Insert }] });
+    let t0 = 10_000 * NS;
+    let i = |pc, s: i64, e: i64| InstrEvent { engine: 0, pc, start_ps: s, end_ps: e, wait_cycles: 0, crc_in: 0, crc_out: 0, flags: 0 };
+    c.instructions = vec![
+        i(2, t0 - 7 * NS, t0),
+        i(3, t0 + 1_000 * NS, t0 + 2_000 * NS),
+        i(4, t0 + 2_000 * NS, t0 + 5_000 * NS),
+        i(5, t0 + 5_000 * NS, t0 + 6_000 * NS),
+    ];
+    ntff_writer::write(&c)
+}
+
+fn load(files: &[(&str, &[u8])]) -> loupe_core::Trace {
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    import_files(&inputs, &mut NoProgress).expect("imports")
+}
+
+#[test]
+fn pair_correlates_to_framework_and_source() {
+    let neff = neff_writer::minimal_neff();
+    let ntff = capture("0123456789abcdef0123456789abcdef");
+    // order of the files must not matter
+    for t in [load(&[("a.neff", &neff), ("a.ntff", &ntff)]), load(&[("a.ntff", &ntff), ("a.neff", &neff)])] {
+        assert_eq!(t.format, "ntff+neff");
+        let r = t.correlation.as_ref().expect("report");
+        assert_eq!(r.events, 3, "{r:?}");
+        let level = |n: &str| r.levels.iter().find(|(l, _)| l == n).unwrap().1;
+        assert_eq!(level("compiler_pc"), 3);
+        assert_eq!(level("neff_slot"), 3);
+        assert_eq!(level("bir"), 2);
+        assert_eq!(level("hlo"), 2);
+        assert_eq!(level("framework"), 2);
+        assert_eq!(level("source_line"), 2);
+        assert!(r.unmatched.iter().any(|(why, n)| why.contains("BIR") && *n == 1), "{r:?}");
+        assert!(r.notes.iter().all(|n| !n.contains("mismatch")), "{r:?}");
+        // the MATMUL slice carries operator, HLO and source line, and is categorised by operator
+        let tensor = t.tracks.iter().find(|tr| t.str(tr.name) == "TensorMatrix").expect("TensorMatrix track");
+        assert_eq!(tensor.slices.len(), 1);
+        assert_eq!(t.str(tensor.slices.name[0]), "MATMUL");
+        assert_eq!(t.str(tensor.slices.category[0]), "hlo__dot_op0");
+        let args: std::collections::HashMap<_, _> = t.args_display(tensor.slices.args[0]).into_iter().collect();
+        assert_eq!(args["framework_name"], "hlo__dot_op0");
+        assert_eq!(args["source"], "model.py:58");
+        assert_eq!(args["compiler_pc"], "2");
+        assert!(args["hlo_name"].contains("op0"), "{args:?}");
+        // the program view is attached too
+        assert_eq!(t.program.as_ref().unwrap().kind, "NEFF");
+    }
+}
+
+#[test]
+fn uuid_mismatch_and_ntff_alone_are_reported() {
+    let neff = neff_writer::minimal_neff();
+    let other = capture("ffffffffffffffffffffffffffffffff");
+    let t = load(&[("a.neff", &neff), ("b.ntff", &other)]);
+    let r = t.correlation.as_ref().unwrap();
+    assert!(r.notes.iter().any(|n| n.contains("UUID mismatch")), "{r:?}");
+
+    let alone = load(&[("b.ntff", &other)]);
+    assert_eq!(alone.format, "ntff");
+    let r = alone.correlation.as_ref().unwrap();
+    assert!(r.unmatched.iter().any(|(why, n)| why == "no NEFF loaded" && *n == 3), "{r:?}");
+    // opcode names come from the instruction words even without the NEFF
+    let names: Vec<&str> = alone.tracks.iter().flat_map(|tr| tr.slices.name.iter().map(|n| alone.str(*n))).collect();
+    assert!(names.contains(&"MATMUL") && names.contains(&"LDWEIGHTS"), "{names:?}");
+}
+
+#[test]
+fn neff_alone_is_a_program_view() {
+    let t = load(&[("m.neff", &neff_writer::minimal_neff())]);
+    assert_eq!(t.format, "neff");
+    assert_eq!(t.slice_count(), 0);
+    let p = t.program.as_ref().unwrap();
+    assert_eq!(p.subgraphs[0].name, "sg00");
+    assert!(p.subgraphs[0].engines.contains(&("Tensor".to_string(), 4)));
+    assert!(p.hierarchy.iter().any(|n| n.level == "framework" && n.name == "hlo__dot_op0" && n.instructions == 2));
+    let s = loupe_core::query::summary(&t);
+    assert_eq!(s.neff.unwrap().uuid, "0123456789abcdef0123456789abcdef");
+}
