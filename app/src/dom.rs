@@ -51,6 +51,11 @@ pub fn el(tag: &str, class: &str, text: &str) -> Option<web_sys::HtmlElement> {
 pub fn is_typing_target(ev: &Event) -> bool {
     ev.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .map(|e| matches!(e.tag_name().to_ascii_lowercase().as_str(), "input" | "textarea" | "select") || e.has_attribute("contenteditable"))
+        .map(|e| match e.tag_name().to_ascii_lowercase().as_str() {
+            // a file input keeps focus after choosing a file: keys must still navigate
+            "input" => !matches!(e.get_attribute("type").unwrap_or_default().to_ascii_lowercase().as_str(), "file" | "button" | "checkbox" | "radio"),
+            "textarea" | "select" => true,
+            _ => e.has_attribute("contenteditable"),
+        })
         .unwrap_or(false)
 }

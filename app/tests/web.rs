@@ -117,7 +117,8 @@ fn small_valid_file() -> (&'static str, Vec<u8>) {
     let json = br#"{"traceEvents":[
         {"name":"process_name","ph":"M","pid":7,"args":{"name":"test process"}},
         {"name":"step","ph":"X","ts":0,"dur":1000,"pid":7,"tid":1,"args":{"k":"v"}},
-        {"name":"child","ph":"X","ts":100,"dur":500,"pid":7,"tid":1}
+        {"name":"child","ph":"X","ts":100,"dur":500,"pid":7,"tid":1},
+        {"name":"straddles","ph":"X","ts":900,"dur":300,"pid":7,"tid":1}
     ]}"#;
     if loupe_core::import::detect("small.json", json).is_some() {
         ("small.json", json.to_vec())
@@ -181,7 +182,10 @@ async fn file_input_loads_a_trace() {
     assert!(stats.contains("slices"), "{stats}");
     assert!(document().body().unwrap().text_content().unwrap().contains(name));
     if name.ends_with(".json") {
-        assert_eq!(loupe_prop("sliceCount").as_f64(), Some(2.0));
+        assert_eq!(loupe_prop("sliceCount").as_f64(), Some(3.0));
+        // "straddles" overlaps "step" without nesting: a counted warning, shown in the banner
+        let warnings = by_testid("warnings").expect("warnings banner").text_content().unwrap();
+        assert!(warnings.contains("warning"), "{warnings}");
     }
     unmount(wrap, handle);
 }

@@ -113,6 +113,32 @@ test('demo: hover tooltip, click details, drag-zoom, keys', async () => {
   await context.close();
 });
 
+test('selecting a slice with flows draws the arrows and lists them', async () => {
+  const { page, errors, context } = await openApp(env);
+  // zoom to the first step so the launch slice is wide enough to click
+  await page.keyboard.press('w'); await page.keyboard.press('w'); await page.keyboard.press('w');
+  await page.keyboard.press('a'); await page.keyboard.press('a'); await page.keyboard.press('a');
+  await page.waitForTimeout(100);
+  const box = await page.getByTestId('timeline').boundingBox();
+  let p = null;
+  for (let i = 0; i < 12 && !p; i++) {
+    p = await page.evaluate(() => window.__loupe.findFlowSlice());
+    if (!p) { await page.keyboard.press('d'); await page.waitForTimeout(50); }
+  }
+  assert.ok(p, 'a slice with flows is on screen');
+  await page.mouse.click(box.x + p.x, box.y + p.y);
+  const details = page.getByTestId('details');
+  await details.getByText('Flows').waitFor();
+  assert.match(await details.textContent(), /(out →|in ←)/);
+  await page.mouse.move(5, 5);
+  await shot(page, 'demo-flows.png');
+  // following a flow selects its other end
+  await details.locator('.flows button').first().click();
+  await page.waitForFunction(() => !!document.querySelector('[data-testid=details] .flows'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('collapsing a group hides its tracks', async () => {
   const { page, errors, context } = await openApp(env);
   const rowsBefore = await page.locator('.tl-track').count();

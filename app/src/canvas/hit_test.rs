@@ -49,6 +49,9 @@ impl HitList {
     pub fn push(&mut self, x0_px: f64, x1_px: f64, y0_px: f64, y1_px: f64, target: HitTarget) {
         self.hits.push(Hit { x0_px, x1_px, y0_px, y1_px, target });
     }
+    pub fn iter(&self) -> impl Iterator<Item = &Hit> {
+        self.hits.iter()
+    }
     pub fn len(&self) -> usize {
         self.hits.len()
     }

@@ -77,13 +77,15 @@ pub struct TimelineCtl {
     data: RefCell<Arc<TraceData>>,
     layout: RefCell<Arc<Layout>>,
     selection: Cell<Option<Selection>>,
+    /// What the tooltip currently describes.
+    tooltip_target: Cell<Option<HitTarget>>,
     hits: RefCell<HitList>,
     items: RefCell<Vec<LodItem>>,
     on_select: Box<dyn Fn(Option<Selection>)>,
     listeners: RefCell<Vec<Listener>>,
     resize_observer: RefCell<Option<(web_sys::ResizeObserver, Closure<dyn FnMut(JsValue)>)>>,
-    /// `window.__loupe.findSlice()` (test hook), kept alive here.
-    find_slice_hook: RefCell<Option<Closure<dyn FnMut() -> JsValue>>>,
+    /// `window.__loupe.findSlice()` / `findFlowSlice()` (test hooks), kept alive here.
+    find_slice_hook: RefCell<Option<(Closure<dyn FnMut() -> JsValue>, Closure<dyn FnMut() -> JsValue>)>>,
     redraw_id: Cell<u32>,
     /// `window.__loupe`, refreshed after every paint.
     exposed: js_sys::Object,
@@ -136,6 +138,7 @@ impl TimelineCtl {
             data: RefCell::new(data),
             layout: RefCell::new(layout),
             selection: Cell::new(None),
+            tooltip_target: Cell::new(None),
             hits: RefCell::new(HitList::default()),
             items: RefCell::new(Vec::new()),
             on_select: Box::new(on_select),
@@ -168,7 +171,29 @@ impl TimelineCtl {
             }
         });
         set_prop(&ctl.exposed, "findSlice", hook.as_ref().clone());
-        *ctl.find_slice_hook.borrow_mut() = Some(hook);
+        // test hook: centre of a painted slice that has flows (to check the arrows)
+        let weak = Rc::downgrade(&ctl);
+        let flow_hook = Closure::<dyn FnMut() -> JsValue>::new(move || {
+            let Some(c) = weak.upgrade() else { return JsValue::NULL };
+            let data = c.data.borrow();
+            let hits = c.hits.borrow();
+            let w = c.view.borrow().width_px;
+            let found = hits.iter().find(|h| match h.target {
+                HitTarget::Slice(s) => h.x1_px - h.x0_px >= 3.0 && data.trace.flows_of(s).next().is_some(),
+                _ => false,
+            });
+            match found {
+                Some(h) => {
+                    let o = js_sys::Object::new();
+                    set_prop(&o, "x", ((h.x0_px.max(0.0) + h.x1_px.min(w)) / 2.0).into());
+                    set_prop(&o, "y", ((h.y0_px + h.y1_px) / 2.0).into());
+                    o.into()
+                }
+                None => JsValue::NULL,
+            }
+        });
+        set_prop(&ctl.exposed, "findFlowSlice", flow_hook.as_ref().clone());
+        *ctl.find_slice_hook.borrow_mut() = Some((hook, flow_hook));
         ctl.attach();
         ctl.resize();
         ctl.request_redraw();
@@ -311,6 +336,7 @@ impl TimelineCtl {
     }
 
     fn hide_tooltip(&self) {
+        self.tooltip_target.set(None);
         let _ = self.tooltip.style().set_property("display", "none");
     }
 
@@ -324,7 +350,11 @@ impl TimelineCtl {
         drop(v);
         match hit {
             Some(h_) => {
-                tooltip::fill(&self.tooltip, &self.data.borrow(), &h_.target, t_ns);
+                // refill only when the target changes (counters: their value depends on the time)
+                if self.tooltip_target.get() != Some(h_.target) || matches!(h_.target, HitTarget::Counter(_)) {
+                    tooltip::fill(&self.tooltip, &self.data.borrow(), &h_.target, t_ns);
+                    self.tooltip_target.set(Some(h_.target));
+                }
                 let style = self.tooltip.style();
                 let _ = style.set_property("display", "block");
                 // place right-below the pointer, flipped near the edges
