@@ -22,7 +22,7 @@ function bigTrace(mb) {
 
 test('progress bar with percent and MB/s; cancel returns to the previous state', async () => {
   const { page, errors, context } = await openApp(env);
-  const buffer = bigTrace(60);
+  const buffer = bigTrace(45); // playwright takes at most 50 MB as a buffer
   await page.getByTestId('open-file').setInputFiles({ name: 'big.json', mimeType: 'application/json', buffer });
   const progress = page.getByTestId('progress');
   await progress.waitFor({ state: 'visible' });
@@ -61,7 +61,7 @@ test('a big file loads through the worker without blocking the page', async () =
   const ms = Date.now() - t0;
   const ticks = await page.evaluate(() => { window.__ticking = false; return window.__ticks; });
   const l = await page.evaluate(() => ({ ...window.__loupe }));
-  console.log(`# 30 MB JSON: ${l.sliceCount} slices loaded in ${ms} ms (${(buffer.length / 1e6 / (ms / 1000)).toFixed(1)} MB/s end to end), ${ticks} animation frames meanwhile, paint ${l.paintMs.toFixed(1)} ms`);
+  console.log(`# 30 MB JSON: ${l.sliceCount} slices; in the page: read+parse+transfer+decode ${l.loadMs.toFixed(0)} ms (${(buffer.length / 1e6 / (l.loadMs / 1000)).toFixed(1)} MB/s); with playwright's upload ${ms} ms; ${ticks} animation frames meanwhile; paint ${l.paintMs.toFixed(1)} ms`);
   assert.ok(l.sliceCount > 300000);
   assert.ok(ticks > 5, `the page kept animating (${ticks} frames)`);
   await shot(page, 'big.png');

@@ -172,6 +172,15 @@ pub fn paint(c: &CanvasRenderingContext2d, f: &Frame, hits: &mut HitList, items:
         let _ = c.fill_text(&label, (x0 + x1) / 2.0 - lw / 2.0, RULER_H_PX + 12.5);
         c.set_font(FONT);
     }
+    // vertical scroll position, when the tracks overflow
+    let view_h = h - RULER_H_PX;
+    let total_h = f.layout.total_h_px;
+    if total_h > view_h && view_h > 0.0 {
+        let thumb_h = (view_h * view_h / total_h).max(24.0);
+        let thumb_y = RULER_H_PX + (view_h - thumb_h) * (f.scroll_y_px / (total_h - view_h)).clamp(0.0, 1.0);
+        cx.fill_css(&f.theme.scroll_thumb);
+        c.fill_rect(w - 5.0, thumb_y, 3.0, thumb_h);
+    }
     c.restore();
 
     // ---- ruler ----
@@ -347,8 +356,12 @@ fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_n
     // scale label
     let unit = trace.str(ctr.unit);
     let label = format!("max {} {}", fmt_value(hi), unit);
+    let label = label.trim_end();
+    let lw = c.measure_text(label).map(|m| m.width()).unwrap_or(60.0);
+    cx.fill_css(&f.theme.label_bg);
+    c.fill_rect(2.0, y_top - 5.0, lw + 6.0, 14.0);
     cx.fill_css(&f.theme.text_dim);
-    let _ = c.fill_text(label.trim_end(), 4.0, y_top + 2.0);
+    let _ = c.fill_text(label, 5.0, y_top + 2.0);
 }
 
 /// A counter value with 3–4 significant digits.

@@ -30,6 +30,8 @@ pub struct Theme {
     pub drag_fill: String,
     pub drag_line: String,
     pub cursor_line: String,
+    pub label_bg: String,
+    pub scroll_thumb: String,
     /// CSS colour of each palette entry, and whether its label should be dark.
     pub palette: Vec<(String, bool)>,
 }
@@ -67,6 +69,8 @@ impl Theme {
             drag_fill: var("--canvas-drag-fill"),
             drag_line: var("--canvas-drag-line"),
             cursor_line: var("--canvas-cursor-line"),
+            label_bg: var("--canvas-label-bg"),
+            scroll_thumb: var("--canvas-scroll-thumb"),
             palette: PALETTE.iter().map(|c| (c.to_css(), c.wants_dark_text())).collect(),
         }
     }

@@ -158,7 +158,10 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         let mut parts = vec![
             t.format.clone(),
             format!("{} slices", t.slice_count()),
-            format!("{} tracks", t.tracks.len() + t.counters.len()),
+            {
+                let n = t.tracks.len() + t.counters.len();
+                format!("{n} track{}", if n == 1 { "" } else { "s" })
+            },
             loupe_core::time::format_duration_ns(t.duration_ns()),
             format!("{:.1} MB", t.heap_bytes() as f64 / 1e6),
         ];
