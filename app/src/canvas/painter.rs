@@ -134,6 +134,7 @@ pub fn paint(c: &CanvasRenderingContext2d, f: &Frame, hits: &mut HitList, items:
         match row.kind {
             RowKind::Track(tid) => stats.items += paint_track(&mut cx, f, row, tid, t0_ns, t1_ns, hits, items),
             RowKind::Counter(cid) => paint_counter(&mut cx, f, row, cid.idx(), t0_ns, t1_ns, hits),
+            RowKind::Group(gid) if row.collapsed => paint_group_summary(&mut cx, f, row, gid.idx(), t0_ns, t1_ns, items),
             RowKind::Group(_) => {}
         }
     }
@@ -276,6 +277,34 @@ fn paint_track(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, t0_ns: i64, t1_
         }
     }
     drawn
+}
+
+/// A collapsed group: the depth-0 activity of all its tracks, merged, as one faint strip.
+fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, gi: usize, t0_ns: i64, t1_ns: i64, items: &mut Vec<LodItem>) {
+    let c = cx.c;
+    let trace = &f.data.trace;
+    let Some(g) = trace.groups.get(gi) else { return };
+    let y = screen_y(f, row.y_px) + 5.0;
+    let h = row.h_px - 10.0;
+    c.set_global_alpha(0.45);
+    for &tid in &g.tracks {
+        let track = trace.track(tid);
+        if track.slices.depth_count() == 0 {
+            continue;
+        }
+        items.clear();
+        lod::query(&track.slices, &track.lod, 0, t0_ns, t1_ns.saturating_add(1), f.scale.ns_per_px, MERGE_PX, items);
+        for it in items.iter() {
+            let (s, e, name_idx) = match *it {
+                LodItem::Slice(i) => (track.slices.start_ns[i as usize], track.slices.end_ns(i as usize), i as usize),
+                LodItem::Merged { start_ns, end_ns, longest, .. } => (start_ns, end_ns, longest as usize),
+            };
+            let (x0, x1) = clamp_x(f.scale.x_from_time(s), f.scale.x_from_time(e), f.width_px);
+            cx.fill_palette(f.theme, f.data.color_index(track.slices.name[name_idx]));
+            c.fill_rect(x0, y, x1 - x0, h);
+        }
+    }
+    c.set_global_alpha(1.0);
 }
 
 fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_ns: i64, hits: &mut HitList) {
