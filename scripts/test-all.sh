@@ -12,9 +12,12 @@ step setup
 bash scripts/setup.sh
 
 step "check: loupe-core has no web dependency"
-if cargo tree -p loupe-core -e normal --prefix none | grep -E '^(wasm-bindgen|web-sys|js-sys|leptos)[ @]'; then
-  echo "loupe-core must not depend on web crates" >&2; exit 1
-fi
+for target in "" "--target wasm32-unknown-unknown"; do
+  # shellcheck disable=SC2086
+  if cargo tree -p loupe-core -e normal --prefix none $target | grep -E '^(wasm-bindgen|web-sys|js-sys|leptos)[ @]'; then
+    echo "loupe-core must not depend on web crates ($target)" >&2; exit 1
+  fi
+done
 
 step "native tests (core, cli, golden tests)"
 cargo test --release --workspace --exclude loupe-app 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true

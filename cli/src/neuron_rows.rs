@@ -64,7 +64,8 @@ pub fn instructions(t: &Trace) -> Vec<InstructionRow> {
 
 pub fn dma(t: &Trace) -> Vec<DmaRow> {
     let mut rows = Vec::new();
-    for tr in device_tracks(t, TrackKind::Dma) {
+    // packets only: the aggregated transfers (DMA blocks) have tracks of their own
+    for tr in device_tracks(t, TrackKind::Dma).filter(|tr| !t.str(tr.name).ends_with(" transfers")) {
         let c = &tr.slices;
         for i in 0..c.len() {
             let (Some(e), Some(q)) = (arg(t, c.args[i], "dma_engine"), arg(t, c.args[i], "dma_queue")) else { continue };
