@@ -338,23 +338,7 @@ impl TraceBuilder {
                         stack.push(e);
                     }
                 }
-                Layout::Lanes => {
-                    let mut lanes: Vec<i64> = Vec::new();
-                    for &i in &order {
-                        let i = i as usize;
-                        let s = tb.start_ns[i];
-                        let e = s.saturating_add(tb.dur_ns[i]);
-                        let lane = match lanes.iter().position(|&end| end <= s) {
-                            Some(l) => l,
-                            None => {
-                                lanes.push(i64::MIN);
-                                lanes.len() - 1
-                            }
-                        };
-                        lanes[lane] = e.max(s.saturating_add(1));
-                        depth[i] = lane.min(u16::MAX as usize) as u16;
-                    }
-                }
+                Layout::Lanes => assign_lanes(&order, &tb.start_ns, &tb.dur_ns, &mut depth),
             }
             let mut map = vec![SliceRef { track: TrackId(ti as u32), index: u32::MAX }; n];
             if !spilled.is_empty() {
@@ -441,21 +425,8 @@ impl TraceBuilder {
             let n = stb.start_ns.len();
             let mut order: Vec<u32> = (0..n as u32).collect();
             order.sort_unstable_by_key(|&i| (stb.start_ns[i as usize], -stb.dur_ns[i as usize]));
-            let mut lanes: Vec<i64> = Vec::new();
             let mut depth = vec![0u16; n];
-            for &i in &order {
-                let i = i as usize;
-                let s = stb.start_ns[i];
-                let lane = match lanes.iter().position(|&end| end <= s) {
-                    Some(l) => l,
-                    None => {
-                        lanes.push(i64::MIN);
-                        lanes.len() - 1
-                    }
-                };
-                lanes[lane] = s.saturating_add(stb.dur_ns[i]).max(s + 1);
-                depth[i] = lane.min(u16::MAX as usize) as u16;
-            }
+            assign_lanes(&order, &stb.start_ns, &stb.dur_ns, &mut depth);
             let mut idx: Vec<u32> = order.clone();
             idx.sort_by_key(|&i| (depth[i as usize], stb.start_ns[i as usize]));
             let mut cols = SliceColumns::default();
@@ -582,6 +553,25 @@ impl TraceBuilder {
             start_ns: lo,
             end_ns: hi,
         }
+    }
+}
+
+/// Greedy lanes: in start order, each slice goes to the first lane free at its start (a
+/// zero-length slice still occupies 1 ns so that lanes stay disjoint).
+fn assign_lanes(order: &[u32], start_ns: &[i64], dur_ns: &[i64], depth: &mut [u16]) {
+    let mut lanes: Vec<i64> = Vec::new();
+    for &i in order {
+        let i = i as usize;
+        let s = start_ns[i];
+        let lane = match lanes.iter().position(|&end| end <= s) {
+            Some(l) => l,
+            None => {
+                lanes.push(i64::MIN);
+                lanes.len() - 1
+            }
+        };
+        lanes[lane] = s.saturating_add(dur_ns[i]).max(s.saturating_add(1));
+        depth[i] = lane.min(u16::MAX as usize) as u16;
     }
 }
 
