@@ -98,6 +98,45 @@ impl LodIndex {
     }
 }
 
+impl LodIndex {
+    /// The first slice at `depth` at or after absolute index `from` whose duration is at least
+    /// `min_dur` (compared as `dur as f64 >= min_dur`, like [`query`]): up the block-maximum tree
+    /// until a block holds one, then down its leftmost such child. O(FANOUT × levels).
+    pub fn first_at_least(&self, cols: &SliceColumns, depth: usize, from: usize, min_dur: f64) -> Option<usize> {
+        let r = cols.depth_range(depth);
+        if from >= r.end {
+            return None;
+        }
+        let base = r.start;
+        let levels = self.depths.get(depth)?;
+        let big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
+        // element `p` of `level` (-1 = raw slices) as an absolute slice index, and level lengths
+        let elem = |level: isize, p: usize| if level < 0 { base + p } else { levels[level as usize][p] as usize };
+        let len = |level: isize| if level < 0 { r.len() } else { levels[level as usize].len() };
+        let (mut level, mut pos) = (-1isize, from.saturating_sub(base));
+        let found = loop {
+            let block_end = ((pos / FANOUT + 1) * FANOUT).min(len(level));
+            if let Some(p) = (pos..block_end).find(|&p| big(elem(level, p))) {
+                break p;
+            }
+            if (level + 1) as usize >= levels.len() {
+                return None;
+            }
+            pos = pos / FANOUT + 1;
+            level += 1;
+        };
+        // down: the leftmost child whose maximum is big holds the first big slice
+        let mut p = found;
+        while level >= 0 {
+            level -= 1;
+            let lo = p * FANOUT;
+            let hi = (lo + FANOUT).min(len(level));
+            p = (lo..hi).find(|&c| big(elem(level, c)))?;
+        }
+        Some(base + p)
+    }
+}
+
 fn longest_linear(cols: &SliceColumns, r: std::ops::Range<usize>) -> usize {
     let mut best = r.start;
     for i in r {
@@ -119,11 +158,17 @@ pub enum LodItem {
 
 /// The drawable items of `depth` overlapping `[t0_ns, t1_ns)` at `ns_per_px`: slices narrower than
 /// `merge_px` pixels are merged with neighbours closer than one pixel. Appends to `out`.
+///
+/// A merged block grows one pixel-step at a time (a galloping search for the slices starting
+/// within one pixel of its end) and stops before the first slice wide enough to draw on its own,
+/// which is found once per block with [`LodIndex::first_at_least`] rather than checked at every step.
 pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_ns: i64, ns_per_px: f64, merge_px: f64, out: &mut Vec<LodItem>) {
     let r = cols.range_at_depth(depth, t0_ns, t1_ns);
     let min_dur = ns_per_px * merge_px;
     let px = ns_per_px.max(1.0) as i64;
     let is_big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
+    // first big slice at or after the current position (cached while it is still ahead)
+    let mut next_big: Option<usize> = None;
     let mut i = r.start;
     while i < r.end {
         if is_big(i) {
@@ -131,55 +176,52 @@ pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_n
             i += 1;
             continue;
         }
+        let stop = match next_big {
+            Some(b) if b > i => b,
+            _ => {
+                let b = lod.first_at_least(cols, depth, i, min_dur).unwrap_or(usize::MAX).min(r.end);
+                next_big = Some(b);
+                b
+            }
+        };
         let first = i;
         let start_ns = cols.start_ns[i];
         let mut end_ns = cols.end_ns(i);
         i += 1;
-        loop {
-            if i >= r.end {
-                break;
-            }
+        // grow over small slices starting less than a pixel after the block's end
+        while i < stop {
             let limit = end_ns.saturating_add(px);
-            let s = &cols.start_ns[i..r.end];
-            let mut j = i + partition(s.len(), |k| s[k] < limit);
+            let j = i + gallop(&cols.start_ns[i..stop], limit);
             if j == i {
                 break;
-            }
-            // stop before the first big slice in [i, j)
-            if let Some(m) = lod.longest(cols, depth, i..j) {
-                if is_big(m) {
-                    let (mut lo, mut hi) = (i, m); // first big is in [i, m]
-                    if is_big(i) {
-                        hi = i;
-                    } else {
-                        while hi - lo > 1 {
-                            let mid = lo + (hi - lo) / 2;
-                            let lm = lod.longest(cols, depth, i..mid + 1).unwrap_or(mid);
-                            if is_big(lm) {
-                                hi = mid;
-                            } else {
-                                lo = mid;
-                            }
-                        }
-                    }
-                    j = hi;
-                    if j > i {
-                        end_ns = end_ns.max(cols.end_ns(j - 1));
-                    }
-                    i = j;
-                    break;
-                }
             }
             end_ns = end_ns.max(cols.end_ns(j - 1));
             i = j;
         }
-        let longest = lod.longest(cols, depth, first..i).unwrap_or(first) as u32;
         if i - first == 1 {
             out.push(LodItem::Slice(first as u32));
         } else {
+            let longest = lod.longest(cols, depth, first..i).unwrap_or(first) as u32;
             out.push(LodItem::Merged { first: first as u32, end: i as u32, start_ns, end_ns, longest });
         }
     }
+}
+
+/// Number of leading elements of the sorted `s` that are `< limit`, searching outwards from the
+/// front (cost O(log k) for an answer k, and cache-friendly for small k).
+#[inline]
+fn gallop(s: &[i64], limit: i64) -> usize {
+    if s.first().is_none_or(|&x| x >= limit) {
+        return 0;
+    }
+    // s[lo] < limit
+    let (mut lo, mut step) = (0usize, 1usize);
+    while lo + step < s.len() && s[lo + step] < limit {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(s.len());
+    lo + 1 + partition(hi - lo - 1, |k| s[lo + 1 + k] < limit)
 }
 
 #[cfg(test)]
@@ -197,6 +239,110 @@ mod tests {
             b.add_slice(t, s, d, n, StrId::EMPTY, ArgsId::NONE);
         }
         b.finish()
+    }
+
+    /// The previous implementation (a longest-slice check at every pixel step), as the oracle.
+        /// The drawable items of `depth` overlapping `[t0_ns, t1_ns)` at `ns_per_px`: slices narrower than
+    /// `merge_px` pixels are merged with neighbours closer than one pixel. Appends to `out`.
+    fn query_reference(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_ns: i64, ns_per_px: f64, merge_px: f64, out: &mut Vec<LodItem>) {
+        let r = cols.range_at_depth(depth, t0_ns, t1_ns);
+        let min_dur = ns_per_px * merge_px;
+        let px = ns_per_px.max(1.0) as i64;
+        let is_big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
+        let mut i = r.start;
+        while i < r.end {
+            if is_big(i) {
+                out.push(LodItem::Slice(i as u32));
+                i += 1;
+                continue;
+            }
+            let first = i;
+            let start_ns = cols.start_ns[i];
+            let mut end_ns = cols.end_ns(i);
+            i += 1;
+            loop {
+                if i >= r.end {
+                    break;
+                }
+                let limit = end_ns.saturating_add(px);
+                let s = &cols.start_ns[i..r.end];
+                let mut j = i + partition(s.len(), |k| s[k] < limit);
+                if j == i {
+                    break;
+                }
+                // stop before the first big slice in [i, j)
+                if let Some(m) = lod.longest(cols, depth, i..j) {
+                    if is_big(m) {
+                        let (mut lo, mut hi) = (i, m); // first big is in [i, m]
+                        if is_big(i) {
+                            hi = i;
+                        } else {
+                            while hi - lo > 1 {
+                                let mid = lo + (hi - lo) / 2;
+                                let lm = lod.longest(cols, depth, i..mid + 1).unwrap_or(mid);
+                                if is_big(lm) {
+                                    hi = mid;
+                                } else {
+                                    lo = mid;
+                                }
+                            }
+                        }
+                        j = hi;
+                        if j > i {
+                            end_ns = end_ns.max(cols.end_ns(j - 1));
+                        }
+                        i = j;
+                        break;
+                    }
+                }
+                end_ns = end_ns.max(cols.end_ns(j - 1));
+                i = j;
+            }
+            let longest = lod.longest(cols, depth, first..i).unwrap_or(first) as u32;
+            if i - first == 1 {
+                out.push(LodItem::Slice(first as u32));
+            } else {
+                out.push(LodItem::Merged { first: first as u32, end: i as u32, start_ns, end_ns, longest });
+            }
+        }
+    }
+
+    #[test]
+    fn first_at_least_matches_linear() {
+        let slices: Vec<(i64, i64)> = (0..40_000).map(|i| (i * 1000, (i * 7919) % 997)).collect();
+        let tr = trace_with(&slices);
+        let t = &tr.tracks[0];
+        let n = t.slices.len();
+        for min in [0.0, 1.0, 500.0, 990.0, 996.0, 997.0, 1e9] {
+            for from in (0..n).step_by(997).chain([0, 1, 31, 32, 33, 1023, 1024, n - 1, n]) {
+                let want = (from..n).find(|&i| t.slices.dur_ns[i] as f64 >= min);
+                assert_eq!(t.lod.first_at_least(&t.slices, 0, from, min), want, "from {from} min {min}");
+            }
+        }
+    }
+
+    #[test]
+    fn query_matches_reference() {
+        // nested call trees with durations over 4 orders of magnitude, every zoom level and pan
+        let tr = crate::model::synth::nested_trace(60_000, 1, 3);
+        let t = &tr.tracks[0];
+        let span = (tr.end_ns - tr.start_ns) as f64;
+        for zoom in [1.0, 3.0, 10.0, 100.0, 1000.0, 1e4, 1e5] {
+            let w = span / zoom;
+            for k in 0..12 {
+                let a = tr.start_ns + ((span - w) * k as f64 / 11.0) as i64 - (w / 7.0) as i64;
+                let e = a + w as i64;
+                for merge_px in [0.5, 1.0, 3.0] {
+                    let npp = w / 1920.0;
+                    for d in 0..t.slices.depth_count() {
+                        let (mut got, mut want) = (Vec::new(), Vec::new());
+                        query(&t.slices, &t.lod, d, a, e, npp, merge_px, &mut got);
+                        query_reference(&t.slices, &t.lod, d, a, e, npp, merge_px, &mut want);
+                        assert_eq!(got, want, "zoom {zoom} k {k} depth {d} merge {merge_px}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
