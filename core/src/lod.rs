@@ -17,11 +17,16 @@ const FANOUT: usize = 32;
 pub struct LodIndex {
     /// Per depth, levels of "index of the longest slice" per block of FANOUT^(level+1) slices.
     pub depths: Vec<Vec<Vec<u32>>>,
+    /// Per depth, levels of "largest gap" per block of FANOUT^(level+1) slices, where the gap after
+    /// slice k is `start[k+1] - end[k]` (i64::MAX after the last slice of the depth). Lets a merged
+    /// block jump straight to its end: it ends at the first gap of at least a pixel.
+    pub gaps: Vec<Vec<Vec<i64>>>,
 }
 
 impl LodIndex {
     pub fn build(cols: &SliceColumns) -> LodIndex {
         let mut depths = Vec::with_capacity(cols.depth_count());
+        let mut gaps = Vec::with_capacity(cols.depth_count());
         for d in 0..cols.depth_count() {
             let r = cols.depth_range(d);
             let mut levels: Vec<Vec<u32>> = Vec::new();
@@ -44,12 +49,24 @@ impl LodIndex {
             }
             levels.push(cur);
             depths.push(levels);
+            // gap levels
+            let mut glevels: Vec<Vec<i64>> = Vec::new();
+            let mut cur: Vec<i64> = r.clone().step_by(FANOUT).map(|b| (b..(b + FANOUT).min(r.end)).map(|k| gap_after(cols, r.end, k)).max().unwrap_or(i64::MAX)).collect();
+            while cur.len() > 1 {
+                let next: Vec<i64> = cur.chunks(FANOUT).map(|c| c.iter().copied().max().unwrap_or(i64::MAX)).collect();
+                glevels.push(cur);
+                cur = next;
+            }
+            glevels.push(cur);
+            gaps.push(glevels);
         }
-        LodIndex { depths }
+        LodIndex { depths, gaps }
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.depths.iter().flat_map(|l| l.iter()).map(|v| v.capacity() * 4).sum::<usize>() + self.depths.capacity() * 24
+        self.depths.iter().flat_map(|l| l.iter()).map(|v| v.capacity() * 4).sum::<usize>()
+            + self.gaps.iter().flat_map(|l| l.iter()).map(|v| v.capacity() * 8).sum::<usize>()
+            + (self.depths.capacity() + self.gaps.capacity()) * 24
     }
 
     /// Index of the longest slice in `range` (absolute indexes, all at `depth`).
@@ -100,41 +117,73 @@ impl LodIndex {
 
 impl LodIndex {
     /// The first slice at `depth` at or after absolute index `from` whose duration is at least
-    /// `min_dur` (compared as `dur as f64 >= min_dur`, like [`query`]): up the block-maximum tree
-    /// until a block holds one, then down its leftmost such child. O(FANOUT × levels).
+    /// `min_dur` (compared as `dur as f64 >= min_dur`, like [`query`]). O(FANOUT × levels).
     pub fn first_at_least(&self, cols: &SliceColumns, depth: usize, from: usize, min_dur: f64) -> Option<usize> {
-        let r = cols.depth_range(depth);
-        if from >= r.end {
-            return None;
-        }
-        let base = r.start;
         let levels = self.depths.get(depth)?;
         let big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
-        // element `p` of `level` (-1 = raw slices) as an absolute slice index, and level lengths
-        let elem = |level: isize, p: usize| if level < 0 { base + p } else { levels[level as usize][p] as usize };
-        let len = |level: isize| if level < 0 { r.len() } else { levels[level as usize].len() };
-        let (mut level, mut pos) = (-1isize, from.saturating_sub(base));
-        let found = loop {
-            let block_end = ((pos / FANOUT + 1) * FANOUT).min(len(level));
-            if let Some(p) = (pos..block_end).find(|&p| big(elem(level, p))) {
-                break p;
-            }
-            if (level + 1) as usize >= levels.len() {
-                return None;
-            }
-            pos = pos / FANOUT + 1;
-            level += 1;
-        };
-        // down: the leftmost child whose maximum is big holds the first big slice
-        let mut p = found;
-        while level >= 0 {
-            level -= 1;
-            let lo = p * FANOUT;
-            let hi = (lo + FANOUT).min(len(level));
-            p = (lo..hi).find(|&c| big(elem(level, c)))?;
-        }
-        Some(base + p)
+        let base = cols.depth_range(depth).start;
+        first_where(cols.depth_range(depth), from, levels.len(), |l| levels[l].len(), |p| big(base + p), |l, p| big(levels[l][p] as usize))
     }
+
+    /// The first slice k at `depth` at or after absolute index `from` followed by a gap of at least
+    /// `gap` ns (`start[k+1] - end[k] >= gap`; the depth's last slice always qualifies).
+    pub fn first_gap_at_least(&self, cols: &SliceColumns, depth: usize, from: usize, gap: i64) -> Option<usize> {
+        let levels = self.gaps.get(depth)?;
+        let r = cols.depth_range(depth);
+        let (base, end) = (r.start, r.end);
+        first_where(r, from, levels.len(), |l| levels[l].len(), |p| gap_after(cols, end, base + p) >= gap, |l, p| levels[l][p] >= gap)
+    }
+}
+
+/// `start[k+1] - end[k]` within a depth ending at `depth_end`; i64::MAX after the last slice.
+#[inline]
+fn gap_after(cols: &SliceColumns, depth_end: usize, k: usize) -> i64 {
+    if k + 1 >= depth_end {
+        i64::MAX
+    } else {
+        cols.start_ns[k + 1].saturating_sub(cols.end_ns(k))
+    }
+}
+
+/// Search of a block-maximum tree over the depth `range` (absolute indexes): the first raw
+/// position at or after `from` for which `raw(p)` holds (p relative to the depth start), given
+/// that `level(l, p)` holds exactly when some raw position under element p of level l does.
+/// Up the tree until a block holds one, then down its leftmost such child. O(FANOUT × levels).
+fn first_where(
+    range: std::ops::Range<usize>,
+    from: usize,
+    n_levels: usize,
+    level_len: impl Fn(usize) -> usize,
+    raw: impl Fn(usize) -> bool,
+    level: impl Fn(usize, usize) -> bool,
+) -> Option<usize> {
+    if from >= range.end {
+        return None;
+    }
+    let base = range.start;
+    let len = |l: isize| if l < 0 { range.len() } else { level_len(l as usize) };
+    let test = |l: isize, p: usize| if l < 0 { raw(p) } else { level(l as usize, p) };
+    let (mut l, mut pos) = (-1isize, from.saturating_sub(base));
+    let found = loop {
+        let block_end = ((pos / FANOUT + 1) * FANOUT).min(len(l));
+        if let Some(p) = (pos..block_end).find(|&p| test(l, p)) {
+            break p;
+        }
+        if (l + 1) as usize >= n_levels {
+            return None;
+        }
+        pos = pos / FANOUT + 1;
+        l += 1;
+    };
+    // down: the leftmost child whose maximum qualifies holds the first qualifying position
+    let mut p = found;
+    while l >= 0 {
+        l -= 1;
+        let lo = p * FANOUT;
+        let hi = (lo + FANOUT).min(len(l));
+        p = (lo..hi).find(|&c| test(l, c))?;
+    }
+    Some(base + p)
 }
 
 fn longest_linear(cols: &SliceColumns, r: std::ops::Range<usize>) -> usize {
@@ -159,9 +208,10 @@ pub enum LodItem {
 /// The drawable items of `depth` overlapping `[t0_ns, t1_ns)` at `ns_per_px`: slices narrower than
 /// `merge_px` pixels are merged with neighbours closer than one pixel. Appends to `out`.
 ///
-/// A merged block grows one pixel-step at a time (a galloping search for the slices starting
-/// within one pixel of its end) and stops before the first slice wide enough to draw on its own,
-/// which is found once per block with [`LodIndex::first_at_least`] rather than checked at every step.
+/// A merged block extends over the following slices while each starts less than a pixel after the
+/// previous one ends ([`LodIndex::first_gap_at_least`]) and stops before the first slice wide
+/// enough to draw on its own ([`LodIndex::first_at_least`], cached while it is ahead): both are
+/// block-maximum tree searches, so a frame costs O(items × log n) whatever the zoom.
 pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_ns: i64, ns_per_px: f64, merge_px: f64, out: &mut Vec<LodItem>) {
     let r = cols.range_at_depth(depth, t0_ns, t1_ns);
     let min_dur = ns_per_px * merge_px;
@@ -188,15 +238,15 @@ pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_n
         let start_ns = cols.start_ns[i];
         let mut end_ns = cols.end_ns(i);
         i += 1;
-        // grow over small slices starting less than a pixel after the block's end
-        while i < stop {
-            let limit = end_ns.saturating_add(px);
-            let j = i + gallop(&cols.start_ns[i..stop], limit);
-            if j == i {
-                break;
+        // grow over small slices starting less than a pixel after the block's end: at one depth
+        // ends are sorted, so the block ends at the first gap of at least a pixel (gap tree)
+        if i < stop {
+            let k = lod.first_gap_at_least(cols, depth, first, px).unwrap_or(usize::MAX);
+            let j = k.saturating_add(1).min(stop);
+            if j > i {
+                end_ns = end_ns.max(cols.end_ns(j - 1));
+                i = j;
             }
-            end_ns = end_ns.max(cols.end_ns(j - 1));
-            i = j;
         }
         if i - first == 1 {
             out.push(LodItem::Slice(first as u32));
@@ -205,23 +255,6 @@ pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_n
             out.push(LodItem::Merged { first: first as u32, end: i as u32, start_ns, end_ns, longest });
         }
     }
-}
-
-/// Number of leading elements of the sorted `s` that are `< limit`, searching outwards from the
-/// front (cost O(log k) for an answer k, and cache-friendly for small k).
-#[inline]
-fn gallop(s: &[i64], limit: i64) -> usize {
-    if s.first().is_none_or(|&x| x >= limit) {
-        return 0;
-    }
-    // s[lo] < limit
-    let (mut lo, mut step) = (0usize, 1usize);
-    while lo + step < s.len() && s[lo + step] < limit {
-        lo += step;
-        step *= 2;
-    }
-    let hi = (lo + step).min(s.len());
-    lo + 1 + partition(hi - lo - 1, |k| s[lo + 1 + k] < limit)
 }
 
 #[cfg(test)]
@@ -341,6 +374,58 @@ mod tests {
                         assert_eq!(got, want, "zoom {zoom} k {k} depth {d} merge {merge_px}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn query_matches_reference_random() {
+        // random slices: zero durations, touching neighbours, partial overlaps (spilled to lanes)
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut slices = Vec::new();
+        let mut t = 0i64;
+        for _ in 0..20_000 {
+            t += [0, 0, 1, 3, 10, 100, 5000][rnd(7) as usize];
+            let d = [0, 0, 1, 2, 50, 400, 20_000, 300_000][rnd(8) as usize];
+            slices.push((t, d));
+        }
+        let tr = trace_with(&slices);
+        let span = (tr.end_ns - tr.start_ns) as f64;
+        for t in &tr.tracks {
+            for zoom in [1.0, 10.0, 100.0, 1000.0, 1e4] {
+                let w = span / zoom;
+                for k in 0..8 {
+                    let a = tr.start_ns + ((span - w) * k as f64 / 7.0) as i64;
+                    for npp in [w / 1920.0, w / 100.0, 0.5, 3.0] {
+                        for d in 0..t.slices.depth_count() {
+                            let (mut got, mut want) = (Vec::new(), Vec::new());
+                            query(&t.slices, &t.lod, d, a, a + w as i64, npp, 1.0, &mut got);
+                            query_reference(&t.slices, &t.lod, d, a, a + w as i64, npp, 1.0, &mut want);
+                            assert_eq!(got, want, "zoom {zoom} k {k} depth {d} npp {npp}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn first_gap_matches_linear() {
+        let slices: Vec<(i64, i64)> = (0..20_000).map(|i| (i * 1000 + (i * 7919) % 500, 400)).collect();
+        let tr = trace_with(&slices);
+        let t = &tr.tracks[0];
+        let n = t.slices.len();
+        let gap = |k: usize| if k + 1 >= n { i64::MAX } else { t.slices.start_ns[k + 1] - t.slices.end_ns(k) };
+        for g in [0, 100, 500, 900, 1090, 1099, 2000] {
+            for from in (0..n).step_by(331).chain([0, 31, 32, 1023, 1024, n - 1, n]) {
+                let want = (from..n).find(|&k| gap(k) >= g);
+                assert_eq!(t.lod.first_gap_at_least(&t.slices, 0, from, g), want, "from {from} gap {g}");
             }
         }
     }

@@ -10,7 +10,8 @@ export const CHROMIUM_ARGS = [
 export function launch() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    // EXTRA_CHROMIUM_ARGS: e.g. "--js-flags=--no-wasm-dynamic-tiering" (diagnostics only)
+    args: [...CHROMIUM_ARGS, ...(process.env.EXTRA_CHROMIUM_ARGS || '').split(' ').filter(Boolean)],
   });
 }
 

@@ -167,9 +167,9 @@ struct Row {
 }
 
 /// One frame of the timeline: LOD queries for every visible row of [t0, t1) over `width` px, then
-/// a canvas paint (a rect per item, colour by name, merged blocks in their longest slice's colour,
-/// a clipped label where an item is ≥ 30 px wide). Returns (query ms, paint ms, items).
-fn frame(tr: &Trace, rows: &[Row], ctx: &CanvasRenderingContext2d, t0: i64, t1: i64, width: f64, height: f64, buf: &mut Vec<(u32, LodItem)>, label: &mut String) -> (f64, f64, usize) {
+/// a canvas paint (a fillRect per item, colour by name, merged blocks in their longest slice's
+/// colour, drawn in colour buckets; a clipped fillText label where a slice is ≥ 30 px wide). Returns (query ms, paint ms, items).
+fn frame(tr: &Trace, rows: &[Row], ctx: &CanvasRenderingContext2d, t0: i64, t1: i64, width: f64, height: f64, buf: &mut Vec<(u32, LodItem)>, buckets: &mut [Vec<[f64; 3]>; PALETTE.len()], label: &mut String) -> (f64, f64, usize) {
     let npp = (t1 - t0) as f64 / width;
     let q0 = now();
     buf.clear();
@@ -196,16 +196,24 @@ fn frame(tr: &Trace, rows: &[Row], ctx: &CanvasRenderingContext2d, t0: i64, t1: 
         let x = x_of(s);
         (x, (x_of(e) - x).max(1.0), cols.name[name_of])
     };
-    let mut style = usize::MAX;
+    // rects bucketed by colour: one fillStyle change per colour per frame (parsing a CSS colour
+    // per item would cost more than the rect)
+    for b in buckets.iter_mut() {
+        b.clear();
+    }
     for (k, it) in buf.iter() {
         let r = &rows[*k as usize];
         let (x, w, name) = geom(r, it);
-        let c = name.0 as usize % PALETTE.len();
-        if c != style {
-            ctx.set_fill_style_str(PALETTE[c]);
-            style = c;
+        buckets[name.0 as usize % PALETTE.len()].push([x, r.y + 1.0, w]);
+    }
+    for (c, b) in buckets.iter().enumerate() {
+        if b.is_empty() {
+            continue;
         }
-        ctx.fill_rect(x, r.y + 1.0, w, ROW_H - 2.0);
+        ctx.set_fill_style_str(PALETTE[c]);
+        for &[x, y, w] in b {
+            ctx.fill_rect(x, y, w, ROW_H - 2.0);
+        }
     }
     ctx.set_fill_style_str("#000000");
     for (k, it) in buf.iter() {
@@ -254,6 +262,7 @@ pub fn frames(canvas: &HtmlCanvasElement, zoom: f64, frames: u32, pan: f64) -> S
         let (mut q, mut p, mut fl, mut total, mut items) = (vec![], vec![], vec![], vec![], vec![]);
         let mut buf = Vec::new();
         let mut label = String::new();
+        let mut buckets: [Vec<[f64; 3]>; PALETTE.len()] = Default::default();
         // start a little left of the middle and pan right (wrapping inside the trace)
         let room = (span - w).max(0.0);
         let mut a = room * 0.3;
@@ -261,7 +270,7 @@ pub fn frames(canvas: &HtmlCanvasElement, zoom: f64, frames: u32, pan: f64) -> S
             let t0 = tr.start_ns + a as i64;
             let t1 = t0 + w as i64;
             let f0 = now();
-            let (qm, pm, n) = frame(tr, &rows, &ctx, t0, t1, width, height, &mut buf, &mut label);
+            let (qm, pm, n) = frame(tr, &rows, &ctx, t0, t1, width, height, &mut buf, &mut buckets, &mut label);
             let fl0 = now();
             let _ = ctx.get_image_data(0.0, 0.0, 1.0, 1.0);
             let end = now();
