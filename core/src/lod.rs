@@ -9,7 +9,7 @@
 //! of a depth, the index of the longest, then the same over those, and so on (≈ 0.13 bytes per
 //! slice), the segment-forest idea from Perfetto/gigatrace at a coarser grain.
 
-use crate::model::{partition, SliceColumns};
+use crate::model::SliceColumns;
 
 const FANOUT: usize = 32;
 
@@ -116,22 +116,22 @@ impl LodIndex {
 }
 
 impl LodIndex {
-    /// The first slice at `depth` at or after absolute index `from` whose duration is at least
+    /// The first slice at `depth` in `within` (absolute indexes) whose duration is at least
     /// `min_dur` (compared as `dur as f64 >= min_dur`, like [`query`]). O(FANOUT × levels).
-    pub fn first_at_least(&self, cols: &SliceColumns, depth: usize, from: usize, min_dur: f64) -> Option<usize> {
+    pub fn first_at_least(&self, cols: &SliceColumns, depth: usize, within: std::ops::Range<usize>, min_dur: f64) -> Option<usize> {
         let levels = self.depths.get(depth)?;
         let big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
         let base = cols.depth_range(depth).start;
-        first_where(cols.depth_range(depth), from, levels.len(), |l| levels[l].len(), |p| big(base + p), |l, p| big(levels[l][p] as usize))
+        first_where(cols.depth_range(depth), within, levels.len(), |l| levels[l].len(), |p| big(base + p), |l, p| big(levels[l][p] as usize))
     }
 
-    /// The first slice k at `depth` at or after absolute index `from` followed by a gap of at least
+    /// The first slice k at `depth` in `within` (absolute indexes) followed by a gap of at least
     /// `gap` ns (`start[k+1] - end[k] >= gap`; the depth's last slice always qualifies).
-    pub fn first_gap_at_least(&self, cols: &SliceColumns, depth: usize, from: usize, gap: i64) -> Option<usize> {
+    pub fn first_gap_at_least(&self, cols: &SliceColumns, depth: usize, within: std::ops::Range<usize>, gap: i64) -> Option<usize> {
         let levels = self.gaps.get(depth)?;
         let r = cols.depth_range(depth);
         let (base, end) = (r.start, r.end);
-        first_where(r, from, levels.len(), |l| levels[l].len(), |p| gap_after(cols, end, base + p) >= gap, |l, p| levels[l][p] >= gap)
+        first_where(r, within, levels.len(), |l| levels[l].len(), |p| gap_after(cols, end, base + p) >= gap, |l, p| levels[l][p] >= gap)
     }
 }
 
@@ -146,26 +146,30 @@ fn gap_after(cols: &SliceColumns, depth_end: usize, k: usize) -> i64 {
 }
 
 /// Search of a block-maximum tree over the depth `range` (absolute indexes): the first raw
-/// position at or after `from` for which `raw(p)` holds (p relative to the depth start), given
-/// that `level(l, p)` holds exactly when some raw position under element p of level l does.
-/// Up the tree until a block holds one, then down its leftmost such child. O(FANOUT × levels).
+/// position in `within` for which `raw(p)` holds (p relative to the depth start), given that
+/// `level(l, p)` holds exactly when some raw position under element p of level l does. Up the
+/// tree until a block holds one (or the blocks start past `within`), then down its leftmost such
+/// child. O(FANOUT × levels), and O(FANOUT × log(distance)) for a nearby answer or end.
 fn first_where(
     range: std::ops::Range<usize>,
-    from: usize,
+    within: std::ops::Range<usize>,
     n_levels: usize,
     level_len: impl Fn(usize) -> usize,
     raw: impl Fn(usize) -> bool,
     level: impl Fn(usize, usize) -> bool,
 ) -> Option<usize> {
-    if from >= range.end {
+    let base = range.start;
+    let (from, end) = (within.start.max(base), within.end.min(range.end));
+    if from >= end {
         return None;
     }
-    let base = range.start;
+    // relative end, and elements at the current level covering it (unit = raw slices per element)
+    let end_rel = end - base;
     let len = |l: isize| if l < 0 { range.len() } else { level_len(l as usize) };
     let test = |l: isize, p: usize| if l < 0 { raw(p) } else { level(l as usize, p) };
-    let (mut l, mut pos) = (-1isize, from.saturating_sub(base));
+    let (mut l, mut pos, mut unit) = (-1isize, from - base, 1usize);
     let found = loop {
-        let block_end = ((pos / FANOUT + 1) * FANOUT).min(len(l));
+        let block_end = ((pos / FANOUT + 1) * FANOUT).min(len(l)).min(end_rel.div_ceil(unit));
         if let Some(p) = (pos..block_end).find(|&p| test(l, p)) {
             break p;
         }
@@ -174,6 +178,10 @@ fn first_where(
         }
         pos = pos / FANOUT + 1;
         l += 1;
+        unit *= FANOUT;
+        if pos * unit >= end_rel {
+            return None;
+        }
     };
     // down: the leftmost child whose maximum qualifies holds the first qualifying position
     let mut p = found;
@@ -183,7 +191,7 @@ fn first_where(
         let hi = (lo + FANOUT).min(len(l));
         p = (lo..hi).find(|&c| test(l, c))?;
     }
-    Some(base + p)
+    (base + p < end).then_some(base + p)
 }
 
 fn longest_linear(cols: &SliceColumns, r: std::ops::Range<usize>) -> usize {
@@ -229,7 +237,7 @@ pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_n
         let stop = match next_big {
             Some(b) if b > i => b,
             _ => {
-                let b = lod.first_at_least(cols, depth, i, min_dur).unwrap_or(usize::MAX).min(r.end);
+                let b = lod.first_at_least(cols, depth, i..r.end, min_dur).unwrap_or(r.end);
                 next_big = Some(b);
                 b
             }
@@ -241,7 +249,10 @@ pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_n
         // grow over small slices starting less than a pixel after the block's end: at one depth
         // ends are sorted, so the block ends at the first gap of at least a pixel (gap tree)
         if i < stop {
-            let k = lod.first_gap_at_least(cols, depth, first, px).unwrap_or(usize::MAX);
+            // short blocks are the common case when zoomed in: look at a few gaps first
+            let depth_end = cols.depth_range(depth).end;
+            let near = (first..(first + 8).min(stop)).find(|&k| gap_after(cols, depth_end, k) >= px);
+            let k = near.or_else(|| lod.first_gap_at_least(cols, depth, first..stop, px)).unwrap_or(usize::MAX);
             let j = k.saturating_add(1).min(stop);
             if j > i {
                 end_ns = end_ns.max(cols.end_ns(j - 1));
@@ -260,6 +271,7 @@ pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_n
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::partition;
     use crate::model::{ArgsId, GroupKind, TraceBuilder, TrackKind};
     use crate::strings::StrId;
 
@@ -349,7 +361,11 @@ mod tests {
         for min in [0.0, 1.0, 500.0, 990.0, 996.0, 997.0, 1e9] {
             for from in (0..n).step_by(997).chain([0, 1, 31, 32, 33, 1023, 1024, n - 1, n]) {
                 let want = (from..n).find(|&i| t.slices.dur_ns[i] as f64 >= min);
-                assert_eq!(t.lod.first_at_least(&t.slices, 0, from, min), want, "from {from} min {min}");
+                assert_eq!(t.lod.first_at_least(&t.slices, 0, from..n, min), want, "from {from} min {min}");
+                for end in [from + 1, from + 31, from + 700, from + 5000] {
+                    let want = (from..end.min(n)).find(|&i| t.slices.dur_ns[i] as f64 >= min);
+                    assert_eq!(t.lod.first_at_least(&t.slices, 0, from..end, min), want, "from {from} end {end} min {min}");
+                }
             }
         }
     }
@@ -375,6 +391,35 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn timing_vs_reference() {
+        let tr = crate::model::synth::nested_trace(10_000_000, 1, 42);
+        let t = &tr.tracks[0];
+        let span = (tr.end_ns - tr.start_ns) as f64;
+        for zoom in [1.0, 100.0, 1000.0, 3000.0, 10000.0] {
+            let w = span / zoom;
+            let a = tr.start_ns + (span / 2.0) as i64;
+            let npp = w / 1920.0;
+            let mut out = Vec::new();
+            let mut best = [f64::MAX; 2];
+            for _ in 0..5 {
+                type Q = fn(&SliceColumns, &LodIndex, usize, i64, i64, f64, f64, &mut Vec<LodItem>);
+                for (k, f) in [query as Q, query_reference as Q].iter().enumerate() {
+                    let t0 = std::time::Instant::now();
+                    for _ in 0..20 {
+                        for d in 0..t.slices.depth_count() {
+                            out.clear();
+                            f(&t.slices, &t.lod, d, a, a + w as i64, npp, 1.0, &mut out);
+                        }
+                    }
+                    best[k] = best[k].min(t0.elapsed().as_secs_f64() / 20.0 * 1e6);
+                }
+            }
+            eprintln!("zoom {zoom}: new {:.1} us, reference {:.1} us", best[0], best[1]);
         }
     }
 
@@ -425,7 +470,11 @@ mod tests {
         for g in [0, 100, 500, 900, 1090, 1099, 2000] {
             for from in (0..n).step_by(331).chain([0, 31, 32, 1023, 1024, n - 1, n]) {
                 let want = (from..n).find(|&k| gap(k) >= g);
-                assert_eq!(t.lod.first_gap_at_least(&t.slices, 0, from, g), want, "from {from} gap {g}");
+                assert_eq!(t.lod.first_gap_at_least(&t.slices, 0, from..n, g), want, "from {from} gap {g}");
+                for end in [from + 1, from + 33, from + 1100, from + 9000] {
+                    let want = (from..end.min(n)).find(|&k| gap(k) >= g);
+                    assert_eq!(t.lod.first_gap_at_least(&t.slices, 0, from..end, g), want, "from {from} end {end} gap {g}");
+                }
             }
         }
     }
