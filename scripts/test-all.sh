@@ -20,7 +20,7 @@ for target in "" "--target wasm32-unknown-unknown"; do
 done
 
 step "native tests (core, cli, golden tests)"
-cargo test --profile ci --workspace --exclude loupe-app --lib --bins --tests 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true
+cargo test --profile ci --workspace --exclude loupe-app --exclude loupe-bench-wasm --lib --bins --tests 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true
 if grep -qE '^test result: FAILED|^error' /tmp/loupe-native-tests.log; then
   cat /tmp/loupe-native-tests.log | tail -80; exit 1
 fi

@@ -1,13 +1,14 @@
 //! NTFF decode throughput. Builds a synthetic capture with >= 500 MB of records in memory
-//! (record mix like the real corpus: ~35 % instruction, ~20 % event, ~44 % DMA records),
+//! (`writer::synthetic_capture`: record mix like the real corpus, ~35 % instruction, ~20 % event,
+//! ~45 % DMA records),
 //! then times `ntff::parse`.
 //!
 //! `cargo run -p loupe-core --release --example bench_ntff [-- <MB of records>]`
 
 use std::time::Instant;
 
-use loupe_core::neuron::ntff::writer::{self, Capture, DmaEvent, InstrEvent, Program, SemEvent, ThrottleEvent};
-use loupe_core::neuron::ntff::{self, SemaphoreOp};
+use loupe_core::neuron::ntff::writer;
+use loupe_core::neuron::ntff;
 
 /// CPU time of this thread in seconds (Linux `/proc/thread-self/schedstat`), if available.
 /// The machine may be shared, so wall-clock rates can understate the decoder.
@@ -26,81 +27,8 @@ fn user_sys() -> Option<(f64, f64)> {
 
 fn main() {
     let target_mb: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(512);
-    let records = target_mb * 1_000_000 / 16;
-    let (n_instr, n_sem, n_dma) = (records * 35 / 100 / 2, records * 20 / 100, records * 45 / 100 / 3);
-
     let t = Instant::now();
-    let mut c = Capture::default();
-    const SLOTS: usize = 4096;
-    let ops = [0x01u8, 0x02, 0x21, 0xA0, 0xA2, 0xA4, 0xA5, 0xA9, 0xB1, 0xB8];
-    for e in 0..5u8 {
-        let code: Vec<u8> = (0..SLOTS).map(|i| ops[(i * 7 + e as usize) % ops.len()]).collect();
-        c.programs.push(Program::new(e, &code).notify(40, 2));
-    }
-    let t0: i64 = 1_000_000;
-    for e in 0..5u8 {
-        c.instructions.push(InstrEvent {
-            engine: e,
-            pc: 40,
-            start_ps: t0 - 5_000,
-            end_ps: t0,
-            wait_cycles: 0,
-            crc_in: 0xFFFF,
-            crc_out: 0xFFFF,
-            flags: 0,
-        });
-    }
-    // Engines interleaved round-robin, each walking its program; every 7th overlaps the previous.
-    let mut clock = [t0; 5];
-    let mut pc = [41u32; 5];
-    c.instructions.reserve(n_instr as usize);
-    for k in 0..n_instr {
-        let e = (k % 5) as usize;
-        let start = if k % 7 == 0 { clock[e] - 300 } else { clock[e] + 50 };
-        let end = start + 1_000 + (k as i64 * 37) % 5_000;
-        clock[e] = end;
-        c.instructions.push(InstrEvent {
-            engine: e as u8,
-            pc: pc[e],
-            start_ps: start,
-            end_ps: end,
-            wait_cycles: (k % 64) as u16,
-            crc_in: k as u16,
-            crc_out: (k >> 16) as u16,
-            flags: 0,
-        });
-        pc[e] = if pc[e] + 1 >= SLOTS as u32 { 41 } else { pc[e] + 1 };
-    }
-    let span = clock.iter().max().unwrap() - t0;
-    c.semaphores.reserve(n_sem as usize);
-    for k in 0..n_sem {
-        c.semaphores.push(SemEvent {
-            source: (k % 6) as u8,
-            op: if k % 3 == 0 { SemaphoreOp::Set } else { SemaphoreOp::Increment },
-            semaphore: (k % 32) as u8,
-            value: (k % 100) as u32,
-            ts_ps: t0 + (k as i64 * span) / n_sem as i64,
-        });
-    }
-    // DMA records grouped by DMA engine, as in real files.
-    let per_engine = n_dma / 16;
-    c.dma.reserve(n_dma as usize);
-    for eng in 0..16u8 {
-        for k in 0..per_engine {
-            let start = t0 + (k as i64 * span) / per_engine as i64;
-            c.dma.push(DmaEvent {
-                dma_engine: eng,
-                queue: (k % 4) as u8,
-                start_ps: start,
-                end_ps: start + 7_000 + (k as i64 % 90_000),
-                size_bytes: 2048,
-                crc: k as u16,
-            });
-        }
-    }
-    for k in 0..1000i64 {
-        c.throttles.push(ThrottleEvent { ts_ps: t0 + k * span / 1000, w0: 0x9E08_0006, w1: 7 });
-    }
+    let c = writer::synthetic_capture(target_mb);
     let bytes = writer::write(&c);
     drop(c);
     let gen = t.elapsed();

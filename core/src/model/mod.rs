@@ -9,6 +9,7 @@
 
 pub mod builder;
 pub mod program;
+pub mod synth;
 pub mod warnings;
 
 pub use builder::{FlowEnd, SliceHandle, TraceBuilder};

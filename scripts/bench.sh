@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Loupe performance benchmarks: native (criterion + examples), browser (wasm in headless Chromium),
+# and speedscope vs Loupe on the same 50 MB trace. Prints numbers only (no pass/fail on time);
+# the machine may be shared, so read min and median.
+#
+#   bash scripts/bench.sh            # everything (≈ 15–25 min on 2 cores, most of it compiling)
+#   bash scripts/bench.sh --quick    # smaller inputs, no criterion (≈ 5 min once built)
+# Env: SKIP_SETUP=1, SKIP_NATIVE=1, SKIP_BROWSER=1, SKIP_SPEEDSCOPE=1, WASM_OPT=0 (skip wasm-opt -O3),
+#      LOUPE_DIST=<app build> (default dist/ when present), RUNS (browser runs, default 3).
+# Raw outputs land in target/bench/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+OUT=target/bench
+mkdir -p "$OUT"
+T0=$(date +%s)
+step() { echo "::: [+$(( $(date +%s) - T0 ))s] $*"; }
+
+if [ "${SKIP_SETUP:-0}" != 1 ]; then
+  step setup
+  bash scripts/setup.sh
+fi
+# setup.sh runs npm ci only for playwright-core; speedscope comes from the same package.json
+if [ ! -d node_modules/speedscope ] || [ ! -d node_modules/playwright-core ]; then
+  npm ci --no-audit --no-fund
+fi
+
+if [ $QUICK = 1 ]; then
+  JSON_MB=${JSON_MB:-50}; NTFF_MB=${NTFF_MB:-128}; SLICES=${SLICES:-2000000}; FRAMES=${FRAMES:-30}; RUNS=${RUNS:-2}
+else
+  JSON_MB=${JSON_MB:-200}; NTFF_MB=${NTFF_MB:-512}; SLICES=${SLICES:-10000000}; FRAMES=${FRAMES:-100}; RUNS=${RUNS:-3}
+fi
+export JSON_MB NTFF_MB SLICES FRAMES RUNS
+
+if [ "${SKIP_NATIVE:-0}" != 1 ]; then
+  step "native: build examples"
+  cargo build --release -p loupe-core --examples 2>&1 | tail -1
+  step "native: chrome JSON import, ${JSON_MB} MB"
+  ./target/release/examples/bench_chrome "$JSON_MB" "$RUNS" | tee "$OUT/native-json.txt"
+  step "native: NTFF decode, ${NTFF_MB} MB of records"
+  ./target/release/examples/bench_ntff "$NTFF_MB" | tee "$OUT/native-ntff.txt"
+  step "native: bytes per slice"
+  ./target/release/examples/bench_memory "$SLICES" "$JSON_MB" | tee "$OUT/native-memory.txt"
+  if [ $QUICK = 0 ]; then
+    step "native: criterion (cargo bench -p loupe-core)"
+    cargo bench -p loupe-core 2>&1 | grep -vE '^(Benchmarking|Found|  [0-9]+ \()' | tee "$OUT/criterion.txt"
+  fi
+fi
+
+if [ "${SKIP_BROWSER:-0}" != 1 ] || [ "${SKIP_SPEEDSCOPE:-0}" != 1 ]; then
+  step "wasm: build loupe-bench-wasm"
+  cargo build --release --target wasm32-unknown-unknown -p loupe-bench-wasm 2>&1 | tail -1
+  wasm-bindgen --target web --out-dir bench/wasm/pkg target/wasm32-unknown-unknown/release/loupe_bench_wasm.wasm
+  if [ "${WASM_OPT:-1}" != 0 ]; then
+    wasm-opt -O3 bench/wasm/pkg/loupe_bench_wasm_bg.wasm -o bench/wasm/pkg/loupe_bench_wasm_bg.wasm
+  fi
+fi
+if [ "${SKIP_BROWSER:-0}" != 1 ]; then
+  step "browser: JSON ${JSON_MB} MB, NTFF ${NTFF_MB} MB, LOD+paint at ${SLICES} slices"
+  OUT="$OUT/browser.json" node tests/bench/browser-bench.mjs | tee "$OUT/browser.txt"
+fi
+if [ "${SKIP_SPEEDSCOPE:-0}" != 1 ]; then
+  step "speedscope vs Loupe (50 MB)"
+  cargo build --release -p loupe-core --example gen_chrome 2>&1 | tail -1
+  node tests/bench/speedscope-vs-loupe.mjs | tee "$OUT/speedscope.txt"
+fi
+
+step "summary"
+node tests/bench/summary.mjs "$OUT"
+step done

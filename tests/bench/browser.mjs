@@ -1,0 +1,33 @@
+// Headless Debian Chromium through playwright-core (no browser download), as in the e2e tests.
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-quic', '--no-first-run',
+];
+
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    // EXTRA_CHROMIUM_ARGS: e.g. "--js-flags=--no-wasm-dynamic-tiering" (diagnostics only)
+    args: [...CHROMIUM_ARGS, ...(process.env.EXTRA_CHROMIUM_ARGS || '').split(' ').filter(Boolean)],
+  });
+}
+
+export const median = (v) => pct(v, 50);
+export function pct(v, p) {
+  const s = [...v].sort((a, b) => a - b);
+  return s[Math.min(s.length, Math.max(1, Math.ceil((p / 100) * s.length))) - 1];
+}
+export const fmt = (x, d = 1) => (x == null || Number.isNaN(x) ? '-' : Number(x).toFixed(d));
+
+/** Print rows (arrays) as an aligned text table. */
+export function table(header, rows) {
+  const all = [header, ...rows].map((r) => r.map(String));
+  const w = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  console.log(line(all[0]));
+  console.log(w.map((n) => '-'.repeat(n)).join('  '));
+  for (const r of all.slice(1)) console.log(line(r));
+}

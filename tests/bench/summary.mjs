@@ -1,0 +1,62 @@
+// Summary table of the outputs scripts/bench.sh wrote into target/bench/ (numbers only).
+//   node tests/bench/summary.mjs [dir]
+import fs from 'node:fs';
+import path from 'node:path';
+import { fmt, median, table } from './browser.mjs';
+
+const dir = process.argv[2] || 'target/bench';
+const read = (f) => { try { return fs.readFileSync(path.join(dir, f), 'utf8'); } catch { return null; } };
+const readJson = (f) => { const t = read(f); try { return t && JSON.parse(t); } catch { return null; } };
+const rows = [];
+const add = (what, value, detail, target) => rows.push([what, value, detail, target]);
+
+const nj = read('native-json.txt');
+if (nj) {
+  const runs = [...nj.matchAll(/import ([\d.]+) s CPU \(([\d.]+) s wall\) = (\d+) MB\/s/g)];
+  const size = nj.match(/generated ([\d.]+) MB/)?.[1];
+  const wall = runs.map((m) => +size / +m[2]);
+  add('JSON import, native', `${fmt(Math.max(...runs.map((m) => +m[3])), 0)} MB/s`, `${size} MB; best of ${runs.length} (CPU time); wall best ${fmt(Math.max(...wall), 0)}, median ${fmt(median(wall), 0)}`, '>= 250 MB/s');
+}
+const bj = readJson('browser.json');
+if (bj?.json) {
+  add('JSON import, browser (wasm, 1 thread)', `${fmt(bj.json.mbps_best, 0)} MB/s`, `${fmt(bj.json.mb)} MB; best of ${bj.json.times_ms.length}, median ${fmt(bj.json.mbps_median, 0)}; runs ms ${bj.json.times_ms.map((x) => fmt(x, 0)).join(' ')}`, '>= 250 MB/s');
+}
+const nm = read('native-memory.txt');
+if (nm) {
+  for (const m of nm.matchAll(/^(.*?): (\d+) slices.*?= ([\d.]+) bytes\/slice; slice columns ([\d.]+) bytes\/slice/gm)) {
+    add(`bytes/slice: ${m[1]}`, `${m[3]}`, `${m[2]} slices; slice columns only ${m[4]}`, '<= 32');
+  }
+}
+if (bj?.json) add('bytes/slice: JSON in the browser', fmt(bj.json.bytes_per_slice, 1), `slice columns only ${fmt(bj.json.column_bytes_per_slice, 1)}`, '<= 32');
+if (bj?.lod) {
+  const z = bj.lod.zooms;
+  const worst = z.reduce((a, b) => (b.frame_ms.p95 > a.frame_ms.p95 ? b : a));
+  add(`LOD query + paint per frame, ${bj.lod.build.slices} slices (browser)`, `p95 ${fmt(worst.frame_ms.p95, 2)} ms`, `worst zoom 1/${worst.zoom} (p50 ${fmt(worst.frame_ms.p50, 2)}); per zoom p50/p95: ${z.map((x) => `1/${x.zoom} ${fmt(x.frame_ms.p50, 1)}/${fmt(x.frame_ms.p95, 1)}`).join(', ')}`, 'p95 <= 8 ms');
+  const q = z.reduce((a, b) => (b.query_ms.p95 > a.query_ms.p95 ? b : a));
+  add('  of which LOD query only (browser)', `p95 ${fmt(q.query_ms.p95, 2)} ms`, `worst zoom 1/${q.zoom}`, '');
+}
+const cr = read('criterion.txt');
+if (cr) {
+  const lod = [...cr.matchAll(/lod_query_1920px\/zoom\/(1\/\d+)\s+time:\s+\[([\d.]+ \S+) ([\d.]+ \S+) ([\d.]+ \S+)\]/g)];
+  if (lod.length) add('LOD query, native, 10M slices on 1 track (all depths)', lod.map((m) => `${m[1]} ${m[3]}`).join(', '), 'criterion median estimate per query', '');
+  const agg = [...cr.matchAll(/aggregate_by_name\/(\S+)\s+time:\s+\[([\d.]+ \S+) ([\d.]+ \S+) ([\d.]+ \S+)\]/g)];
+  if (agg.length) add('aggregate_by_name, native, 10M slices', agg.map((m) => `${m[1]} ${m[3]}`).join(', '), 'criterion', '');
+  const thr = [...cr.matchAll(/import\/(\S+)\s+time:[^\n]*\n\s+thrpt:\s+\[([\d.]+ \S+) ([\d.]+ \S+) ([\d.]+ \S+)\]/g)];
+  for (const m of thr) add(`criterion import/${m[1]}`, m[3], 'criterion (MiB/s = 1.048576 MB/s)', '');
+}
+const nn = read('native-ntff.txt');
+if (nn) {
+  const m = nn.match(/parse: best ([\d.]+) s, mean ([\d.]+) s over (\d+) runs -> (\d+) MB\/s of records \(best\), (\d+) MB\/s \(mean\)/);
+  const area = nn.match(/\(([\d.]+) MB records/)?.[1];
+  const split = nn.match(/user ([\d.]+) s, system ([\d.]+) s/);
+  if (m) add('NTFF decode, native', `${m[4]} MB/s`, `${area} MB of records; best of ${m[3]} (wall), mean ${m[5]}${split ? `; CPU user ${split[1]} s + system ${split[2]} s per run` : ''}`, '>= 500 MB/s');
+}
+if (bj?.ntff) add('NTFF decode, browser (wasm, 1 thread)', `${fmt(bj.ntff.mbps_best, 0)} MB/s`, `${fmt(bj.ntff.records_mb)} MB of records; best of ${bj.ntff.times_ms.length}, median ${fmt(bj.ntff.mbps_median, 0)}; runs ms ${bj.ntff.times_ms.map((x) => fmt(x, 0)).join(' ')}`, '>= 500 MB/s');
+const ss = readJson('speedscope-vs-loupe.json');
+if (ss) {
+  const mb = ss.bytes / 1e6;
+  for (const [k, v] of Object.entries(ss.summary)) add(`open ${fmt(mb, 0)} MB trace: ${k}`, `${fmt(v.median_ms, 0)} ms`, `median of ${v.runs.length} (min ${fmt(v.min_ms, 0)}); ${fmt(v.mbps_median, 1)} MB/s`, '');
+  add('speedscope / Loupe', `${fmt(ss.ratio_median, 1)}x`, `median (min: ${fmt(ss.ratio_min, 1)}x); Loupe = ${ss.app_dist ? 'app build' : 'bench wasm page (no app build)'}`, '>= 5x');
+}
+console.log('\nLoupe benchmark summary (numbers only; targets for reference)\n');
+table(['measure', 'value', 'detail', 'target'], rows);
