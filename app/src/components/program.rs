@@ -45,7 +45,7 @@ pub fn ProgramView() -> impl IntoView {
     }
 }
 
-fn program_view(p: &Program, data: Arc<TraceData>) -> impl IntoView {
+fn program_view(p: &Program, data: Arc<TraceData>) -> AnyView {
     let title = if p.name.is_empty() { p.kind.clone() } else { format!("{} · {}", p.kind, p.name) };
     let header = p
         .header
@@ -110,9 +110,10 @@ fn program_view(p: &Program, data: Arc<TraceData>) -> impl IntoView {
         {hierarchy}
         {tables}
     }
+    .into_any()
 }
 
-fn table_view(t: &Table) -> impl IntoView {
+fn table_view(t: &Table) -> AnyView {
     let n = t.rows.len();
     let summary = format!("{} ({} row{})", t.name, fmt_count(n as u64), if n == 1 { "" } else { "s" });
     let head = t.columns.iter().map(|c| view! { <th>{c.clone()}</th> }).collect_view();
@@ -127,7 +128,7 @@ fn table_view(t: &Table) -> impl IntoView {
         .collect_view();
     let note = (n > ROW_CAP).then(|| view! { <p class="hint">{format!("showing the first {ROW_CAP} of {} rows", fmt_count(n as u64))}</p> });
     view! {
-        <details class="prog-section prog-table-section" data-testid="program-table" open=n <= 20>
+        <details class="prog-section prog-table-section" data-testid="program-table" open={n <= 20}>
             <summary>{summary}</summary>
             <div class="table-scroll">
                 <table class="prog-table">
@@ -138,9 +139,10 @@ fn table_view(t: &Table) -> impl IntoView {
             {note}
         </details>
     }
+    .into_any()
 }
 
-fn hierarchy_view(p: &Program, data: Arc<TraceData>) -> impl IntoView {
+fn hierarchy_view(p: &Program, data: Arc<TraceData>) -> AnyView {
     let mut kids: Vec<Vec<u32>> = vec![Vec::new(); p.hierarchy.len()];
     let mut roots = Vec::new();
     for (i, n) in p.hierarchy.iter().enumerate() {
@@ -168,6 +170,7 @@ fn hierarchy_view(p: &Program, data: Arc<TraceData>) -> impl IntoView {
             {list}
         </section>
     }
+    .into_any()
 }
 
 fn node_list(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, ids: Vec<u32>, depth: usize) -> AnyView {
@@ -197,7 +200,7 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
     view! {
         <li class="op-node" data-level=level.clone()>
             <div class="op-row" style=pad title=title>
-                <button class="op-toggle" disabled=!has_kids aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
+                <button class="op-toggle" disabled={!has_kids} aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
                     {move || if !has_kids { "·" } else if open.get() { "▾" } else { "▸" }}
                 </button>
                 <span class="op-level">{level}</span>
@@ -211,7 +214,7 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
     .into_any()
 }
 
-pub fn correlation_view(c: &CorrelationReport) -> impl IntoView {
+pub fn correlation_view(c: &CorrelationReport) -> AnyView {
     let events = c.events;
     let levels = c
         .levels
@@ -248,6 +251,7 @@ pub fn correlation_view(c: &CorrelationReport) -> impl IntoView {
             {notes}
         </section>
     }
+    .into_any()
 }
 
 /// Free-form trace metadata (file header fields, versions, …) as a collapsible banner.

@@ -1,0 +1,58 @@
+// Neuron: a NEFF alone opens the program view; an NTFF (with its NEFF when present) shows engine
+// tracks whose instructions carry pc/opcode in the details panel.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { setup, openApp, canvasColours, loupe, state, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
+
+const DIR = join(SAMPLES, 'neuron');
+const NEFF = join(DIR, 'matmul_small.neff');
+const NTFF = join(DIR, 'profile_128x128x1024.ntff');
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env?.close(); });
+
+async function waitLoaded(page) {
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
+  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
+}
+
+test('NEFF alone: program view', async (t) => {
+  if (!existsSync(NEFF)) { t.skip(`no ${NEFF}`); return; }
+  const { page, errors, context } = await openApp(env);
+  await page.getByTestId('open-file').setInputFiles(NEFF);
+  await waitLoaded(page);
+  const program = page.getByTestId('program');
+  await program.waitFor();
+  const text = await program.textContent();
+  assert.match(text, /NEFF/);
+  assert.match(text, /Instructions per subgraph and engine/);
+  assert.ok((await page.getByTestId('program-hierarchy').locator('.op-node').count()) > 0, 'hierarchy has nodes');
+  await shot(page, 'neuron-neff-program.png');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('NTFF: engine tracks, instruction details', async (t) => {
+  if (!existsSync(NTFF)) { t.skip(`no ${NTFF}`); return; }
+  const { page, errors, context } = await openApp(env, { dpr: 2 });
+  await page.getByTestId('open-file').setInputFiles(NTFF);
+  await waitLoaded(page);
+  const l = await loupe(page);
+  assert.ok(l.sliceCount > 0);
+  assert.ok((await canvasColours(page)) > 12, 'canvas is not blank');
+  const tracks = await page.getByTestId('track-list').textContent();
+  assert.match(tracks, /pe|act|pool|dma|sp/i, tracks);
+  await shot(page, 'neuron-ntff.png');
+  const p = await findSlicePoint(page);
+  assert.ok(p, 'an instruction is painted');
+  await page.mouse.click(p.x, p.y);
+  const details = page.getByTestId('details');
+  await details.getByText('pc', { exact: true }).first().waitFor();
+  assert.match(await details.textContent(), /opcode/);
+  await shot(page, 'neuron-ntff-selected.png');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
