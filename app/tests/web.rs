@@ -205,3 +205,25 @@ async fn bad_file_shows_load_error() {
     assert_eq!(loupe_prop("demo").as_bool(), Some(true));
     unmount(wrap, handle);
 }
+
+#[wasm_bindgen_test]
+async fn neff_alone_opens_the_program_view() {
+    let (wrap, handle) = mount();
+    until("first frame", Duration::from_secs(10), || frames() > 0.0).await;
+    choose_file("minimal.neff", &loupe_core::neuron::neff::writer::minimal_neff());
+    until("ready", Duration::from_secs(20), || body_state() == "ready").await;
+    // a program without a timeline: the Program tab is the main content
+    until("program view", Duration::from_secs(5), || by_testid("program").is_some()).await;
+    let program = by_testid("program").unwrap().text_content().unwrap();
+    assert!(program.contains("NEFF"), "{program}");
+    assert!(program.contains("Header"), "{program}");
+    let hier = by_testid("program-hierarchy").expect("operator hierarchy shown");
+    assert!(hier.query_selector(".op-node").unwrap().is_some(), "hierarchy has nodes");
+    assert!(by_testid("tab-program").unwrap().get_attribute("aria-selected").as_deref() == Some("true"));
+    // switching to the timeline and back
+    by_testid("tab-timeline").unwrap().click();
+    until("timeline tab", Duration::from_secs(5), || by_testid("program").is_none()).await;
+    by_testid("tab-program").unwrap().click();
+    until("program tab", Duration::from_secs(5), || by_testid("program").is_some()).await;
+    unmount(wrap, handle);
+}

@@ -245,7 +245,7 @@ fn paint_track(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, t0_ns: i64, t1_
             };
             let (x0, x1) = clamp_x(f.scale.x_from_time(start_ns), f.scale.x_from_time(end_ns), w);
             let bw = if x1 - x0 >= 4.0 { x1 - x0 - 1.0 } else { x1 - x0 };
-            let color = f.data.color_index(cols.name[name_idx]);
+            let color = f.data.slice_color(tid, name_idx);
             cx.fill_palette(f.theme, color);
             if merged_n > 0 {
                 c.set_global_alpha(0.65);
@@ -300,7 +300,7 @@ fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, gi: usize, t0_ns: i64
                 LodItem::Merged { start_ns, end_ns, longest, .. } => (start_ns, end_ns, longest as usize),
             };
             let (x0, x1) = clamp_x(f.scale.x_from_time(s), f.scale.x_from_time(e), f.width_px);
-            cx.fill_palette(f.theme, f.data.color_index(track.slices.name[name_idx]));
+            cx.fill_palette(f.theme, f.data.slice_color(tid, name_idx));
             c.fill_rect(x0, y, x1 - x0, h);
         }
     }
