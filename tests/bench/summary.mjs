@@ -8,6 +8,8 @@ const dir = process.argv[2] || 'target/bench';
 const read = (f) => { try { return fs.readFileSync(path.join(dir, f), 'utf8'); } catch { return null; } };
 const readJson = (f) => { const t = read(f); try { return t && JSON.parse(t); } catch { return null; } };
 const rows = [];
+// "12.3 µs" -> ms
+const toMs = (t) => { const [v, u] = t.split(' '); return +v * ({ ns: 1e-6, 'µs': 1e-3, us: 1e-3, ms: 1, s: 1e3 }[u] ?? NaN); };
 const add = (what, value, detail, target) => rows.push([what, value, detail, target]);
 
 const nj = read('native-json.txt');
@@ -42,9 +44,12 @@ if (bj?.lod) {
 const cr = read('criterion.txt');
 if (cr) {
   const lod = [...cr.matchAll(/lod_query_1920px\/zoom\/(1\/\d+)\s+time:\s+\[([\d.]+ \S+) ([\d.]+ \S+) ([\d.]+ \S+)\]/g)];
-  if (lod.length) add('LOD query, native, 10M slices on 1 track', lod.map((m) => `${m[1]} ${m[3]}`).join(', '), 'criterion estimate per query of all depths, 1920 px', '');
+  if (lod.length) {
+    const worst = lod.reduce((x, y) => (toMs(y[3]) > toMs(x[3]) ? y : x));
+    add('LOD query, native, 10M slices on 1 track', `${fmt(toMs(worst[3]), 3)} ms`, `worst zoom ${worst[1]}; per query of all depths at 1920 px (criterion): ${lod.map((m) => `${m[1]} ${m[3]}`).join(', ')}`, '');
+  }
   const agg = [...cr.matchAll(/aggregate_by_name\/(\S+)\s+time:\s+\[([\d.]+ \S+) ([\d.]+ \S+) ([\d.]+ \S+)\]/g)];
-  if (agg.length) add('aggregate_by_name, native, 10M slices', agg.map((m) => `${m[1]} ${m[3]}`).join(', '), 'criterion', '');
+  if (agg.length) add('aggregate_by_name, native, 10M slices', `${fmt(toMs(agg[0][3]), 1)} ms`, `criterion: ${agg.map((m) => `${m[1]} ${m[3]}`).join(', ')}`, '');
   const thr = [...cr.matchAll(/import\/(\S+)\s+time:[^\n]*\n\s+thrpt:\s+\[([\d.]+ \S+) ([\d.]+ \S+) ([\d.]+ \S+)\]/g)];
   for (const m of thr) add(`criterion import/${m[1]}`, m[3], 'criterion (MiB/s = 1.048576 MB/s)', '');
 }
