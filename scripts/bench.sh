@@ -15,6 +15,8 @@ QUICK=0
 [ "${1:-}" = "--quick" ] && QUICK=1
 OUT=target/bench
 mkdir -p "$OUT"
+# outputs of an earlier run must not show up in this run's summary (generated inputs are kept)
+rm -f "$OUT"/native-*.txt "$OUT"/criterion.txt "$OUT"/browser.txt "$OUT"/browser.json "$OUT"/speedscope.txt "$OUT"/speedscope-vs-loupe.json
 T0=$(date +%s)
 step() { echo "::: [+$(( $(date +%s) - T0 ))s] $*"; }
 

@@ -2,7 +2,8 @@
 // headless Chromium, single thread, on the page's main thread. Prints a table; numbers only.
 //   node tests/bench/browser-bench.mjs
 // Env: JSON_MB (200), NTFF_MB (512, MB of records), SLICES (10000000), TRACKS (8), FRAMES (100),
-//      RUNS (3), ZOOMS ("1,10,100,1000,10000,100000"), ONLY ("json,ntff,lod"), OUT (JSON file).
+//      RUNS (3), ZOOMS ("1,10,100,1000,10000,100000"), MERGE_PX ("1,3": LOD merge thresholds, the
+//      first is the headline), ONLY ("json,ntff,lod"), OUT (JSON file).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ const TRACKS = +env('TRACKS', 8);
 const FRAMES = +env('FRAMES', 100);
 const RUNS = +env('RUNS', 3);
 const ZOOMS = env('ZOOMS', '1,10,100,1000,10000,100000').split(',').map(Number);
+const MERGE_PX = env('MERGE_PX', '1,3').split(',').map(Number);
 const ONLY = env('ONLY', 'json,ntff,lod').split(',');
 const OUT = env('OUT', path.join(ROOT, 'target/bench/browser.json'));
 
@@ -60,14 +62,20 @@ try {
     results.lod = await withPage(async (page, isolated) => {
       const build = await page.evaluate(([n, t]) => JSON.parse(window.bench.lod_build(n, t)), [SLICES, TRACKS]);
       const zooms = [];
-      for (const z of ZOOMS) {
-        // 2 % of a width per frame, like a drag
-        zooms.push(await page.evaluate(([z, f]) => JSON.parse(window.bench.frames(document.getElementById('c'), z, f, 0.02)), [z, FRAMES]));
+      const alt = [];
+      for (const [k, m] of MERGE_PX.entries()) {
+        for (const z of ZOOMS) {
+          // 2 % of a width per frame, like a drag
+          const r = await page.evaluate(([z, f, m]) => JSON.parse(window.bench.frames(document.getElementById('c'), z, f, 0.02, m)), [z, FRAMES, m]);
+          (k === 0 ? zooms : alt).push(r);
+        }
+        if (k === 0) {
+          const shot = path.join(ROOT, 'target/bench/lod-frame.png');
+          fs.mkdirSync(path.dirname(shot), { recursive: true });
+          await page.screenshot({ path: shot });
+        }
       }
-      const shot = path.join(ROOT, 'target/bench/lod-frame.png');
-      fs.mkdirSync(path.dirname(shot), { recursive: true });
-      await page.screenshot({ path: shot });
-      return { build, zooms, crossOriginIsolated: isolated, screenshot: shot };
+      return { build, zooms, alt, crossOriginIsolated: isolated };
     });
   }
 } finally {
@@ -94,8 +102,8 @@ if (results.lod) {
   const b = results.lod.build;
   console.log(`\nLOD query + canvas paint per frame: ${b.slices} slices, ${b.tracks} tracks, ${b.rows} rows, 1920x1080 canvas, ${FRAMES} frames per zoom panning 2 %/frame`);
   console.log(`(built in ${fmt(b.build_ms, 0)} ms; ${fmt(b.bytes_per_slice, 2)} bytes/slice; crossOriginIsolated=${results.lod.crossOriginIsolated})\n`);
-  table(['zoom', 'visible', 'items p50', 'query p50/p95', 'paint p50/p95', 'flush p50/p95', 'frame p50', 'frame p95', 'frame max'],
-    results.lod.zooms.map((z) => [`1/${z.zoom}`, z.visible_ms >= 1 ? `${fmt(z.visible_ms, 1)} ms` : `${fmt(z.visible_ms * 1000, 1)} µs`, fmt(z.items_median, 0),
+  table(['merge px', 'zoom', 'visible', 'items p50', 'query p50/p95', 'paint p50/p95', 'flush p50/p95', 'frame p50', 'frame p95', 'frame max'],
+    [...results.lod.zooms, ...results.lod.alt].map((z) => [fmt(z.merge_px, 0), `1/${z.zoom}`, z.visible_ms >= 1 ? `${fmt(z.visible_ms, 1)} ms` : `${fmt(z.visible_ms * 1000, 1)} µs`, fmt(z.items_median, 0),
       `${fmt(z.query_ms.p50, 2)}/${fmt(z.query_ms.p95, 2)}`, `${fmt(z.paint_ms.p50, 2)}/${fmt(z.paint_ms.p95, 2)}`, `${fmt(z.flush_ms.p50, 2)}/${fmt(z.flush_ms.p95, 2)}`,
       fmt(z.frame_ms.p50, 2), fmt(z.frame_ms.p95, 2), fmt(z.frame_ms.max, 2)]));
 }

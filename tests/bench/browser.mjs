@@ -22,11 +22,11 @@ export function pct(v, p) {
 }
 export const fmt = (x, d = 1) => (x == null || Number.isNaN(x) ? '-' : Number(x).toFixed(d));
 
-/** Print rows (arrays) as an aligned text table. */
-export function table(header, rows) {
+/** Print rows (arrays) as an aligned text table; `left`: indexes of left-aligned columns. */
+export function table(header, rows, left = [0]) {
   const all = [header, ...rows].map((r) => r.map(String));
   const w = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  const line = (r) => r.map((c, i) => (left.includes(i) ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ').trimEnd();
   console.log(line(all[0]));
   console.log(w.map((n) => '-'.repeat(n)).join('  '));
   for (const r of all.slice(1)) console.log(line(r));

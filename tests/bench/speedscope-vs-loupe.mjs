@@ -56,6 +56,8 @@ async function measure(kind, run) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('dialog', (d) => { errors.push(`dialog: ${d.message()}`); d.dismiss(); });
+  const timers = []; // speedscope's console.time() phases, e.g. "import: 1234 ms"
+  page.on('console', (m) => { if (/^[\w ]+: [\d.]+ ?m?s$/.test(m.text())) timers.push(m.text()); });
   let extra = {};
   const t0 = performance.now();
   try {
@@ -79,7 +81,7 @@ async function measure(kind, run) {
     }
     const ms = performance.now() - t0;
     if (run === 0) await page.screenshot({ path: path.join(SHOTS, `${kind}.png`) });
-    return { kind, run, ms, errors, ...extra };
+    return { kind, run, ms, errors, timers, ...extra };
   } catch (e) {
     return { kind, run, ms: NaN, errors: [...errors, String(e.message || e)] };
   } finally {
@@ -127,4 +129,6 @@ if (HAVE_WASM) {
   const w = runs.filter((m) => m.kind === 'loupe-wasm' && m.import_ms);
   console.log(`loupe-wasm breakdown (median): fetch ${fmt(median(w.map((m) => m.fetch_ms)), 0)} ms, import_bytes ${fmt(median(w.map((m) => m.import_ms)), 0)} ms (${fmt(mb / (median(w.map((m) => m.import_ms)) / 1e3), 0)} MB/s), first frame ${fmt(median(w.map((m) => m.first_frame_ms)), 1)} ms`);
 }
+const st = runs.filter((m) => m.kind === 'speedscope').map((m) => m.timers.join(', ')).filter(Boolean);
+if (st.length) console.log(`speedscope's own timers: ${st.join(' | ')}`);
 console.log(`\nratio speedscope / ${loupeKind}: ${fmt(ratio, 1)}x (median), ${fmt(ratioMin, 1)}x (min)`);

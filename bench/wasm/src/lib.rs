@@ -169,7 +169,7 @@ struct Row {
 /// One frame of the timeline: LOD queries for every visible row of [t0, t1) over `width` px, then
 /// a canvas paint (a fillRect per item, colour by name, merged blocks in their longest slice's
 /// colour, drawn in colour buckets; a clipped fillText label where a slice is ≥ 30 px wide). Returns (query ms, paint ms, items).
-fn frame(tr: &Trace, rows: &[Row], ctx: &CanvasRenderingContext2d, t0: i64, t1: i64, width: f64, height: f64, buf: &mut Vec<(u32, LodItem)>, buckets: &mut [Vec<[f64; 3]>; PALETTE.len()], label: &mut String) -> (f64, f64, usize) {
+fn frame(tr: &Trace, rows: &[Row], ctx: &CanvasRenderingContext2d, t0: i64, t1: i64, width: f64, height: f64, merge_px: f64, buf: &mut Vec<(u32, LodItem)>, buckets: &mut [Vec<[f64; 3]>; PALETTE.len()], label: &mut String) -> (f64, f64, usize) {
     let npp = (t1 - t0) as f64 / width;
     let q0 = now();
     buf.clear();
@@ -180,7 +180,7 @@ fn frame(tr: &Trace, rows: &[Row], ctx: &CanvasRenderingContext2d, t0: i64, t1: 
         }
         let t = &tr.tracks[r.track];
         items.clear();
-        lod::query(&t.slices, &t.lod, r.depth, t0, t1, npp, 1.0, &mut items);
+        lod::query(&t.slices, &t.lod, r.depth, t0, t1, npp, merge_px, &mut items);
         buf.extend(items.iter().map(|&it| (k as u32, it)));
     }
     let q1 = now();
@@ -238,10 +238,11 @@ fn frame(tr: &Trace, rows: &[Row], ctx: &CanvasRenderingContext2d, t0: i64, t1: 
 }
 
 /// Pan over the kept trace at zoom `zoom` (visible width = duration / zoom) for `frames` frames,
-/// `pan` of a width per frame, on `canvas` (its own size is the viewport). Per frame: query, paint,
+/// `pan` of a width per frame, on `canvas` (its own size is the viewport); slices narrower than
+/// `merge_px` pixels are merged (`lod::query`). Per frame: query, paint,
 /// then a 1×1 `getImageData` that forces the pending 2D commands to be rasterised (flush).
 #[wasm_bindgen]
-pub fn frames(canvas: &HtmlCanvasElement, zoom: f64, frames: u32, pan: f64) -> String {
+pub fn frames(canvas: &HtmlCanvasElement, zoom: f64, frames: u32, pan: f64, merge_px: f64) -> String {
     CURRENT.with(|c| {
         let c = c.borrow();
         let Some(tr) = c.as_ref() else { return json!({"error": "no trace"}).to_string() };
@@ -270,7 +271,7 @@ pub fn frames(canvas: &HtmlCanvasElement, zoom: f64, frames: u32, pan: f64) -> S
             let t0 = tr.start_ns + a as i64;
             let t1 = t0 + w as i64;
             let f0 = now();
-            let (qm, pm, n) = frame(tr, &rows, &ctx, t0, t1, width, height, &mut buf, &mut buckets, &mut label);
+            let (qm, pm, n) = frame(tr, &rows, &ctx, t0, t1, width, height, merge_px, &mut buf, &mut buckets, &mut label);
             let fl0 = now();
             let _ = ctx.get_image_data(0.0, 0.0, 1.0, 1.0);
             let end = now();
@@ -286,7 +287,7 @@ pub fn frames(canvas: &HtmlCanvasElement, zoom: f64, frames: u32, pan: f64) -> S
         }
         let stat = |v: &[f64]| json!({"p50": percentile(v, 50.0), "p95": percentile(v, 95.0), "max": percentile(v, 100.0)});
         json!({
-            "zoom": zoom, "visible_ms": w / 1e6, "ns_per_px": w / width, "frames": frames, "rows": rows.len(),
+            "zoom": zoom, "merge_px": merge_px, "visible_ms": w / 1e6, "ns_per_px": w / width, "frames": frames, "rows": rows.len(),
             "items_median": median(&items), "items_max": percentile(&items, 100.0),
             "query_ms": stat(&q), "paint_ms": stat(&p), "flush_ms": stat(&fl), "frame_ms": stat(&total),
         })
