@@ -12,26 +12,7 @@ const STEP_GAP_NS: i64 = 400_000;
 /// Absolute time of the first step: not zero, so relative ruler labels are exercised.
 const T0_NS: i64 = 1_000_000_000;
 
-/// xorshift64*: tiny, deterministic, good enough for jitter.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in `[lo, hi)`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        if hi <= lo {
-            return lo;
-        }
-        lo + (self.next() % (hi - lo) as u64) as i64
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
+use crate::rng::Rng;
 
 /// Operators of one step: (name, engines used, duration range µs).
 const OPS: &[(&str, &[usize], (i64, i64))] = &[

@@ -7,6 +7,7 @@ pub mod lod;
 pub mod model;
 pub mod neuron;
 pub mod query;
+mod rng;
 pub mod strings;
 pub mod time;
 pub mod view;
