@@ -44,7 +44,11 @@ pub fn slice_name(trace: &Trace, s: SliceRef) -> String {
     let Some(t) = trace.tracks.get(s.track.idx()) else { return String::new() };
     let Some(&n) = t.slices.name.get(s.index as usize) else { return String::new() };
     let name = trace.str(n);
-    if name.is_empty() { "(unnamed)".into() } else { name.to_string() }
+    if name.is_empty() {
+        "(unnamed)".into()
+    } else {
+        name.to_string()
+    }
 }
 
 /// "track label › name @ start" for a flow end.
@@ -54,7 +58,12 @@ pub fn slice_ref_label(trace: &Trace, s: SliceRef) -> String {
     if i >= t.slices.len() {
         return "?".into();
     }
-    format!("{} › {} @ {}", trace.track_label(s.track), slice_name(trace, s), time_label(trace, t.slices.start_ns[i]))
+    format!(
+        "{} › {} @ {}",
+        trace.track_label(s.track),
+        slice_name(trace, s),
+        time_label(trace, t.slices.start_ns[i])
+    )
 }
 
 /// The sample of a counter in effect at `t_ns` (the last one at or before it).

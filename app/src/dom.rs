@@ -19,11 +19,20 @@ impl Drop for Listener {
 }
 
 /// Listen for `name` on `target`. `passive: false` lets the handler call `preventDefault` (wheel).
-pub fn listen(target: &EventTarget, name: &'static str, passive: bool, f: impl FnMut(Event) + 'static) -> Listener {
+pub fn listen(
+    target: &EventTarget,
+    name: &'static str,
+    passive: bool,
+    f: impl FnMut(Event) + 'static,
+) -> Listener {
     let cb = Closure::<dyn FnMut(Event)>::new(f);
     let opts = AddEventListenerOptions::new();
     opts.set_passive(passive);
-    let _ = target.add_event_listener_with_callback_and_add_event_listener_options(name, cb.as_ref().unchecked_ref(), &opts);
+    let _ = target.add_event_listener_with_callback_and_add_event_listener_options(
+        name,
+        cb.as_ref().unchecked_ref(),
+        &opts,
+    );
     Listener { target: target.clone(), name, cb }
 }
 
@@ -53,7 +62,10 @@ pub fn is_typing_target(ev: &Event) -> bool {
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         .map(|e| match e.tag_name().to_ascii_lowercase().as_str() {
             // a file input keeps focus after choosing a file: keys must still navigate
-            "input" => !matches!(e.get_attribute("type").unwrap_or_default().to_ascii_lowercase().as_str(), "file" | "button" | "checkbox" | "radio"),
+            "input" => !matches!(
+                e.get_attribute("type").unwrap_or_default().to_ascii_lowercase().as_str(),
+                "file" | "button" | "checkbox" | "radio"
+            ),
             "textarea" | "select" => true,
             _ => e.has_attribute("contenteditable"),
         })

@@ -72,13 +72,18 @@ pub struct TraceData {
 
 impl TraceData {
     pub fn new(trace: Trace, source_label: String, is_demo: bool, load_ms: f64) -> TraceData {
-        let color_of_str = (0..trace.strings.len()).map(|i| palette_index(trace.strings.get(loupe_core::StrId(i as u32))) as u8).collect();
+        let color_of_str = (0..trace.strings.len())
+            .map(|i| palette_index(trace.strings.get(loupe_core::StrId(i as u32))) as u8)
+            .collect();
         let by_operator = trace
             .tracks
             .iter()
             .map(|t| {
                 t.kind == loupe_core::model::TrackKind::Stream
-                    && trace.groups.get(t.group.0 as usize).is_some_and(|g| g.kind == loupe_core::model::GroupKind::Device)
+                    && trace
+                        .groups
+                        .get(t.group.0 as usize)
+                        .is_some_and(|g| g.kind == loupe_core::model::GroupKind::Device)
                     && t.slices.category.iter().any(|&c| !trace.str(c).is_empty())
             })
             .collect();
@@ -106,9 +111,20 @@ impl TraceData {
 pub enum Selection {
     Slice(SliceRef),
     /// A merged LOD block: slices `first..end` of one depth of a track.
-    Merged { track: TrackId, depth: u32, first: u32, end: u32 },
-    Instant { track: TrackId, index: u32 },
-    CounterSample { counter: u32, index: u32 },
+    Merged {
+        track: TrackId,
+        depth: u32,
+        first: u32,
+        end: u32,
+    },
+    Instant {
+        track: TrackId,
+        index: u32,
+    },
+    CounterSample {
+        counter: u32,
+        index: u32,
+    },
 }
 
 /// All app-wide state; `Copy` (arena handles), provided once as context.

@@ -22,7 +22,10 @@ fn document() -> web_sys::Document {
 
 async fn sleep(ms: i32) {
     let p = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
     });
     JsFuture::from(p).await.unwrap();
 }
@@ -64,11 +67,15 @@ fn mount() -> (HtmlElement, Box<dyn std::any::Any>) {
     if doc.get_element_by_id("loupe-test-css").is_none() {
         let style = doc.create_element("style").unwrap();
         style.set_id("loupe-test-css");
-        style.set_text_content(Some(concat!(include_str!("../../style/tokens.css"), include_str!("../../style/main.css"))));
+        style.set_text_content(Some(concat!(
+            include_str!("../../style/tokens.css"),
+            include_str!("../../style/main.css")
+        )));
         doc.head().unwrap().append_child(&style).unwrap();
     }
     let wrap: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
-    wrap.set_attribute("style", "position:fixed;left:0;top:0;width:1200px;height:700px;overflow:hidden").unwrap();
+    wrap.set_attribute("style", "position:fixed;left:0;top:0;width:1200px;height:700px;overflow:hidden")
+        .unwrap();
     doc.body().unwrap().append_child(&wrap).unwrap();
     let handle = leptos::mount::mount_to(wrap.clone(), || view! { <App loader=LoaderMode::InThread/> });
     (wrap, Box::new(handle))
@@ -163,7 +170,10 @@ async fn click_fills_details() {
         let ev = web_sys::PointerEvent::new_with_event_init_dict(kind, &init).unwrap();
         canvas.dispatch_event(&ev).unwrap();
     }
-    until("details", Duration::from_secs(5), || by_testid("details").and_then(|d| d.text_content()).is_some_and(|t| t.contains("duration"))).await;
+    until("details", Duration::from_secs(5), || {
+        by_testid("details").and_then(|d| d.text_content()).is_some_and(|t| t.contains("duration"))
+    })
+    .await;
     let text = by_testid("details").unwrap().text_content().unwrap();
     assert!(text.contains("track") && text.contains("depth"), "{text}");
     unmount(wrap, handle);

@@ -78,7 +78,12 @@ fn read_input(path: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
         names.sort();
         return names
             .iter()
-            .map(|p| Ok((p.to_string_lossy().into_owned(), std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?)))
+            .map(|p| {
+                Ok((
+                    p.to_string_lossy().into_owned(),
+                    std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
+                ))
+            })
             .collect();
     }
     Ok(vec![(path.to_string(), std::fs::read(path).map_err(|e| format!("{path}: {e}"))?)])
@@ -131,10 +136,19 @@ fn run(a: &Args) -> Result<(), String> {
                         let t = load(f, a.neff.as_deref())?;
                         let mut labels: Vec<Option<String>> = vec![None; t.tracks.len()];
                         for r in query::slices_in_display_order(&t) {
-                            let label = labels[r.track.idx()].get_or_insert_with(|| csv_field(&t.track_label(r.track))).clone();
+                            let label = labels[r.track.idx()]
+                                .get_or_insert_with(|| csv_field(&t.track_label(r.track)))
+                                .clone();
                             let c = &t.track(r.track).slices;
                             let i = r.index as usize;
-                            writeln!(out, "{label},{},{},{}", csv_field(t.str(c.name[i])), c.start_ns[i], c.dur_ns[i]).map_err(io)?;
+                            writeln!(
+                                out,
+                                "{label},{},{},{}",
+                                csv_field(t.str(c.name[i])),
+                                c.start_ns[i],
+                                c.dur_ns[i]
+                            )
+                            .map_err(io)?;
                         }
                     }
                 }
@@ -142,7 +156,16 @@ fn run(a: &Args) -> Result<(), String> {
                     writeln!(out, "engine,pc,start_ns,dur_ns,opcode").map_err(io)?;
                     for f in &a.files {
                         for r in neuron_rows::instructions(&load(f, a.neff.as_deref())?) {
-                            writeln!(out, "{},{},{},{},{}", r.engine, r.pc, r.start_ns, r.dur_ns, csv_field(&r.opcode)).map_err(io)?;
+                            writeln!(
+                                out,
+                                "{},{},{},{},{}",
+                                r.engine,
+                                r.pc,
+                                r.start_ns,
+                                r.dur_ns,
+                                csv_field(&r.opcode)
+                            )
+                            .map_err(io)?;
                         }
                     }
                 }
@@ -150,7 +173,8 @@ fn run(a: &Args) -> Result<(), String> {
                     writeln!(out, "dma_engine,queue,start_ns,dur_ns,size").map_err(io)?;
                     for f in &a.files {
                         for r in neuron_rows::dma(&load(f, a.neff.as_deref())?) {
-                            writeln!(out, "{},{},{},{},{}", r.engine, r.queue, r.start_ns, r.dur_ns, r.size).map_err(io)?;
+                            writeln!(out, "{},{},{},{},{}", r.engine, r.queue, r.start_ns, r.dur_ns, r.size)
+                                .map_err(io)?;
                         }
                     }
                 }
@@ -176,7 +200,12 @@ fn run(a: &Args) -> Result<(), String> {
                 } else {
                     writeln!(out, "{f}: {} instruction events", r.events).map_err(io)?;
                     for (l, n) in &r.levels {
-                        writeln!(out, "  reached {l:<12} {n:>10} ({:.1} %)", 100.0 * *n as f64 / r.events.max(1) as f64).map_err(io)?;
+                        writeln!(
+                            out,
+                            "  reached {l:<12} {n:>10} ({:.1} %)",
+                            100.0 * *n as f64 / r.events.max(1) as f64
+                        )
+                        .map_err(io)?;
                     }
                     for (why, n) in &r.unmatched {
                         writeln!(out, "  stopped {n:>10}: {why}").map_err(io)?;

@@ -55,7 +55,13 @@ pub fn instructions(t: &Trace) -> Vec<InstructionRow> {
                     n => n.to_string(),
                 },
             };
-            rows.push(InstructionRow { engine, pc: t.arg_to_string(pc), start_ns: c.start_ns[i], dur_ns: c.dur_ns[i], opcode: t.str(c.name[i]).to_string() });
+            rows.push(InstructionRow {
+                engine,
+                pc: t.arg_to_string(pc),
+                start_ns: c.start_ns[i],
+                dur_ns: c.dur_ns[i],
+                opcode: t.str(c.name[i]).to_string(),
+            });
         }
     }
     rows.sort_by(|a, b| (a.start_ns, &a.engine, a.dur_ns).cmp(&(b.start_ns, &b.engine, b.dur_ns)));
@@ -68,9 +74,20 @@ pub fn dma(t: &Trace) -> Vec<DmaRow> {
     for tr in device_tracks(t, TrackKind::Dma).filter(|tr| !t.str(tr.name).ends_with(" transfers")) {
         let c = &tr.slices;
         for i in 0..c.len() {
-            let (Some(e), Some(q)) = (arg(t, c.args[i], "dma_engine"), arg(t, c.args[i], "dma_queue")) else { continue };
-            let size = arg(t, c.args[i], "transfer_size").or_else(|| arg(t, c.args[i], "size")).map(|v| t.arg_to_string(v)).unwrap_or_default();
-            rows.push(DmaRow { engine: t.arg_to_string(e), queue: t.arg_to_string(q), start_ns: c.start_ns[i], dur_ns: c.dur_ns[i], size });
+            let (Some(e), Some(q)) = (arg(t, c.args[i], "dma_engine"), arg(t, c.args[i], "dma_queue")) else {
+                continue;
+            };
+            let size = arg(t, c.args[i], "transfer_size")
+                .or_else(|| arg(t, c.args[i], "size"))
+                .map(|v| t.arg_to_string(v))
+                .unwrap_or_default();
+            rows.push(DmaRow {
+                engine: t.arg_to_string(e),
+                queue: t.arg_to_string(q),
+                start_ns: c.start_ns[i],
+                dur_ns: c.dur_ns[i],
+                size,
+            });
         }
     }
     rows.sort_by(|a, b| (a.start_ns, &a.engine, &a.queue).cmp(&(b.start_ns, &b.engine, &b.queue)));

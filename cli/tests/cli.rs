@@ -76,14 +76,18 @@ fn ntff_and_json_export_give_the_same_rows() {
         println!("skipped: {dir} not found");
         return;
     };
-    let mut ntffs: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ntff")).collect();
+    let mut ntffs: Vec<_> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ntff"))
+        .collect();
     ntffs.sort();
     let mut checked = 0;
     for ntff in ntffs.iter().step_by(8) {
         let json = ntff.with_extension("json");
         for kind in ["instruction", "dma", "semaphore"] {
             let run = |p: &std::path::Path| {
-                let o = loupe().args(["events", p.to_str().unwrap(), "--kind", kind, "--csv"]).output().unwrap();
+                let o =
+                    loupe().args(["events", p.to_str().unwrap(), "--kind", kind, "--csv"]).output().unwrap();
                 assert!(o.status.success(), "{}: {}", p.display(), String::from_utf8_lossy(&o.stderr));
                 String::from_utf8(o.stdout).unwrap()
             };

@@ -22,7 +22,10 @@ fn chrome_json(c: &mut Criterion) {
     let slices = import_bytes("synthetic.json", &bytes, &mut NoProgress).expect("import").slice_count();
     eprintln!("chrome json: {:.1} MB, {slices} slices", bytes.len() as f64 / 1e6);
     let mut g = c.benchmark_group("import");
-    g.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6));
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.bench_function(format!("chrome_json_{mb}MiB"), |b| {
         b.iter(|| import_bytes("synthetic.json", black_box(&bytes), &mut NoProgress).expect("import"))
@@ -36,10 +39,15 @@ fn ntff_decode(c: &mut Criterion) {
     let area = ntff::parse(&bytes).expect("parse").stats.record_area_bytes;
     eprintln!("ntff: {:.1} MB file, {:.1} MB of records", bytes.len() as f64 / 1e6, area as f64 / 1e6);
     let mut g = c.benchmark_group("import");
-    g.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(12));
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(12));
     // throughput over the record area (the metadata is a few KB)
     g.throughput(Throughput::Bytes(area));
-    g.bench_function(format!("ntff_parse_{mb}MB_records"), |b| b.iter(|| ntff::parse(black_box(&bytes)).expect("parse")));
+    g.bench_function(format!("ntff_parse_{mb}MB_records"), |b| {
+        b.iter(|| ntff::parse(black_box(&bytes)).expect("parse"))
+    });
     g.finish();
 }
 

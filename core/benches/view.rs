@@ -33,7 +33,10 @@ fn bench(c: &mut Criterion) {
     let span = (t1 - t0) as f64;
 
     let mut g = c.benchmark_group("lod_query_1920px");
-    g.sampling_mode(SamplingMode::Flat).sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
     g.throughput(Throughput::Elements(1));
     let mut out: Vec<LodItem> = Vec::with_capacity(1 << 16);
     for zoom in [1u64, 10, 100, 1_000, 10_000, 100_000] {
@@ -63,7 +66,10 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     let mut g = c.benchmark_group("aggregate_by_name");
-    g.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
     g.throughput(Throughput::Elements(n as u64));
     g.bench_function("all", |b| b.iter(|| aggregate_by_name(black_box(&tr), i64::MIN, i64::MAX)));
     let a = t0 + (span * 0.5) as i64;

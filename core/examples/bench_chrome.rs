@@ -32,7 +32,11 @@ fn main() {
         },
         Err(_) => synth::chrome_trace_json(mb << 20, 42),
     };
-    let events = if std::env::var("BENCH_NOCOUNT").is_ok() { 0 } else { bytes.windows(5).filter(|w| w == b"\"ph\":").count() };
+    let events = if std::env::var("BENCH_NOCOUNT").is_ok() {
+        0
+    } else {
+        bytes.windows(5).filter(|w| w == b"\"ph\":").count()
+    };
     println!("generated {:.1} MB, {events} events in {:.2?}", bytes.len() as f64 / 1e6, t.elapsed());
     let mut best = f64::MAX;
     let mut trace = None;

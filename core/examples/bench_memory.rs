@@ -49,7 +49,11 @@ fn main() {
     let tr = nested_trace(slices, 8, 42);
     let r1 = rss_bytes();
     println!("built {slices} slices through TraceBuilder in {:.2?}", t.elapsed());
-    report("TraceBuilder 10M-class (8 tracks, no args)", &tr, r0.zip(r1).map(|(a, b)| b as isize - a as isize));
+    report(
+        "TraceBuilder 10M-class (8 tracks, no args)",
+        &tr,
+        r0.zip(r1).map(|(a, b)| b as isize - a as isize),
+    );
     drop(tr);
 
     // bytes are generated first so the RSS growth below is the model's only
@@ -59,5 +63,9 @@ fn main() {
     let tr = import_bytes("synthetic.json", &bytes, &mut NoProgress).expect("import");
     let r1 = rss_bytes();
     println!("imported {:.1} MB JSON in {:.2?}", bytes.len() as f64 / 1e6, t.elapsed());
-    report(&format!("Kineto-like JSON {:.0} MB", bytes.len() as f64 / 1e6), &tr, r0.zip(r1).map(|(a, b)| b as isize - a as isize));
+    report(
+        &format!("Kineto-like JSON {:.0} MB", bytes.len() as f64 / 1e6),
+        &tr,
+        r0.zip(r1).map(|(a, b)| b as isize - a as isize),
+    );
 }

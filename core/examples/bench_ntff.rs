@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use loupe_core::neuron::ntff::writer;
 use loupe_core::neuron::ntff;
+use loupe_core::neuron::ntff::writer;
 
 /// CPU time of this thread in seconds (Linux `/proc/thread-self/schedstat`), if available.
 /// The machine may be shared, so wall-clock rates can understate the decoder.
@@ -95,6 +95,10 @@ fn main() {
         recs as f64 / 1e6 / best
     );
     if best_cpu < f64::MAX {
-        println!("parse CPU time (best): {:.3} s -> {:.0} MB/s of records", best_cpu, area as f64 / 1e6 / best_cpu);
+        println!(
+            "parse CPU time (best): {:.3} s -> {:.0} MB/s of records",
+            best_cpu,
+            area as f64 / 1e6 / best_cpu
+        );
     }
 }

@@ -27,10 +27,24 @@ fn main() {
             if std::env::var("DUMP").is_ok() {
                 for g in t.ordered_groups() {
                     let gr = &t.groups[g.idx()];
-                    println!("  group {:?} '{}' sort={} kind={:?}", g, t.str(gr.name), gr.sort_index, gr.kind);
+                    println!(
+                        "  group {:?} '{}' sort={} kind={:?}",
+                        g,
+                        t.str(gr.name),
+                        gr.sort_index,
+                        gr.kind
+                    );
                     for &tr in &gr.tracks {
                         let tk = t.track(tr);
-                        println!("    track '{}' {:?} sort={} slices={} instants={} depth={}", t.str(tk.name), tk.kind, tk.sort_index, tk.slices.len(), tk.instants.len(), tk.slices.depth_count());
+                        println!(
+                            "    track '{}' {:?} sort={} slices={} instants={} depth={}",
+                            t.str(tk.name),
+                            tk.kind,
+                            tk.sort_index,
+                            tk.slices.len(),
+                            tk.instants.len(),
+                            tk.slices.depth_count()
+                        );
                     }
                     for &c in &gr.counters {
                         let ct = &t.counters[c.idx()];

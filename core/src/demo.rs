@@ -3,7 +3,9 @@
 //! operators made of instructions, DMA queues, counters, host→device flows and iterations.
 //! Deterministic (fixed-seed PRNG) and built only through [`TraceBuilder`], like any importer.
 
-use crate::model::{ArgValue, ArgsId, FlowEnd, GroupKind, SliceHandle, Trace, TraceBuilder, TrackId, TrackKind};
+use crate::model::{
+    ArgValue, ArgsId, FlowEnd, GroupKind, SliceHandle, Trace, TraceBuilder, TrackId, TrackKind,
+};
 
 /// Number of training steps in the demo.
 pub const DEMO_STEPS: i64 = 6;
@@ -54,8 +56,16 @@ pub fn demo_trace() -> Trace {
     let device = b.add_group("Device 0 / NeuronCore 0", GroupKind::Device);
     let main_thread = b.add_track(host, "MainThread", TrackKind::Thread, "4242");
     let autograd = b.add_track(host, "pt_autograd_0", TrackKind::Thread, "4251");
-    let engines: Vec<TrackId> = ENGINES.iter().enumerate().map(|(i, e)| b.add_track(device, e, TrackKind::Stream, &format!("engine {i}"))).collect();
-    let queues: Vec<TrackId> = QUEUES.iter().enumerate().map(|(i, q)| b.add_track(device, q, TrackKind::Dma, &format!("dma queue {i}"))).collect();
+    let engines: Vec<TrackId> = ENGINES
+        .iter()
+        .enumerate()
+        .map(|(i, e)| b.add_track(device, e, TrackKind::Stream, &format!("engine {i}")))
+        .collect();
+    let queues: Vec<TrackId> = QUEUES
+        .iter()
+        .enumerate()
+        .map(|(i, q)| b.add_track(device, q, TrackKind::Dma, &format!("dma queue {i}")))
+        .collect();
     let dma_rate = b.add_counter(device, "DMA throughput", "GB/s");
     let util = b.add_counter(device, "Tensor engine utilisation", "%");
     let host_mem = b.add_counter(host, "Host memory", "MiB");
@@ -132,7 +142,11 @@ pub fn demo_trace() -> Trace {
         let mut t = s0 + 5_560_000;
         while t < s0 + 10_000_000 {
             let d = rng.range(60_000, 240_000);
-            let name = n(&mut b, ["MmBackward0", "SoftmaxBackward0", "NativeLayerNormBackward0", "GeluBackward0"][rng.range(0, 4) as usize]);
+            let name = n(
+                &mut b,
+                ["MmBackward0", "SoftmaxBackward0", "NativeLayerNormBackward0", "GeluBackward0"]
+                    [rng.range(0, 4) as usize],
+            );
             b.add_slice(autograd, t, d.min(s0 + 10_080_000 - t), name, cat_host, ArgsId::NONE);
             t += d + rng.range(5_000, 20_000);
         }
@@ -180,7 +194,8 @@ pub fn demo_trace() -> Trace {
                         let mnemonic = set[rng.range(0, set.len() as i64) as usize];
                         let iname = n(&mut b, mnemonic);
                         let opcode = n(&mut b, &format!("0x{:02x}", mnemonic.len() * 7 % 256));
-                        let iargs = b.add_args([(k_opcode, ArgValue::Str(opcode)), (k_pc, ArgValue::Int(pc))]);
+                        let iargs =
+                            b.add_args([(k_opcode, ArgValue::Str(opcode)), (k_pc, ArgValue::Int(pc))]);
                         pc += 16;
                         b.add_slice(engines[e], it, d, iname, cat_instr, iargs);
                         it += d + rng.range(100, 1_200);
@@ -207,8 +222,16 @@ pub fn demo_trace() -> Trace {
                         let kib = [64i64, 128, 256, 512][rng.range(0, 4) as usize];
                         let d = (kib * 40 + rng.range(0, 2_000)).min(t + op_ns - dt);
                         let dname = n(&mut b, &format!("dma {kib} KiB"));
-                        let (src, dst) = if q == 1 && rng.chance(40) { (sbuf, hbm) } else { (hbm, if q == 0 { sbuf } else { psum }) };
-                        let dargs = b.add_args([(k_bytes, ArgValue::Int(kib * 1024)), (k_src, ArgValue::Str(src)), (k_dst, ArgValue::Str(dst))]);
+                        let (src, dst) = if q == 1 && rng.chance(40) {
+                            (sbuf, hbm)
+                        } else {
+                            (hbm, if q == 0 { sbuf } else { psum })
+                        };
+                        let dargs = b.add_args([
+                            (k_bytes, ArgValue::Int(kib * 1024)),
+                            (k_src, ArgValue::Str(src)),
+                            (k_dst, ArgValue::Str(dst)),
+                        ]);
                         b.add_slice(queues[q], dt, d, dname, cat_dma, dargs);
                         dt += d + rng.range(1_000, 25_000);
                     }
@@ -222,13 +245,23 @@ pub fn demo_trace() -> Trace {
         let mut k = 0usize;
         while ct < dev1 + 200_000 {
             let in_dev = ct >= dev0 && ct < dev1;
-            let rate = if in_dev { 40.0 + 120.0 * ((ct as f64 / 310_000.0).sin().abs()) + rng.range(0, 20) as f64 } else { 0.0 };
+            let rate = if in_dev {
+                40.0 + 120.0 * ((ct as f64 / 310_000.0).sin().abs()) + rng.range(0, 20) as f64
+            } else {
+                0.0
+            };
             b.add_counter_sample(dma_rate, ct, rate);
             while k < busy_tensor.len() && busy_tensor[k].1 < ct {
                 k += 1;
             }
             let busy = busy_tensor.get(k).is_some_and(|&(a, e)| a <= ct && ct < e);
-            let u = if busy { 70.0 + rng.range(0, 30) as f64 } else if in_dev { rng.range(0, 15) as f64 } else { 0.0 };
+            let u = if busy {
+                70.0 + rng.range(0, 30) as f64
+            } else if in_dev {
+                rng.range(0, 15) as f64
+            } else {
+                0.0
+            };
             b.add_counter_sample(util, ct, u);
             ct += 50_000;
         }

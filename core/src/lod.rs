@@ -44,7 +44,11 @@ impl LodIndex {
             while cur.len() > 1 {
                 let next: Vec<u32> = cur
                     .chunks(FANOUT)
-                    .map(|c| *c.iter().max_by_key(|&&i| (cols.dur_ns[i as usize], std::cmp::Reverse(i))).unwrap_or(&c[0]))
+                    .map(|c| {
+                        *c.iter()
+                            .max_by_key(|&&i| (cols.dur_ns[i as usize], std::cmp::Reverse(i)))
+                            .unwrap_or(&c[0])
+                    })
                     .collect();
                 levels.push(cur);
                 cur = next;
@@ -53,9 +57,16 @@ impl LodIndex {
             depths.push(levels);
             // gap levels
             let mut glevels: Vec<Vec<i64>> = Vec::new();
-            let mut cur: Vec<i64> = r.clone().step_by(FANOUT).map(|b| (b..(b + FANOUT).min(r.end)).map(|k| gap_after(cols, r.end, k)).max().unwrap_or(i64::MAX)).collect();
+            let mut cur: Vec<i64> = r
+                .clone()
+                .step_by(FANOUT)
+                .map(|b| {
+                    (b..(b + FANOUT).min(r.end)).map(|k| gap_after(cols, r.end, k)).max().unwrap_or(i64::MAX)
+                })
+                .collect();
             while cur.len() > 1 {
-                let next: Vec<i64> = cur.chunks(FANOUT).map(|c| c.iter().copied().max().unwrap_or(i64::MAX)).collect();
+                let next: Vec<i64> =
+                    cur.chunks(FANOUT).map(|c| c.iter().copied().max().unwrap_or(i64::MAX)).collect();
                 glevels.push(cur);
                 cur = next;
             }
@@ -120,20 +131,46 @@ impl LodIndex {
 impl LodIndex {
     /// The first slice at `depth` in `within` (absolute indexes) whose duration is at least
     /// `min_dur` (compared as `dur as f64 >= min_dur`, like [`query`]). O(FANOUT × levels).
-    pub fn first_at_least(&self, cols: &SliceColumns, depth: usize, within: std::ops::Range<usize>, min_dur: f64) -> Option<usize> {
+    pub fn first_at_least(
+        &self,
+        cols: &SliceColumns,
+        depth: usize,
+        within: std::ops::Range<usize>,
+        min_dur: f64,
+    ) -> Option<usize> {
         let levels = self.depths.get(depth)?;
         let big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
         let base = cols.depth_range(depth).start;
-        first_where(cols.depth_range(depth), within, levels.len(), |l| levels[l].len(), |p| big(base + p), |l, p| big(levels[l][p] as usize))
+        first_where(
+            cols.depth_range(depth),
+            within,
+            levels.len(),
+            |l| levels[l].len(),
+            |p| big(base + p),
+            |l, p| big(levels[l][p] as usize),
+        )
     }
 
     /// The first slice k at `depth` in `within` (absolute indexes) followed by a gap of at least
     /// `gap` ns (`start[k+1] - end[k] >= gap`; the depth's last slice always qualifies).
-    pub fn first_gap_at_least(&self, cols: &SliceColumns, depth: usize, within: std::ops::Range<usize>, gap: i64) -> Option<usize> {
+    pub fn first_gap_at_least(
+        &self,
+        cols: &SliceColumns,
+        depth: usize,
+        within: std::ops::Range<usize>,
+        gap: i64,
+    ) -> Option<usize> {
         let levels = self.gaps.get(depth)?;
         let r = cols.depth_range(depth);
         let (base, end) = (r.start, r.end);
-        first_where(r, within, levels.len(), |l| levels[l].len(), |p| gap_after(cols, end, base + p) >= gap, |l, p| levels[l][p] >= gap)
+        first_where(
+            r,
+            within,
+            levels.len(),
+            |l| levels[l].len(),
+            |p| gap_after(cols, end, base + p) >= gap,
+            |l, p| levels[l][p] >= gap,
+        )
     }
 }
 
@@ -222,7 +259,16 @@ pub enum LodItem {
 /// previous one ends ([`LodIndex::first_gap_at_least`]) and stops before the first slice wide
 /// enough to draw on its own ([`LodIndex::first_at_least`], cached while it is ahead): both are
 /// block-maximum tree searches, so a frame costs O(items × log n) whatever the zoom.
-pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_ns: i64, ns_per_px: f64, merge_px: f64, out: &mut Vec<LodItem>) {
+pub fn query(
+    cols: &SliceColumns,
+    lod: &LodIndex,
+    depth: usize,
+    t0_ns: i64,
+    t1_ns: i64,
+    ns_per_px: f64,
+    merge_px: f64,
+    out: &mut Vec<LodItem>,
+) {
     let r = cols.range_at_depth(depth, t0_ns, t1_ns);
     let min_dur = ns_per_px * merge_px;
     let px = ns_per_px.max(1.0) as i64;
@@ -254,7 +300,8 @@ pub fn query(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_n
             // short blocks are the common case when zoomed in: look at a few gaps first
             let depth_end = cols.depth_range(depth).end;
             let near = (first..(first + 8).min(stop)).find(|&k| gap_after(cols, depth_end, k) >= px);
-            let k = near.or_else(|| lod.first_gap_at_least(cols, depth, first..stop, px)).unwrap_or(usize::MAX);
+            let k =
+                near.or_else(|| lod.first_gap_at_least(cols, depth, first..stop, px)).unwrap_or(usize::MAX);
             let j = k.saturating_add(1).min(stop);
             if j > i {
                 end_ns = end_ns.max(cols.end_ns(j - 1));
@@ -292,7 +339,16 @@ mod tests {
     /// the drawable items of `depth` overlapping `[t0_ns, t1_ns)` at `ns_per_px`; slices narrower
     /// than `merge_px` pixels are merged with neighbours closer than one pixel.
     #[allow(clippy::too_many_arguments)]
-    fn query_reference(cols: &SliceColumns, lod: &LodIndex, depth: usize, t0_ns: i64, t1_ns: i64, ns_per_px: f64, merge_px: f64, out: &mut Vec<LodItem>) {
+    fn query_reference(
+        cols: &SliceColumns,
+        lod: &LodIndex,
+        depth: usize,
+        t0_ns: i64,
+        t1_ns: i64,
+        ns_per_px: f64,
+        merge_px: f64,
+        out: &mut Vec<LodItem>,
+    ) {
         let r = cols.range_at_depth(depth, t0_ns, t1_ns);
         let min_dur = ns_per_px * merge_px;
         let px = ns_per_px.max(1.0) as i64;
@@ -367,7 +423,11 @@ mod tests {
                 assert_eq!(t.lod.first_at_least(&t.slices, 0, from..n, min), want, "from {from} min {min}");
                 for end in [from + 1, from + 31, from + 700, from + 5000] {
                     let want = (from..end.min(n)).find(|&i| t.slices.dur_ns[i] as f64 >= min);
-                    assert_eq!(t.lod.first_at_least(&t.slices, 0, from..end, min), want, "from {from} end {end} min {min}");
+                    assert_eq!(
+                        t.lod.first_at_least(&t.slices, 0, from..end, min),
+                        want,
+                        "from {from} end {end} min {min}"
+                    );
                 }
             }
         }
@@ -469,14 +529,19 @@ mod tests {
         let tr = trace_with(&slices);
         let t = &tr.tracks[0];
         let n = t.slices.len();
-        let gap = |k: usize| if k + 1 >= n { i64::MAX } else { t.slices.start_ns[k + 1] - t.slices.end_ns(k) };
+        let gap =
+            |k: usize| if k + 1 >= n { i64::MAX } else { t.slices.start_ns[k + 1] - t.slices.end_ns(k) };
         for g in [0, 100, 500, 900, 1090, 1099, 2000] {
             for from in (0..n).step_by(331).chain([0, 31, 32, 1023, 1024, n - 1, n]) {
                 let want = (from..n).find(|&k| gap(k) >= g);
                 assert_eq!(t.lod.first_gap_at_least(&t.slices, 0, from..n, g), want, "from {from} gap {g}");
                 for end in [from + 1, from + 33, from + 1100, from + 9000] {
                     let want = (from..end.min(n)).find(|&k| gap(k) >= g);
-                    assert_eq!(t.lod.first_gap_at_least(&t.slices, 0, from..end, g), want, "from {from} end {end} gap {g}");
+                    assert_eq!(
+                        t.lod.first_gap_at_least(&t.slices, 0, from..end, g),
+                        want,
+                        "from {from} end {end} gap {g}"
+                    );
                 }
             }
         }
@@ -514,7 +579,9 @@ mod tests {
             })
             .sum();
         assert_eq!(covered as usize, t.slices.len());
-        assert!(out.iter().any(|it| matches!(it, LodItem::Slice(i) if t.slices.dur_ns[*i as usize] == 200_000)));
+        assert!(out
+            .iter()
+            .any(|it| matches!(it, LodItem::Slice(i) if t.slices.dur_ns[*i as usize] == 200_000)));
         // zoomed in: every slice individually
         out.clear();
         query(&t.slices, &t.lod, 0, 0, 1000, 1.0, 1.0, &mut out);

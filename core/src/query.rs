@@ -81,7 +81,10 @@ fn neff_summary(trace: &Trace) -> Option<NeffSummary> {
         subgraphs: p
             .subgraphs
             .iter()
-            .map(|s| NeffSubgraphSummary { name: s.name.clone(), instructions: s.engines.iter().cloned().collect() })
+            .map(|s| NeffSubgraphSummary {
+                name: s.name.clone(),
+                instructions: s.engines.iter().cloned().collect(),
+            })
             .collect(),
     })
 }

@@ -59,7 +59,20 @@ pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuildHasher>;
 
 /// Index into a [`StringTable`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, bincode::Encode, bincode::Decode, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    bincode::Encode,
+    bincode::Decode,
+    serde::Serialize,
+)]
 pub struct StrId(pub u32);
 
 impl StrId {

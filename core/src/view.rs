@@ -191,7 +191,8 @@ pub fn ruler_ticks(scale: &TimeScale, width_px: f64, origin_ns: i64, min_spacing
     let step_ns = tick_step_ns(scale.ns_per_px, min_spacing_px);
     let t0_ns = scale.start_ns;
     let t1_ns = scale.end_ns(width_px);
-    let max_abs_ns = t0_ns.saturating_sub(origin_ns).unsigned_abs().max(t1_ns.saturating_sub(origin_ns).unsigned_abs());
+    let max_abs_ns =
+        t0_ns.saturating_sub(origin_ns).unsigned_abs().max(t1_ns.saturating_sub(origin_ns).unsigned_abs());
     let (unit_ns, suffix) = unit_for(max_abs_ns.max(step_ns as u64).min(i64::MAX as u64) as i64);
     // decimals needed so that every multiple of the step prints exactly
     let mut decimals = 0u32;
@@ -213,7 +214,11 @@ pub fn ruler_ticks(scale: &TimeScale, width_px: f64, origin_ns: i64, min_spacing
         if t > t1_ns || out.len() > 10_000 {
             break;
         }
-        out.push(Tick { x_px: scale.x_from_time(t), time_ns: t, label: format_offset(rel, unit_ns, suffix, decimals) });
+        out.push(Tick {
+            x_px: scale.x_from_time(t),
+            time_ns: t,
+            label: format_offset(rel, unit_ns, suffix, decimals),
+        });
         if rel == i64::MAX {
             break;
         }

@@ -107,7 +107,8 @@ fn load(rel: &str) -> Option<Result<Trace, String>> {
 }
 
 fn summary(t: &Trace) -> String {
-    let warnings: Vec<String> = t.warnings.entries.iter().map(|w| format!("{}×{}", w.kind, w.count)).collect();
+    let warnings: Vec<String> =
+        t.warnings.entries.iter().map(|w| format!("{}×{}", w.kind, w.count)).collect();
     format!(
         "{} groups={} tracks={} slices={} instants={} counters={}({} samples) flows={} iterations={} warnings=[{}]",
         t.format,
@@ -190,7 +191,9 @@ fn every_sample_has_the_expected_outcome() {
                     failures.push(format!("{rel}: error '{e}' does not mention '{needle}'"));
                 }
             }
-            (Ok(t), Fails(needle)) => failures.push(format!("{rel}: loaded ({}) but should fail with '{needle}'", summary(t))),
+            (Ok(t), Fails(needle)) => {
+                failures.push(format!("{rel}: loaded ({}) but should fail with '{needle}'", summary(t)))
+            }
             (Err(e), _) => failures.push(format!("{rel}: failed: {e}")),
         }
     }
@@ -208,8 +211,15 @@ fn benign(rel: &str, kind: &str) -> bool {
     match kind {
         // real traces: overlapping X events, ids never closed, flows to nowhere, unknown M names,
         // instants/samples of kinds we do not draw, unmatched ends in files cut from longer ones
-        "overlapping_slices" | "flow_unbound" | "flow_without_start" | "metadata_ignored" | "unclosed_async" | "unmatched_async_end" => true,
-        "missing_dur" | "unmatched_end" | "unclosed_begin" | "object_events_ignored" => rel.contains("catapult_"),
+        "overlapping_slices"
+        | "flow_unbound"
+        | "flow_without_start"
+        | "metadata_ignored"
+        | "unclosed_async"
+        | "unmatched_async_end" => true,
+        "missing_dur" | "unmatched_end" | "unclosed_begin" | "object_events_ignored" => {
+            rel.contains("catapult_")
+        }
         _ => false,
     }
 }
@@ -221,7 +231,12 @@ fn slice(t: &Trace, name: &str, nth: usize) -> (String, i64, i64, usize) {
     for (ti, tr) in t.tracks.iter().enumerate() {
         for i in 0..tr.slices.len() {
             if t.str(tr.slices.name[i]) == name {
-                v.push((t.track_label(loupe_core::model::TrackId(ti as u32)), tr.slices.start_ns[i], tr.slices.dur_ns[i], tr.slices.depth_of(i)));
+                v.push((
+                    t.track_label(loupe_core::model::TrackId(ti as u32)),
+                    tr.slices.start_ns[i],
+                    tr.slices.dur_ns[i],
+                    tr.slices.depth_of(i),
+                ));
             }
         }
     }
@@ -264,11 +279,20 @@ fn furiosa_values() {
 
 #[test]
 fn kineto_structure() {
-    let Some(r) = load("pytorch-kineto/hta__critical_path_simple_add_benchmark_result_493459_1694039959_trace.json.gz") else { return };
+    let Some(r) =
+        load("pytorch-kineto/hta__critical_path_simple_add_benchmark_result_493459_1694039959_trace.json.gz")
+    else {
+        return;
+    };
     let t = r.unwrap();
     let gpu = t.groups.iter().find(|g| t.str(g.name) == "GPU 0").expect("GPU 0 group");
     assert_eq!(gpu.kind, GroupKind::Device);
-    let streams: Vec<&str> = gpu.tracks.iter().filter(|&&tr| t.track(tr).kind == TrackKind::Stream).map(|&tr| t.str(t.track(tr).name)).collect();
+    let streams: Vec<&str> = gpu
+        .tracks
+        .iter()
+        .filter(|&&tr| t.track(tr).kind == TrackKind::Stream)
+        .map(|&tr| t.str(t.track(tr).name))
+        .collect();
     assert!(streams.contains(&"stream 7") && streams.contains(&"stream 20"), "{streams:?}");
     // every ac2g flow runs from the host to a device stream
     let ac2g: Vec<_> = t.flows.iter().filter(|f| t.str(f.category) == "ac2g").collect();
@@ -280,7 +304,12 @@ fn kineto_structure() {
     // {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 1694039994071305, "dur": 11, …}
     let m = slice(&t, "Memcpy HtoD (Pageable -> Device)", 0);
     assert_eq!((m.0.as_str(), m.1, m.2), ("GPU 0 / stream 7", 1_694_039_994_071_305_000, 11_000));
-    let kernel = t.tracks.iter().flat_map(|tr| (0..tr.slices.len()).map(move |i| (tr, i))).find(|(tr, i)| t.str(tr.slices.category[*i]) == "kernel").unwrap();
+    let kernel = t
+        .tracks
+        .iter()
+        .flat_map(|tr| (0..tr.slices.len()).map(move |i| (tr, i)))
+        .find(|(tr, i)| t.str(tr.slices.category[*i]) == "kernel")
+        .unwrap();
     let args = t.args_display(kernel.0.slices.args[kernel.1]);
     for key in ["grid", "block", "registers per thread", "correlation"] {
         assert!(args.iter().any(|(k, _)| k == key), "kernel args lack {key}: {args:?}");
@@ -295,5 +324,8 @@ fn kineto_iterations() {
     assert!(!t.iterations.is_empty());
     // {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#551", "ts": 1682725898079484, "dur": 607904.0}
     let it = t.iterations.iter().find(|i| i.number == 551).expect("ProfilerStep#551");
-    assert_eq!((it.start_ns, it.end_ns), (1_682_725_898_079_484_000, 1_682_725_898_079_484_000 + 607_904_000));
+    assert_eq!(
+        (it.start_ns, it.end_ns),
+        (1_682_725_898_079_484_000, 1_682_725_898_079_484_000 + 607_904_000)
+    );
 }

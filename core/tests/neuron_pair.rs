@@ -11,14 +11,27 @@ const NS: i64 = 1000;
 
 fn capture(uuid_hex: &str) -> Vec<u8> {
     let mut c = Capture::default();
-    let mut uuid: Vec<u8> = (0..16).map(|i| u8::from_str_radix(&uuid_hex[2 * i..2 * i + 2], 16).unwrap()).collect();
+    let mut uuid: Vec<u8> =
+        (0..16).map(|i| u8::from_str_radix(&uuid_hex[2 * i..2 * i + 2], 16).unwrap()).collect();
     uuid.extend([0x7f, 0x7f, 0x7f]);
     c.uuid = uuid;
     // runtime program: 2 preamble NOPs, NOTIFY(hint 2), then the NEFF's slots 1..3
     c.programs.push(Program::new(0, &[0xA4, 0xA4, 0, 0x01, 0x02, 0xA0]).notify(2, 2));
-    c.patches.push(PatchList { engine: 0, patches: vec![Patch { offset_bytes: 0, count: 2, kind: PatchKind::Insert }] });
+    c.patches.push(PatchList {
+        engine: 0,
+        patches: vec![Patch { offset_bytes: 0, count: 2, kind: PatchKind::Insert }],
+    });
     let t0 = 10_000 * NS;
-    let i = |pc, s: i64, e: i64| InstrEvent { engine: 0, pc, start_ps: s, end_ps: e, wait_cycles: 0, crc_in: 0, crc_out: 0, flags: 0 };
+    let i = |pc, s: i64, e: i64| InstrEvent {
+        engine: 0,
+        pc,
+        start_ps: s,
+        end_ps: e,
+        wait_cycles: 0,
+        crc_in: 0,
+        crc_out: 0,
+        flags: 0,
+    };
     c.instructions = vec![
         i(2, t0 - 7 * NS, t0),
         i(3, t0 + 1_000 * NS, t0 + 2_000 * NS),
@@ -56,7 +69,8 @@ fn pair_correlates_to_framework_and_source() {
         assert_eq!(tensor.slices.len(), 1);
         assert_eq!(t.str(tensor.slices.name[0]), "MATMUL");
         assert_eq!(t.str(tensor.slices.category[0]), "hlo__dot_op0");
-        let args: std::collections::HashMap<_, _> = t.args_display(tensor.slices.args[0]).into_iter().collect();
+        let args: std::collections::HashMap<_, _> =
+            t.args_display(tensor.slices.args[0]).into_iter().collect();
         assert_eq!(args["framework_name"], "hlo__dot_op0");
         assert_eq!(args["source"], "model.py:58");
         assert_eq!(args["compiler_pc"], "2");
@@ -79,7 +93,8 @@ fn uuid_mismatch_and_ntff_alone_are_reported() {
     let r = alone.correlation.as_ref().unwrap();
     assert!(r.unmatched.iter().any(|(why, n)| why == "no NEFF loaded" && *n == 3), "{r:?}");
     // opcode names come from the instruction words even without the NEFF
-    let names: Vec<&str> = alone.tracks.iter().flat_map(|tr| tr.slices.name.iter().map(|n| alone.str(*n))).collect();
+    let names: Vec<&str> =
+        alone.tracks.iter().flat_map(|tr| tr.slices.name.iter().map(|n| alone.str(*n))).collect();
     assert!(names.contains(&"MATMUL") && names.contains(&"LDWEIGHTS"), "{names:?}");
 }
 
@@ -91,7 +106,10 @@ fn neff_alone_is_a_program_view() {
     let p = t.program.as_ref().unwrap();
     assert_eq!(p.subgraphs[0].name, "sg00");
     assert!(p.subgraphs[0].engines.contains(&("Tensor".to_string(), 4)));
-    assert!(p.hierarchy.iter().any(|n| n.level == "framework" && n.name == "hlo__dot_op0" && n.instructions == 2));
+    assert!(p
+        .hierarchy
+        .iter()
+        .any(|n| n.level == "framework" && n.name == "hlo__dot_op0" && n.instructions == 2));
     let s = loupe_core::query::summary(&t);
     assert_eq!(s.neff.unwrap().uuid, "0123456789abcdef0123456789abcdef");
 }

@@ -93,13 +93,26 @@ impl Tally {
         self.hit == self.json && self.hit == self.ours
     }
     fn show(&self) -> String {
-        let pct = if self.json.max(self.ours) == 0 { 100.0 } else { 100.0 * self.hit as f64 / self.json.max(self.ours) as f64 };
+        let pct = if self.json.max(self.ours) == 0 {
+            100.0
+        } else {
+            100.0 * self.hit as f64 / self.json.max(self.ours) as f64
+        };
         format!("{}/{} ({pct:.2}%, ours {})", self.hit, self.json, self.ours)
     }
 }
 
-const TABLES: [&str; 9] =
-    ["instruction", "dma", "semaphore", "ham", "active_time", "pending_dma", "scalars", "nc_mem_usage", "dma_label"];
+const TABLES: [&str; 9] = [
+    "instruction",
+    "dma",
+    "semaphore",
+    "ham",
+    "active_time",
+    "pending_dma",
+    "scalars",
+    "nc_mem_usage",
+    "dma_label",
+];
 /// Tables asserted at 100 % (the last one, DMA queue labels/types, is a GUESS: reported only).
 const ASSERTED: usize = 8;
 
@@ -147,7 +160,15 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 9] {
         .dma_packets
         .iter()
         .map(|p| {
-            (p.dma_engine as i64, p.queue as i64, p.start_ns, p.dur_ns, p.size_bytes as i64, p.crc as i64, p.packet_idx as i64)
+            (
+                p.dma_engine as i64,
+                p.queue as i64,
+                p.start_ns,
+                p.dur_ns,
+                p.size_bytes as i64,
+                p.crc as i64,
+                p.packet_idx as i64,
+            )
         })
         .collect();
     let json_d: Vec<_> = rows(j, "dma")
@@ -240,8 +261,14 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 9] {
         ("vector_count", int(&mi["vector_engine_instruction_count"]) == c.vector as i64),
         ("sync_count", int(&mi["sync_engine_instruction_count"]) == c.sync as i64),
         ("sg_name", mi["sg_name"].as_str() == Some(m.subgraph_name.as_str())),
-        ("runtime_version", su["runtime_version"].as_str() == m.runtime_version.as_ref().map(|v| v.text.as_str())),
-        ("driver_version", su["driver_version"].as_str() == m.driver_version.as_ref().map(|v| v.text.as_str())),
+        (
+            "runtime_version",
+            su["runtime_version"].as_str() == m.runtime_version.as_ref().map(|v| v.text.as_str()),
+        ),
+        (
+            "driver_version",
+            su["driver_version"].as_str() == m.driver_version.as_ref().map(|v| v.text.as_str()),
+        ),
         (
             "collectives_version",
             su["collectives_version"].as_str() == m.collectives_version.as_ref().map(|v| v.text.as_str()),
@@ -257,7 +284,8 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 9] {
     }
     let scalars = (checks.iter().filter(|(_, ok)| *ok).count(), checks.len(), checks.len());
 
-    let ours_m: Vec<_> = m.memory_usage.iter().map(|u| (u.display_name.clone(), u.size_bytes as i64)).collect();
+    let ours_m: Vec<_> =
+        m.memory_usage.iter().map(|u| (u.display_name.clone(), u.size_bytes as i64)).collect();
     let json_m: Vec<_> = rows(j, "nc_mem_usage")
         .iter()
         .filter(|r| r["usage_type"].as_str() != Some("Total"))
@@ -269,7 +297,13 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 9] {
     let ours_l: Vec<_> = n
         .dma_packets
         .iter()
-        .map(|p| (p.start_ns, n.dma_queue_label(p.dma_engine, p.queue), n.dma_queue_kind(p.dma_engine, p.queue).to_string()))
+        .map(|p| {
+            (
+                p.start_ns,
+                n.dma_queue_label(p.dma_engine, p.queue),
+                n.dma_queue_kind(p.dma_engine, p.queue).to_string(),
+            )
+        })
         .collect();
     let json_l: Vec<_> = rows(j, "dma")
         .iter()

@@ -19,7 +19,9 @@ impl HitTarget {
     pub fn selection(&self, counter_sample: Option<u32>) -> Option<Selection> {
         Some(match *self {
             HitTarget::Slice(s) => Selection::Slice(s),
-            HitTarget::Merged { track, depth, first, end, .. } => Selection::Merged { track, depth, first, end },
+            HitTarget::Merged { track, depth, first, end, .. } => {
+                Selection::Merged { track, depth, first, end }
+            }
             HitTarget::Instant { track, index } => Selection::Instant { track, index },
             HitTarget::Counter(c) => Selection::CounterSample { counter: c.0, index: counter_sample? },
         })
@@ -60,7 +62,10 @@ impl HitList {
     }
     /// The widest individually drawn slice (test and benchmark hook).
     pub fn widest_slice(&self) -> Option<&Hit> {
-        self.hits.iter().filter(|h| matches!(h.target, HitTarget::Slice(_))).max_by(|a, b| (a.x1_px - a.x0_px).total_cmp(&(b.x1_px - b.x0_px)))
+        self.hits
+            .iter()
+            .filter(|h| matches!(h.target, HitTarget::Slice(_)))
+            .max_by(|a, b| (a.x1_px - a.x0_px).total_cmp(&(b.x1_px - b.x0_px)))
     }
     /// The item under (x, y): an exact hit first (last drawn wins), else the nearest within 3 px
     /// horizontally on the same row, so 1-px slices can still be picked.

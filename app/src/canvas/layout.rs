@@ -87,7 +87,9 @@ impl Layout {
                 }
                 let depth_count = t.slices.depth_count();
                 let has_instants = !t.instants.is_empty();
-                let h = 2.0 * TRACK_PAD_PX + depth_count.max(usize::from(!has_instants)) as f64 * ROW_H_PX + if has_instants { INSTANT_LANE_H_PX } else { 0.0 };
+                let h = 2.0 * TRACK_PAD_PX
+                    + depth_count.max(usize::from(!has_instants)) as f64 * ROW_H_PX
+                    + if has_instants { INSTANT_LANE_H_PX } else { 0.0 };
                 track_row[tid.idx()] = rows.len();
                 let kind = match t.kind {
                     loupe_core::model::TrackKind::Thread => "thread",

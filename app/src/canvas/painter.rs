@@ -11,7 +11,9 @@ use loupe_core::view::{fit_label, format_time_at_resolution, ruler_ticks, TimeSc
 use web_sys::CanvasRenderingContext2d;
 
 use super::hit_test::{HitList, HitTarget};
-use super::layout::{Layout, Row, RowKind, COUNTER_H_PX, INSTANT_LANE_H_PX, ROW_H_PX, RULER_H_PX, TRACK_PAD_PX};
+use super::layout::{
+    Layout, Row, RowKind, COUNTER_H_PX, INSTANT_LANE_H_PX, ROW_H_PX, RULER_H_PX, TRACK_PAD_PX,
+};
 use super::theme::{Theme, FONT, FONT_BOLD};
 use crate::state::{Selection, TraceData};
 
@@ -81,7 +83,12 @@ fn clamp_x(x0: f64, x1: f64, w: f64) -> (f64, f64) {
     }
 }
 
-pub fn paint(c: &CanvasRenderingContext2d, f: &Frame, hits: &mut HitList, items: &mut Vec<LodItem>) -> PaintStats {
+pub fn paint(
+    c: &CanvasRenderingContext2d,
+    f: &Frame,
+    hits: &mut HitList,
+    items: &mut Vec<LodItem>,
+) -> PaintStats {
     let mut stats = PaintStats::default();
     hits.clear();
     let (w, h) = (f.width_px, f.height_px);
@@ -132,16 +139,24 @@ pub fn paint(c: &CanvasRenderingContext2d, f: &Frame, hits: &mut HitList, items:
     c.set_text_baseline("middle");
     for row in &f.layout.rows[rows] {
         match row.kind {
-            RowKind::Track(tid) => stats.items += paint_track(&mut cx, f, row, tid, t0_ns, t1_ns, hits, items),
+            RowKind::Track(tid) => {
+                stats.items += paint_track(&mut cx, f, row, tid, t0_ns, t1_ns, hits, items)
+            }
             RowKind::Counter(cid) => paint_counter(&mut cx, f, row, cid.idx(), t0_ns, t1_ns, hits),
-            RowKind::Group(gid) if row.collapsed => paint_group_summary(&mut cx, f, row, gid.idx(), t0_ns, t1_ns, items),
+            RowKind::Group(gid) if row.collapsed => {
+                paint_group_summary(&mut cx, f, row, gid.idx(), t0_ns, t1_ns, items)
+            }
             RowKind::Group(_) => {}
         }
     }
     if f.layout.rows.is_empty() {
         cx.fill_css(&f.theme.text_dim);
         c.set_font(FONT_BOLD);
-        let msg = if f.data.trace.program.is_some() { "This file holds a compiled program but no timeline events" } else { "No timeline events in this file" };
+        let msg = if f.data.trace.program.is_some() {
+            "This file holds a compiled program but no timeline events"
+        } else {
+            "No timeline events in this file"
+        };
         let _ = c.fill_text(msg, 16.0, RULER_H_PX + 24.0);
         c.set_font(FONT);
     }
@@ -190,7 +205,16 @@ pub fn paint(c: &CanvasRenderingContext2d, f: &Frame, hits: &mut HitList, items:
 }
 
 #[allow(clippy::too_many_arguments)]
-fn paint_track(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, t0_ns: i64, t1_ns: i64, hits: &mut HitList, items: &mut Vec<LodItem>) -> usize {
+fn paint_track(
+    cx: &mut Ctx,
+    f: &Frame,
+    row: &Row,
+    tid: TrackId,
+    t0_ns: i64,
+    t1_ns: i64,
+    hits: &mut HitList,
+    items: &mut Vec<LodItem>,
+) -> usize {
     let c = cx.c;
     let trace = &f.data.trace;
     let track = trace.track(tid);
@@ -213,7 +237,13 @@ fn paint_track(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, t0_ns: i64, t1_
             c.line_to(x - 4.0, y + INSTANT_LANE_H_PX / 2.0);
             c.close_path();
             c.fill();
-            hits.push(x - 4.0, x + 4.0, y, y + INSTANT_LANE_H_PX, HitTarget::Instant { track: tid, index: i as u32 });
+            hits.push(
+                x - 4.0,
+                x + 4.0,
+                y,
+                y + INSTANT_LANE_H_PX,
+                HitTarget::Instant { track: tid, index: i as u32 },
+            );
             drawn += 1;
             // skip everything within the next 2 px
             let next_t = f.scale.time_from_x(x + 2.0);
@@ -227,19 +257,42 @@ fn paint_track(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, t0_ns: i64, t1_
             continue;
         }
         items.clear();
-        lod::query(cols, &track.lod, depth, t0_ns, t1_ns.saturating_add(1), f.scale.ns_per_px, MERGE_PX, items);
+        lod::query(
+            cols,
+            &track.lod,
+            depth,
+            t0_ns,
+            t1_ns.saturating_add(1),
+            f.scale.ns_per_px,
+            MERGE_PX,
+            items,
+        );
         let bh = ROW_H_PX - 1.0;
         for it in items.iter() {
             let (start_ns, end_ns, name_idx, target, merged_n) = match *it {
                 LodItem::Slice(i) => {
                     let i = i as usize;
-                    (cols.start_ns[i], cols.end_ns(i), i, HitTarget::Slice(SliceRef { track: tid, index: i as u32 }), 0)
+                    (
+                        cols.start_ns[i],
+                        cols.end_ns(i),
+                        i,
+                        HitTarget::Slice(SliceRef { track: tid, index: i as u32 }),
+                        0,
+                    )
                 }
                 LodItem::Merged { first, end, start_ns, end_ns, longest } => (
                     start_ns,
                     end_ns,
                     longest as usize,
-                    HitTarget::Merged { track: tid, depth: depth as u32, first, end, start_ns, end_ns, longest },
+                    HitTarget::Merged {
+                        track: tid,
+                        depth: depth as u32,
+                        first,
+                        end,
+                        start_ns,
+                        end_ns,
+                        longest,
+                    },
                     (end - first) as usize,
                 ),
             };
@@ -280,7 +333,15 @@ fn paint_track(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, t0_ns: i64, t1_
 }
 
 /// A collapsed group: the depth-0 activity of all its tracks, merged, as one faint strip.
-fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, gi: usize, t0_ns: i64, t1_ns: i64, items: &mut Vec<LodItem>) {
+fn paint_group_summary(
+    cx: &mut Ctx,
+    f: &Frame,
+    row: &Row,
+    gi: usize,
+    t0_ns: i64,
+    t1_ns: i64,
+    items: &mut Vec<LodItem>,
+) {
     let c = cx.c;
     let trace = &f.data.trace;
     let Some(g) = trace.groups.get(gi) else { return };
@@ -293,10 +354,21 @@ fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, gi: usize, t0_ns: i64
             continue;
         }
         items.clear();
-        lod::query(&track.slices, &track.lod, 0, t0_ns, t1_ns.saturating_add(1), f.scale.ns_per_px, MERGE_PX, items);
+        lod::query(
+            &track.slices,
+            &track.lod,
+            0,
+            t0_ns,
+            t1_ns.saturating_add(1),
+            f.scale.ns_per_px,
+            MERGE_PX,
+            items,
+        );
         for it in items.iter() {
             let (s, e, name_idx) = match *it {
-                LodItem::Slice(i) => (track.slices.start_ns[i as usize], track.slices.end_ns(i as usize), i as usize),
+                LodItem::Slice(i) => {
+                    (track.slices.start_ns[i as usize], track.slices.end_ns(i as usize), i as usize)
+                }
                 LodItem::Merged { start_ns, end_ns, longest, .. } => (start_ns, end_ns, longest as usize),
             };
             let (x0, x1) = clamp_x(f.scale.x_from_time(s), f.scale.x_from_time(e), f.width_px);
@@ -314,11 +386,18 @@ fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_n
     let w = f.width_px;
     let y_top = screen_y(f, row.y_px) + 6.0;
     let y_bottom = screen_y(f, row.y_px) + COUNTER_H_PX - 3.0;
-    hits.push(0.0, w, screen_y(f, row.y_px), screen_y(f, row.y_px) + row.h_px, HitTarget::Counter(loupe_core::model::CounterId(ci as u32)));
+    hits.push(
+        0.0,
+        w,
+        screen_y(f, row.y_px),
+        screen_y(f, row.y_px) + row.h_px,
+        HitTarget::Counter(loupe_core::model::CounterId(ci as u32)),
+    );
     let (lo, hi) = ctr.min_max();
     let base = lo.min(0.0);
     let span = (hi - base).max(f64::MIN_POSITIVE);
-    let y_of = |v: f64| if v.is_finite() { y_bottom - (v - base) / span * (y_bottom - y_top) } else { y_bottom };
+    let y_of =
+        |v: f64| if v.is_finite() { y_bottom - (v - base) / span * (y_bottom - y_top) } else { y_bottom };
     let r = ctr.range(t0_ns, t1_ns.saturating_add(1));
     if !r.is_empty() {
         // step chart, reduced to one point per pixel column (the column's maximum)
@@ -424,11 +503,21 @@ fn slice_rect(f: &Frame, s: SliceRef) -> Option<(f64, f64, f64, f64)> {
         return None;
     }
     let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
-    let (x0, x1) = clamp_x(f.scale.x_from_time(track.slices.start_ns[i]), f.scale.x_from_time(track.slices.end_ns(i)), f.width_px);
+    let (x0, x1) = clamp_x(
+        f.scale.x_from_time(track.slices.start_ns[i]),
+        f.scale.x_from_time(track.slices.end_ns(i)),
+        f.width_px,
+    );
     Some((x0, y, (x1 - x0).max(2.0), ROW_H_PX - 1.0))
 }
 
-fn range_rect(f: &Frame, track: TrackId, depth: u32, start_ns: i64, end_ns: i64) -> Option<(f64, f64, f64, f64)> {
+fn range_rect(
+    f: &Frame,
+    track: TrackId,
+    depth: u32,
+    start_ns: i64,
+    end_ns: i64,
+) -> Option<(f64, f64, f64, f64)> {
     let row = f.layout.rows.get(*f.layout.track_row.get(track.idx())?)?;
     if !matches!(row.kind, RowKind::Track(_)) {
         return None;
@@ -465,7 +554,9 @@ fn paint_hover(cx: &mut Ctx, f: &Frame, hv: HitTarget) {
     let c = cx.c;
     let rect = match hv {
         HitTarget::Slice(s) => slice_rect(f, s),
-        HitTarget::Merged { track, depth, start_ns, end_ns, .. } => range_rect(f, track, depth, start_ns, end_ns),
+        HitTarget::Merged { track, depth, start_ns, end_ns, .. } => {
+            range_rect(f, track, depth, start_ns, end_ns)
+        }
         _ => None,
     };
     if let Some((x, y, w, h)) = rect {

@@ -39,13 +39,20 @@ pub struct Theme {
 impl Theme {
     /// Read the `--canvas-*` custom properties of the document root.
     pub fn from_css() -> Theme {
-        let style = web_sys::window()
-            .and_then(|w| w.document().and_then(|d| d.document_element()).and_then(|e| w.get_computed_style(&e).ok().flatten()));
+        let style = web_sys::window().and_then(|w| {
+            w.document()
+                .and_then(|d| d.document_element())
+                .and_then(|e| w.get_computed_style(&e).ok().flatten())
+        });
         let var = |name: &str| -> String {
             let v = style.as_ref().and_then(|s| s.get_property_value(name).ok()).unwrap_or_default();
             let v = v.trim();
             // missing tokens show as a neutral grey rather than failing
-            if v.is_empty() { "grey".to_string() } else { v.to_string() }
+            if v.is_empty() {
+                "grey".to_string()
+            } else {
+                v.to_string()
+            }
         };
         Theme {
             bg: var("--canvas-bg"),

@@ -21,7 +21,9 @@ use loupe_core::view::TimeScale;
 use send_wrapper::SendWrapper;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, PointerEvent, WheelEvent};
+use web_sys::{
+    CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, PointerEvent, WheelEvent,
+};
 
 use super::hit_test::{HitList, HitTarget};
 use super::layout::{Layout, RowKind, RULER_H_PX};
@@ -110,7 +112,8 @@ impl TimelineCtl {
         let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
         ctx.set_font(FONT);
         let sample = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789_:.";
-        let char_w_px = ctx.measure_text(sample).map(|m| m.width() / sample.len() as f64).unwrap_or(6.5).max(1.0);
+        let char_w_px =
+            ctx.measure_text(sample).map(|m| m.width() / sample.len() as f64).unwrap_or(6.5).max(1.0);
         let exposed = js_sys::Object::new();
         if let Some(w) = dom::window() {
             let _ = js_sys::Reflect::set(&w, &JsValue::from_str("__loupe"), &exposed);
@@ -163,7 +166,11 @@ impl TimelineCtl {
             match hits.widest_slice() {
                 Some(h) => {
                     let o = js_sys::Object::new();
-                    set_prop(&o, "x", ((h.x0_px.max(0.0) + h.x1_px.min(c.view.borrow().width_px)) / 2.0).into());
+                    set_prop(
+                        &o,
+                        "x",
+                        ((h.x0_px.max(0.0) + h.x1_px.min(c.view.borrow().width_px)) / 2.0).into(),
+                    );
                     set_prop(&o, "y", ((h.y0_px + h.y1_px) / 2.0).into());
                     o.into()
                 }
@@ -306,8 +313,10 @@ impl TimelineCtl {
                 _ => None,
             },
         };
-        let stats = painter::paint(&self.ctx, &frame, &mut self.hits.borrow_mut(), &mut self.items.borrow_mut());
-        let _ = self.list_inner.style().set_property("transform", &format!("translateY({}px)", -v.scroll_y_px));
+        let stats =
+            painter::paint(&self.ctx, &frame, &mut self.hits.borrow_mut(), &mut self.items.borrow_mut());
+        let _ =
+            self.list_inner.style().set_property("transform", &format!("translateY({}px)", -v.scroll_y_px));
         let ms = now_ms() - t0;
         let o = &self.exposed;
         set_prop(o, "paintMs", ms.into());
@@ -343,7 +352,8 @@ impl TimelineCtl {
     fn update_hover(&self, x: f64, y: f64) {
         let mut v = self.view.borrow_mut();
         v.pointer = Some((x, y));
-        let hit = if y >= RULER_H_PX && v.drag.is_none() { self.hits.borrow().find(x, y).copied() } else { None };
+        let hit =
+            if y >= RULER_H_PX && v.drag.is_none() { self.hits.borrow().find(x, y).copied() } else { None };
         v.hover = hit.map(|h| h.target);
         let t_ns = v.scale.time_from_x(x);
         let (w, h) = (v.width_px, v.height_px);
@@ -351,7 +361,8 @@ impl TimelineCtl {
         match hit {
             Some(h_) => {
                 // refill only when the target changes (counters: their value depends on the time)
-                if self.tooltip_target.get() != Some(h_.target) || matches!(h_.target, HitTarget::Counter(_)) {
+                if self.tooltip_target.get() != Some(h_.target) || matches!(h_.target, HitTarget::Counter(_))
+                {
                     tooltip::fill(&self.tooltip, &self.data.borrow(), &h_.target, t_ns);
                     self.tooltip_target.set(Some(h_.target));
                 }
@@ -433,7 +444,10 @@ impl TimelineCtl {
                 let hit = self.hits.borrow().find(x, y).copied();
                 let sel = hit.and_then(|h| {
                     let sample = match h.target {
-                        HitTarget::Counter(c) => describe::counter_sample_at(&self.data.borrow().trace, c.idx(), t_ns).map(|k| k as u32),
+                        HitTarget::Counter(c) => {
+                            describe::counter_sample_at(&self.data.borrow().trace, c.idx(), t_ns)
+                                .map(|k| k as u32)
+                        }
                         _ => None,
                     };
                     h.target.selection(sample)
@@ -579,7 +593,8 @@ impl TimelineCtl {
             }
         });
         // wheel anywhere on the timeline (track list included); not passive: it prevents scrolling
-        let wrap_parent: web_sys::EventTarget = self.wrap.parent_element().map(|p| p.into()).unwrap_or_else(|| self.wrap.clone().into());
+        let wrap_parent: web_sys::EventTarget =
+            self.wrap.parent_element().map(|p| p.into()).unwrap_or_else(|| self.wrap.clone().into());
         on!(&wrap_parent, "wheel", false, |c, ev: WheelEvent| { c.on_wheel(&ev) });
         if let Some(win) = dom::window() {
             let w = weak.clone();
@@ -630,7 +645,8 @@ impl TimelineHandle {
 #[component]
 pub fn Timeline() -> impl IntoView {
     let state = use_app_state();
-    let scheduler = use_context::<SendWrapper<Rc<Scheduler>>>().map(|s| (*s).clone()).unwrap_or_else(Scheduler::new);
+    let scheduler =
+        use_context::<SendWrapper<Rc<Scheduler>>>().map(|s| (*s).clone()).unwrap_or_else(Scheduler::new);
     let handle = use_context::<TimelineHandle>().unwrap_or(TimelineHandle(StoredValue::new_local(None)));
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
     let wrap_ref = NodeRef::<leptos::html::Div>::new();
@@ -645,7 +661,9 @@ pub fn Timeline() -> impl IntoView {
     // create the controller once every element exists
     let scheduler = SendWrapper::new(scheduler);
     Effect::new(move |_| {
-        let (Some(canvas), Some(wrap), Some(list), Some(tip)) = (canvas_ref.get(), wrap_ref.get(), list_ref.get(), tip_ref.get()) else {
+        let (Some(canvas), Some(wrap), Some(list), Some(tip)) =
+            (canvas_ref.get(), wrap_ref.get(), list_ref.get(), tip_ref.get())
+        else {
             return;
         };
         if handle.0.with_value(|c| c.is_some()) {

@@ -55,7 +55,10 @@ pub fn Details() -> impl IntoView {
                 ];
                 let parents = describe::parents(trace, s.track, i);
                 if !parents.is_empty() {
-                    let path: Vec<String> = parents.iter().map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 })).collect();
+                    let path: Vec<String> = parents
+                        .iter()
+                        .map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 }))
+                        .collect();
                     rows.push(field("hierarchy", path.join(" › ")));
                 }
                 let args = trace.args_display(cols.args[i]);
@@ -102,7 +105,14 @@ pub fn Details() -> impl IntoView {
                     field("window end", describe::time_label(trace, cols.end_ns(b - 1))),
                     field("window span", describe::duration_label(cols.end_ns(b - 1) - cols.start_ns[a])),
                     field("busy (sum of durations)", describe::duration_label(busy)),
-                    field("longest", format!("{} ({})", describe::slice_name(trace, SliceRef { track, index: longest as u32 }), describe::duration_label(cols.dur_ns[longest]))),
+                    field(
+                        "longest",
+                        format!(
+                            "{} ({})",
+                            describe::slice_name(trace, SliceRef { track, index: longest as u32 }),
+                            describe::duration_label(cols.dur_ns[longest])
+                        ),
+                    ),
                 ];
                 let longest_ref = SliceRef { track, index: longest as u32 };
                 view! {
@@ -154,7 +164,10 @@ pub fn Details() -> impl IntoView {
                 if let Some(&next) = c.ts_ns.get(k + 1) {
                     rows.push(field("until", describe::time_label(trace, next)));
                 }
-                rows.push(field("range over trace", format!("{} – {} {unit}", fmt_value(lo), fmt_value(hi)).trim_end().to_string()));
+                rows.push(field(
+                    "range over trace",
+                    format!("{} – {} {unit}", fmt_value(lo), fmt_value(hi)).trim_end().to_string(),
+                ));
                 rows.push(field("samples", c.ts_ns.len().to_string()));
                 view! {
                     <h3 class="details-title">{trace.str(c.name).to_string()}</h3>

@@ -175,7 +175,8 @@ fn hierarchy_view(p: &Program, data: Arc<TraceData>) -> AnyView {
 
 fn node_list(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, ids: Vec<u32>, depth: usize) -> AnyView {
     let n = ids.len();
-    let items = ids.into_iter().take(ROW_CAP).map(|i| tree_node(data.clone(), kids.clone(), i, depth)).collect_view();
+    let items =
+        ids.into_iter().take(ROW_CAP).map(|i| tree_node(data.clone(), kids.clone(), i, depth)).collect_view();
     let note = (n > ROW_CAP).then(|| view! { <li class="hint">{format!("… {} more", n - ROW_CAP)}</li> });
     view! { <ul class="op-tree">{items}{note}</ul> }.into_any()
 }
@@ -195,9 +196,7 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
     let attrs = node.attrs.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join("\n");
     let title = if attrs.is_empty() { name.clone() } else { format!("{name}\n{attrs}") };
     let pad = format!("padding-left:{}px", depth * 14);
-    let sub = move || {
-        open.get().then(|| node_list(data.clone(), kids.clone(), children.clone(), depth + 1))
-    };
+    let sub = move || open.get().then(|| node_list(data.clone(), kids.clone(), children.clone(), depth + 1));
     view! {
         <li class="op-node" data-level=level_attr>
             <div class="op-row" style=pad title=title>
@@ -234,7 +233,11 @@ pub fn correlation_view(c: &CorrelationReport) -> AnyView {
         })
         .collect_view();
     let unmatched = (!c.unmatched.is_empty()).then(|| {
-        let items = c.unmatched.iter().map(|(r, n)| view! { <li><strong>{fmt_count(*n)}</strong>" × "{r.clone()}</li> }).collect_view();
+        let items = c
+            .unmatched
+            .iter()
+            .map(|(r, n)| view! { <li><strong>{fmt_count(*n)}</strong>" × "{r.clone()}</li> })
+            .collect_view();
         view! { <h4>"Not matched"</h4><ul class="corr-list">{items}</ul> }
     });
     let notes = (!c.notes.is_empty()).then(|| {
@@ -264,7 +267,10 @@ pub fn MetadataBanner() -> impl IntoView {
         let m = &data.trace.metadata.entries;
         (!m.is_empty()).then(|| {
             let summary = format!("Metadata ({} entr{})", m.len(), if m.len() == 1 { "y" } else { "ies" });
-            let rows = m.iter().map(|(k, v)| view! { <tr><th>{k.clone()}</th><td>{v.clone()}</td></tr> }).collect_view();
+            let rows = m
+                .iter()
+                .map(|(k, v)| view! { <tr><th>{k.clone()}</th><td>{v.clone()}</td></tr> })
+                .collect_view();
             view! {
                 <details class="banner banner-info" data-testid="metadata">
                     <summary>{summary}</summary>

@@ -55,7 +55,12 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         let total: u64 = files.iter().map(|f| f.size() as u64).sum();
         state.error.set(None);
         state.phase.set(LoadPhase::Loading);
-        state.progress.set(Some(LoadProgress { stage: "reading".into(), done_bytes: 0, total_bytes: total, mb_per_s: 0.0 }));
+        state.progress.set(Some(LoadProgress {
+            stage: "reading".into(),
+            done_bytes: 0,
+            total_bytes: total,
+            mb_per_s: 0.0,
+        }));
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => state.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, .. } => {
@@ -98,7 +103,9 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     let listeners: StoredValue<Vec<Listener>, LocalStorage> = StoredValue::new_local(Vec::new());
     if let Some(w) = dom::window() {
         let has_files = |ev: &web_sys::DragEvent| {
-            ev.data_transfer().map(|dt| dt.types().iter().any(|t| t.as_string().as_deref() == Some("Files"))).unwrap_or(false)
+            ev.data_transfer()
+                .map(|dt| dt.types().iter().any(|t| t.as_string().as_deref() == Some("Files")))
+                .unwrap_or(false)
         };
         let over = listen(w.as_ref(), "dragover", false, move |e| {
             if let Ok(ev) = e.dyn_into::<web_sys::DragEvent>() {

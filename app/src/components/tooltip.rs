@@ -43,20 +43,42 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
             }
             let parents = describe::parents(trace, s.track, i);
             if !parents.is_empty() {
-                let path: Vec<String> = parents.iter().map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 })).collect();
+                let path: Vec<String> = parents
+                    .iter()
+                    .map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 }))
+                    .collect();
                 row(tip, "hierarchy", &path.join(" › "));
             }
         }
         HitTarget::Merged { track, first, end, start_ns, end_ns, longest, .. } => {
             title(&format!("{} slices (merged at this zoom)", end - first));
             row(tip, "track", &trace.track_label(track));
-            row(tip, "window", &format!("{} – {}", describe::time_label(trace, start_ns), describe::time_label(trace, end_ns)));
+            row(
+                tip,
+                "window",
+                &format!(
+                    "{} – {}",
+                    describe::time_label(trace, start_ns),
+                    describe::time_label(trace, end_ns)
+                ),
+            );
             row(tip, "span", &describe::duration_label(end_ns - start_ns));
             let cols = &trace.track(track).slices;
-            row(tip, "longest", &format!("{} ({})", describe::slice_name(trace, SliceRef { track, index: longest }), describe::duration_label(cols.dur_ns[longest as usize])));
+            row(
+                tip,
+                "longest",
+                &format!(
+                    "{} ({})",
+                    describe::slice_name(trace, SliceRef { track, index: longest }),
+                    describe::duration_label(cols.dur_ns[longest as usize])
+                ),
+            );
             let parents = describe::parents(trace, track, first as usize);
             if !parents.is_empty() {
-                let path: Vec<String> = parents.iter().map(|&p| describe::slice_name(trace, SliceRef { track, index: p as u32 })).collect();
+                let path: Vec<String> = parents
+                    .iter()
+                    .map(|&p| describe::slice_name(trace, SliceRef { track, index: p as u32 }))
+                    .collect();
                 row(tip, "hierarchy", &path.join(" › "));
             }
         }
@@ -74,7 +96,17 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
             let ctr = &trace.counters[ci];
             match describe::counter_sample_at(trace, ci, t_ns) {
                 Some(k) => {
-                    row(tip, "value", &format!("{} {}", crate::canvas::painter::fmt_value(ctr.value[k]), trace.str(ctr.unit)).trim_end().to_string());
+                    row(
+                        tip,
+                        "value",
+                        &format!(
+                            "{} {}",
+                            crate::canvas::painter::fmt_value(ctr.value[k]),
+                            trace.str(ctr.unit)
+                        )
+                        .trim_end()
+                        .to_string(),
+                    );
                     row(tip, "since", &describe::time_label(trace, ctr.ts_ns[k]));
                 }
                 None => row(tip, "value", "no sample yet"),

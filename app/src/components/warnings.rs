@@ -13,7 +13,11 @@ pub fn WarningsBanner() -> impl IntoView {
         (!w.is_empty()).then(|| {
             let total = w.total();
             let kinds = w.entries.len();
-            let summary = format!("{total} import warning{} ({kinds} kind{})", if total == 1 { "" } else { "s" }, if kinds == 1 { "" } else { "s" });
+            let summary = format!(
+                "{total} import warning{} ({kinds} kind{})",
+                if total == 1 { "" } else { "s" },
+                if kinds == 1 { "" } else { "s" }
+            );
             let items = w
                 .entries
                 .iter()

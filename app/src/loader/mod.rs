@@ -92,16 +92,28 @@ impl Job {
     fn progress(&self, stage: &str, done: u64, total: u64, since_ms: f64) {
         let secs = ((now_ms() - since_ms) / 1000.0).max(1e-3);
         let mb_per_s = done as f64 / 1e6 / secs;
-        self.emit(LoadEvent::Progress(LoadProgress { stage: stage.to_string(), done_bytes: done, total_bytes: total, mb_per_s }));
+        self.emit(LoadEvent::Progress(LoadProgress {
+            stage: stage.to_string(),
+            done_bytes: done,
+            total_bytes: total,
+            mb_per_s,
+        }));
     }
     fn decode(&self, bytes: &[u8], parse_ms: f64) {
         let t = now_ms();
         match bincode::decode_from_slice::<Trace, _>(bytes, bincode_config()) {
             Ok((trace, _)) => {
                 let decode_ms = now_ms() - t;
-                self.emit(LoadEvent::Done { trace: Box::new(trace), total_ms: now_ms() - self.started_ms, parse_ms, decode_ms })
+                self.emit(LoadEvent::Done {
+                    trace: Box::new(trace),
+                    total_ms: now_ms() - self.started_ms,
+                    parse_ms,
+                    decode_ms,
+                })
             }
-            Err(e) => self.emit(LoadEvent::Failed(format!("internal: could not decode the parsed trace: {e}"))),
+            Err(e) => {
+                self.emit(LoadEvent::Failed(format!("internal: could not decode the parsed trace: {e}")))
+            }
         }
     }
 }
@@ -121,7 +133,11 @@ impl LoadHandle {
 
 /// Start loading `files` (all imported together). Events arrive on `on_event`; exactly one
 /// `Done` or `Failed` ends a load unless it is cancelled.
-pub fn start(files: Vec<web_sys::File>, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 'static) -> LoadHandle {
+pub fn start(
+    files: Vec<web_sys::File>,
+    mode: LoaderMode,
+    on_event: impl Fn(LoadEvent) + 'static,
+) -> LoadHandle {
     let total_bytes: u64 = files.iter().map(|f| f.size() as u64).sum();
     let job = Rc::new(Job {
         finished: Cell::new(false),
@@ -151,8 +167,14 @@ pub fn start(files: Vec<web_sys::File>, mode: LoaderMode, on_event: impl Fn(Load
                     buffers.push(b);
                 }
                 Err(e) => {
-                    let why = e.as_string().or_else(|| js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()));
-                    job.emit(LoadEvent::Failed(format!("could not read '{}': {}", f.name(), why.unwrap_or_else(|| "unknown error".into()))));
+                    let why = e.as_string().or_else(|| {
+                        js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string())
+                    });
+                    job.emit(LoadEvent::Failed(format!(
+                        "could not read '{}': {}",
+                        f.name(),
+                        why.unwrap_or_else(|| "unknown error".into())
+                    )));
                     return;
                 }
             }
@@ -167,7 +189,9 @@ pub fn start(files: Vec<web_sys::File>, mode: LoaderMode, on_event: impl Fn(Load
             #[cfg(feature = "in-thread-loader")]
             LoaderMode::InThread => in_thread(&job, names, buffers).await,
             #[cfg(not(feature = "in-thread-loader"))]
-            LoaderMode::InThread => job.emit(LoadEvent::Failed("this build has no in-thread loader (feature `in-thread-loader`)".into())),
+            LoaderMode::InThread => job.emit(LoadEvent::Failed(
+                "this build has no in-thread loader (feature `in-thread-loader`)".into(),
+            )),
         }
     });
     handle
@@ -186,7 +210,8 @@ async fn in_thread(job: &Rc<Job>, names: Vec<String>, buffers: Vec<js_sys::Array
     if job.finished.get() {
         return;
     }
-    let files: Vec<(String, Vec<u8>)> = names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
+    let files: Vec<(String, Vec<u8>)> =
+        names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
     let parse_start = now_ms();
     let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, parse_start);
     match worker_side::parse_and_encode(&files, &now_ms, &mut progress) {
@@ -203,7 +228,8 @@ fn start_worker(job: &Rc<Job>, script_url: &str, names: Vec<String>, buffers: Ve
             return;
         }
     };
-    let pending: RefCell<Option<(Vec<String>, Vec<js_sys::ArrayBuffer>)>> = RefCell::new(Some((names, buffers)));
+    let pending: RefCell<Option<(Vec<String>, Vec<js_sys::ArrayBuffer>)>> =
+        RefCell::new(Some((names, buffers)));
     let parse_start = Cell::new(now_ms());
     let job1 = job.clone();
     let w2 = worker.clone();
@@ -216,11 +242,16 @@ fn start_worker(job: &Rc<Job>, script_url: &str, names: Vec<String>, buffers: Ve
                     parse_start.set(now_ms());
                     let (msg, transfer) = protocol::encode(&Message::Load { names, buffers });
                     if let Err(e) = w2.post_message_with_transfer(&msg, &transfer) {
-                        job.emit(LoadEvent::Failed(format!("could not send the files to the parser worker: {}", js_err(&e))));
+                        job.emit(LoadEvent::Failed(format!(
+                            "could not send the files to the parser worker: {}",
+                            js_err(&e)
+                        )));
                     }
                 }
             }
-            Some(Message::Progress { stage, done, total }) => job.progress(&stage, done, total, parse_start.get()),
+            Some(Message::Progress { stage, done, total }) => {
+                job.progress(&stage, done, total, parse_start.get())
+            }
             Some(Message::Done { trace, parse_ms, .. }) => {
                 job.progress("decoding", job.total_bytes, job.total_bytes, parse_start.get());
                 let bytes = protocol::buffer_to_vec(&trace);
@@ -228,13 +259,19 @@ fn start_worker(job: &Rc<Job>, script_url: &str, names: Vec<String>, buffers: Ve
                 job.decode(&bytes, parse_ms);
             }
             Some(Message::Error { message }) => job.emit(LoadEvent::Failed(message)),
-            Some(Message::Load { .. }) | None => job.emit(LoadEvent::Failed("internal: unexpected message from the parser worker".into())),
+            Some(Message::Load { .. }) | None => {
+                job.emit(LoadEvent::Failed("internal: unexpected message from the parser worker".into()))
+            }
         }
     });
     let job2 = job.clone();
     let onerror = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
         let job = &job2;
-        let msg = ev.dyn_ref::<ErrorEvent>().map(|e| e.message()).filter(|m| !m.is_empty()).unwrap_or_else(|| "the worker script could not be loaded".into());
+        let msg = ev
+            .dyn_ref::<ErrorEvent>()
+            .map(|e| e.message())
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| "the worker script could not be loaded".into());
         job.emit(LoadEvent::Failed(format!("the parser worker failed: {msg}")));
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));

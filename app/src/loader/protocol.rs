@@ -101,9 +101,12 @@ pub fn decode(v: &JsValue) -> Option<Message> {
     match get_str(v, "kind").as_str() {
         "ready" => Some(Message::Ready),
         "load" => {
-            let names: Vec<String> = Array::from(&get(v, "names")).iter().map(|n| n.as_string().unwrap_or_default()).collect();
-            let buffers: Vec<js_sys::ArrayBuffer> =
-                Array::from(&get(v, "buffers")).iter().filter_map(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok()).collect();
+            let names: Vec<String> =
+                Array::from(&get(v, "names")).iter().map(|n| n.as_string().unwrap_or_default()).collect();
+            let buffers: Vec<js_sys::ArrayBuffer> = Array::from(&get(v, "buffers"))
+                .iter()
+                .filter_map(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
+                .collect();
             (names.len() == buffers.len()).then_some(Message::Load { names, buffers })
         }
         "progress" => Some(Message::Progress {

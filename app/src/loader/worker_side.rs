@@ -18,7 +18,11 @@ pub struct Encoded {
 
 /// Import `files` together and encode the trace. `now_ms` is a clock; `progress(stage, done, total)`
 /// is called at most every ~100 ms of `now_ms`.
-pub fn parse_and_encode(files: &[(String, Vec<u8>)], now_ms: &dyn Fn() -> f64, progress: &mut dyn FnMut(&str, u64, u64)) -> Result<Encoded, String> {
+pub fn parse_and_encode(
+    files: &[(String, Vec<u8>)],
+    now_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<Encoded, String> {
     let t0 = now_ms();
     let inputs: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
     let mut last_ms = f64::NEG_INFINITY;
@@ -33,7 +37,8 @@ pub fn parse_and_encode(files: &[(String, Vec<u8>)], now_ms: &dyn Fn() -> f64, p
     let trace = import_files(&inputs, &mut sink).map_err(|e| e.to_string())?;
     let t1 = now_ms();
     progress("encoding", 1, 1);
-    let bytes = bincode::encode_to_vec(&trace, bincode_config()).map_err(|e| format!("could not encode the trace: {e}"))?;
+    let bytes = bincode::encode_to_vec(&trace, bincode_config())
+        .map_err(|e| format!("could not encode the trace: {e}"))?;
     let t2 = now_ms();
     Ok(Encoded { bytes, parse_ms: t1 - t0, encode_ms: t2 - t1 })
 }
@@ -50,11 +55,14 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
         post(scope, &Message::Error { message: "internal: malformed request to the parser worker".into() });
         return;
     };
-    let files: Vec<(String, Vec<u8>)> = names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
+    let files: Vec<(String, Vec<u8>)> =
+        names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
     drop(buffers);
     let perf = scope.performance();
     let now_ms = move || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
-    let mut progress = |stage: &str, done: u64, total: u64| post(scope, &Message::Progress { stage: stage.to_string(), done, total });
+    let mut progress = |stage: &str, done: u64, total: u64| {
+        post(scope, &Message::Progress { stage: stage.to_string(), done, total })
+    };
     match parse_and_encode(&files, &now_ms, &mut progress) {
         Ok(enc) => {
             drop(files);

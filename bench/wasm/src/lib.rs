@@ -47,7 +47,11 @@ fn min(v: &[f64]) -> f64 {
 /// Bytes of wasm linear memory (its high-water mark: wasm memory never shrinks).
 #[wasm_bindgen]
 pub fn memory_bytes() -> f64 {
-    wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64
+    wasm_bindgen::memory()
+        .unchecked_into::<js_sys::WebAssembly::Memory>()
+        .buffer()
+        .unchecked_into::<js_sys::ArrayBuffer>()
+        .byte_length() as f64
 }
 
 fn bytes_per_slice(tr: &Trace) -> (f64, f64) {
@@ -99,7 +103,12 @@ pub fn ntff_decode(mb: u32, runs: u32) -> String {
         let t = now();
         let n = ntff::parse(&bytes).expect("parse");
         times.push(now() - t);
-        stats = Some((n.stats.record_area_bytes, n.instructions.len(), n.dma_packets.len(), n.semaphore_updates.len()));
+        stats = Some((
+            n.stats.record_area_bytes,
+            n.instructions.len(),
+            n.dma_packets.len(),
+            n.semaphore_updates.len(),
+        ));
     }
     let (area, instr, dma, sem) = stats.expect("one run");
     let mbytes = area as f64 / 1e6;
@@ -157,7 +166,8 @@ pub fn drop_trace() {
 
 const ROW_H: f64 = 20.0;
 const PALETTE: [&str; 12] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d37295",
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+    "#bab0ac", "#86bcb6", "#d37295",
 ];
 
 struct Row {
@@ -169,7 +179,19 @@ struct Row {
 /// One frame of the timeline: LOD queries for every visible row of [t0, t1) over `width` px, then
 /// a canvas paint (a fillRect per item, colour by name, merged blocks in their longest slice's
 /// colour, drawn in colour buckets; a clipped fillText label where a slice is ≥ 30 px wide). Returns (query ms, paint ms, items).
-fn frame(tr: &Trace, rows: &[Row], ctx: &CanvasRenderingContext2d, t0: i64, t1: i64, width: f64, height: f64, merge_px: f64, buf: &mut Vec<(u32, LodItem)>, buckets: &mut [Vec<[f64; 3]>; PALETTE.len()], label: &mut String) -> (f64, f64, usize) {
+fn frame(
+    tr: &Trace,
+    rows: &[Row],
+    ctx: &CanvasRenderingContext2d,
+    t0: i64,
+    t1: i64,
+    width: f64,
+    height: f64,
+    merge_px: f64,
+    buf: &mut Vec<(u32, LodItem)>,
+    buckets: &mut [Vec<[f64; 3]>; PALETTE.len()],
+    label: &mut String,
+) -> (f64, f64, usize) {
     let npp = (t1 - t0) as f64 / width;
     let q0 = now();
     buf.clear();

@@ -31,7 +31,11 @@ pub fn unwrap<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<(String, Cow<'a, [u
     unwrap_depth(name, Cow::Borrowed(bytes), 0)
 }
 
-fn unwrap_depth<'a>(name: &str, bytes: Cow<'a, [u8]>, depth: u32) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
+fn unwrap_depth<'a>(
+    name: &str,
+    bytes: Cow<'a, [u8]>,
+    depth: u32,
+) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
     if depth > 3 {
         return Ok(vec![(name.to_string(), bytes)]);
     }
@@ -66,7 +70,10 @@ pub fn read_zip(b: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ImportError> {
     let bad = |m: &str| ImportError::Container(format!("zip: {m}"));
     // end of central directory: last 22..22+65535 bytes
     let min = b.len().saturating_sub(22 + 65535);
-    let eocd = (min..b.len().saturating_sub(21)).rev().find(|&o| b.get(o..o + 4) == Some(b"PK\x05\x06")).ok_or_else(|| bad("no end-of-central-directory record (truncated archive?)"))?;
+    let eocd = (min..b.len().saturating_sub(21))
+        .rev()
+        .find(|&o| b.get(o..o + 4) == Some(b"PK\x05\x06"))
+        .ok_or_else(|| bad("no end-of-central-directory record (truncated archive?)"))?;
     let count = u16le(b, eocd + 10).ok_or_else(|| bad("truncated"))? as usize;
     let mut p = u32le(b, eocd + 16).ok_or_else(|| bad("truncated"))? as usize;
     let mut out = Vec::new();
@@ -81,7 +88,8 @@ pub fn read_zip(b: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ImportError> {
         let xlen = u16le(b, p + 30).ok_or_else(|| bad("truncated"))? as usize;
         let clen = u16le(b, p + 32).ok_or_else(|| bad("truncated"))? as usize;
         let lho = u32le(b, p + 42).ok_or_else(|| bad("truncated"))? as usize;
-        let name = String::from_utf8_lossy(b.get(p + 46..p + 46 + nlen).ok_or_else(|| bad("truncated"))?).into_owned();
+        let name = String::from_utf8_lossy(b.get(p + 46..p + 46 + nlen).ok_or_else(|| bad("truncated"))?)
+            .into_owned();
         p += 46 + nlen + xlen + clen;
         if name.ends_with('/') || name.starts_with("__MACOSX/") {
             continue;
@@ -92,7 +100,9 @@ pub fn read_zip(b: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ImportError> {
         let lnlen = u16le(b, lho + 26).ok_or_else(|| bad("truncated"))? as usize;
         let lxlen = u16le(b, lho + 28).ok_or_else(|| bad("truncated"))? as usize;
         let start = lho + 30 + lnlen + lxlen;
-        let data = b.get(start..start.saturating_add(csize)).ok_or_else(|| bad(&format!("member '{name}' is truncated")))?;
+        let data = b
+            .get(start..start.saturating_add(csize))
+            .ok_or_else(|| bad(&format!("member '{name}' is truncated")))?;
         let content = match method {
             0 => data.to_vec(),
             8 => {
@@ -100,7 +110,10 @@ pub fn read_zip(b: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ImportError> {
                     return Err(bad("member too large"));
                 }
                 let mut v = Vec::with_capacity(usize_ as usize);
-                flate2::read::DeflateDecoder::new(data).take(MAX_INFLATED).read_to_end(&mut v).map_err(|e| bad(&format!("member '{name}': {e}")))?;
+                flate2::read::DeflateDecoder::new(data)
+                    .take(MAX_INFLATED)
+                    .read_to_end(&mut v)
+                    .map_err(|e| bad(&format!("member '{name}': {e}")))?;
                 v
             }
             m => return Err(bad(&format!("member '{name}' uses unsupported compression method {m}"))),

@@ -78,11 +78,21 @@ pub trait Importer: Sync {
     /// Look at the first bytes (at most [`SNIFF_BYTES`]) and the file name; must be cheap.
     fn sniff(&self, file_name: &str, prefix: &[u8]) -> Sniff;
     /// Convert one file into the builder.
-    fn import(&self, file: &InputFile<'_>, b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError>;
+    fn import(
+        &self,
+        file: &InputFile<'_>,
+        b: &mut TraceBuilder,
+        progress: &mut dyn Progress,
+    ) -> Result<(), ImportError>;
     /// Optional: convert all the files this importer claimed in one `import_files` call together
     /// (e.g. the `<Table>.parquet` files of one Neuron Explorer profile). `None` (the default)
     /// means "not a multi-file format": the files are then passed to [`Importer::import`] one by one.
-    fn import_group(&self, _files: &[InputFile<'_>], _b: &mut TraceBuilder, _progress: &mut dyn Progress) -> Option<Result<(), ImportError>> {
+    fn import_group(
+        &self,
+        _files: &[InputFile<'_>],
+        _b: &mut TraceBuilder,
+        _progress: &mut dyn Progress,
+    ) -> Option<Result<(), ImportError>> {
         None
     }
 }
@@ -93,7 +103,12 @@ pub const SNIFF_BYTES: usize = 4096;
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, JSON dialects last (their sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
-    vec![&neuron_binary::NeuronBinary, &neuron_parquet::NeuronParquet, &neuron_json::NeuronJson, &chrome::ChromeJson]
+    vec![
+        &neuron_binary::NeuronBinary,
+        &neuron_parquet::NeuronParquet,
+        &neuron_json::NeuronJson,
+        &chrome::ChromeJson,
+    ]
 }
 
 /// Which importer would take this file (after container unwrapping).
@@ -111,7 +126,11 @@ pub fn detect(file_name: &str, bytes: &[u8]) -> Option<&'static dyn Importer> {
 }
 
 /// Import one file (gzip/zip containers are unwrapped first).
-pub fn import_bytes(file_name: &str, bytes: &[u8], progress: &mut dyn Progress) -> Result<Trace, ImportError> {
+pub fn import_bytes(
+    file_name: &str,
+    bytes: &[u8],
+    progress: &mut dyn Progress,
+) -> Result<Trace, ImportError> {
     import_files(&[InputFile { name: file_name, bytes }], progress)
 }
 
@@ -159,11 +178,8 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
 
 /// A short, safe description of an unrecognised file for the error message.
 fn describe_unknown(name: &str, bytes: &[u8]) -> String {
-    let head: String = bytes
-        .iter()
-        .take(16)
-        .map(|&c| if (0x20..0x7f).contains(&c) { c as char } else { '.' })
-        .collect();
+    let head: String =
+        bytes.iter().take(16).map(|&c| if (0x20..0x7f).contains(&c) { c as char } else { '.' }).collect();
     let name: String = name.chars().filter(|c| !c.is_control()).take(120).collect();
     format!(" in '{name}' ({} bytes, starts with \"{head}\")", bytes.len())
 }

@@ -3,7 +3,9 @@
 //! the shared layout of [`super::neuron_device`]; NEFF alone → program view; both → the NTFF's
 //! events correlated with the NEFF ([`crate::neuron::correlate`]), paired by UUID.
 
-use super::neuron_device::{add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER};
+use super::neuron_device::{
+    add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
+};
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{ArgValue, TraceBuilder};
 use crate::neuron::{correlate, neff, ntff};
@@ -37,10 +39,20 @@ impl Importer for NeuronBinary {
             Sniff::No
         }
     }
-    fn import(&self, file: &InputFile<'_>, b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+    fn import(
+        &self,
+        file: &InputFile<'_>,
+        b: &mut TraceBuilder,
+        progress: &mut dyn Progress,
+    ) -> Result<(), ImportError> {
         import_pair(std::slice::from_ref(file), b, progress)
     }
-    fn import_group(&self, files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut dyn Progress) -> Option<Result<(), ImportError>> {
+    fn import_group(
+        &self,
+        files: &[InputFile<'_>],
+        b: &mut TraceBuilder,
+        progress: &mut dyn Progress,
+    ) -> Option<Result<(), ImportError>> {
         Some(import_pair(files, b, progress))
     }
 }
@@ -58,12 +70,20 @@ fn ntff_error(e: ntff::NtffError) -> ImportError {
     }
 }
 
-fn import_pair(files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+fn import_pair(
+    files: &[InputFile<'_>],
+    b: &mut TraceBuilder,
+    progress: &mut dyn Progress,
+) -> Result<(), ImportError> {
     let mut neffs = Vec::new();
     let mut ntffs = Vec::new();
     for f in files {
         if neff::sniff(&f.bytes[..f.bytes.len().min(super::SNIFF_BYTES)]) {
-            let n = neff::parse(f.bytes).map_err(|e| ImportError::Malformed { format: "NEFF", offset: 0, message: e.to_string() })?;
+            let n = neff::parse(f.bytes).map_err(|e| ImportError::Malformed {
+                format: "NEFF",
+                offset: 0,
+                message: e.to_string(),
+            })?;
             neffs.push(n);
         } else {
             ntffs.push(f);
@@ -109,9 +129,16 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     b.add_metadata("ntff.file", file_name.to_string());
     b.add_metadata("ntff.version", t.header.version.to_string());
     b.add_metadata("ntff.neff_path", m.neff_path.clone());
-    b.add_metadata("ntff.neff_uuid", format!("{}{}", m.uuid_hex(), if m.uuid_truncated { " (truncated)" } else { "" }));
+    b.add_metadata(
+        "ntff.neff_uuid",
+        format!("{}{}", m.uuid_hex(), if m.uuid_truncated { " (truncated)" } else { "" }),
+    );
     b.add_metadata("ntff.instance_type", m.instance_type.clone());
-    for (k, v) in [("runtime_version", &m.runtime_version), ("driver_version", &m.driver_version), ("collectives_version", &m.collectives_version)] {
+    for (k, v) in [
+        ("runtime_version", &m.runtime_version),
+        ("driver_version", &m.driver_version),
+        ("collectives_version", &m.collectives_version),
+    ] {
         if let Some(v) = v {
             b.add_metadata(format!("ntff.{k}"), v.text.clone());
         }
@@ -125,9 +152,16 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
 
     let (corr, mut report) = correlate::correlate(t, neff);
     if neff.is_none() {
-        report.notes.push("NTFF alone: opcode names from the instruction words; operators and source lines need the NEFF".into());
+        report.notes.push(
+            "NTFF alone: opcode names from the instruction words; operators and source lines need the NEFF"
+                .into(),
+        );
     }
-    let name = if m.neff_path.is_empty() { "NeuronCore 0".to_string() } else { format!("NeuronCore 0 — {}", m.neff_path.rsplit('/').next().unwrap_or("")) };
+    let name = if m.neff_path.is_empty() {
+        "NeuronCore 0".to_string()
+    } else {
+        format!("NeuronCore 0 — {}", m.neff_path.rsplit('/').next().unwrap_or(""))
+    };
     let mut devices = Devices::new(name, false);
     let dev = devices.get(b, 0);
     // engines in the usual order, even when idle
@@ -180,7 +214,8 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
             if let (Some(f), Some(line)) = (&l.kernel_file, l.kernel_line) {
                 s("kernel_source", &format!("{f}:{line}"), &mut args, b);
             }
-            let op = l.framework.as_ref().map(|x| x.name.as_str()).or(l.hlo.as_ref().map(|x| x.name.as_str()));
+            let op =
+                l.framework.as_ref().map(|x| x.name.as_str()).or(l.hlo.as_ref().map(|x| x.name.as_str()));
             if let Some(op) = op {
                 operator = b.intern(op);
             }
@@ -257,4 +292,3 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     }
     b.correlation = Some(report);
 }
-

@@ -11,7 +11,7 @@
 //!
 //! Facts: ../shared/docs/formats/neuron.md §3.3, §3.7, §5.
 
-use crate::model::{ArgValue, CounterId, GroupId, GroupKind, Layout, TrackId, TrackKind, TraceBuilder};
+use crate::model::{ArgValue, CounterId, GroupId, GroupKind, Layout, TraceBuilder, TrackId, TrackKind};
 use crate::strings::StrId;
 use std::collections::HashMap;
 
@@ -26,7 +26,12 @@ pub(crate) fn engine_display(label: &str) -> (String, i64) {
         "scalar" | "act" | "activation" | "scalare" => ("Scalar", 3),
         "gpsimd" | "pool" | "gpsimde" => ("GpSimd", 4),
         "sync" | "sp" | "synce" => ("Sync", 5),
-        _ => return (if label.trim().is_empty() { "unknown engine".to_string() } else { label.trim().to_string() }, 6),
+        _ => {
+            return (
+                if label.trim().is_empty() { "unknown engine".to_string() } else { label.trim().to_string() },
+                6,
+            )
+        }
     };
     (name.to_string(), rank)
 }
@@ -54,7 +59,8 @@ pub(crate) fn semaphore_display(id: &str) -> (String, (i64, String)) {
     } else {
         id.parse::<i64>().ok()
     };
-    let name = if id.starts_with("S[") || id.parse::<i64>().is_err() { id.to_string() } else { format!("Sem {id}") };
+    let name =
+        if id.starts_with("S[") || id.parse::<i64>().is_err() { id.to_string() } else { format!("Sem {id}") };
     (name, (num.unwrap_or(i64::MAX), id.to_string()))
 }
 
@@ -75,7 +81,15 @@ impl Device {
         Device { group, tracks: HashMap::new(), counters: HashMap::new() }
     }
 
-    fn track(&mut self, b: &mut TraceBuilder, key: String, name: &str, kind: TrackKind, sort: i64, source: &str) -> TrackId {
+    fn track(
+        &mut self,
+        b: &mut TraceBuilder,
+        key: String,
+        name: &str,
+        kind: TrackKind,
+        sort: i64,
+        source: &str,
+    ) -> TrackId {
         if let Some(&t) = self.tracks.get(&key) {
             return t;
         }
@@ -94,7 +108,13 @@ impl Device {
 
     /// The Dma track of one DMA queue (packets). `label` is the export's queue label
     /// (`qSyncSpillReload0-Q1-E0`); engine and queue numbers order the tracks.
-    pub fn dma_queue(&mut self, b: &mut TraceBuilder, label: &str, engine: Option<i64>, queue: Option<i64>) -> TrackId {
+    pub fn dma_queue(
+        &mut self,
+        b: &mut TraceBuilder,
+        label: &str,
+        engine: Option<i64>,
+        queue: Option<i64>,
+    ) -> TrackId {
         let (q2, e2) = parse_queue_label(label);
         let (e, q) = (engine.or(e2), queue.or(q2));
         let sort = SORT_DMA + e.unwrap_or(999).clamp(0, 999) * 1_000 + q.unwrap_or(999).clamp(0, 999);
@@ -148,7 +168,11 @@ impl Devices {
         let i = match self.list.iter().position(|(p, _)| *p == pcore) {
             Some(i) => i,
             None => {
-                let name = if self.multi_core || pcore != 0 { format!("{} pcore {pcore}", self.base_name) } else { self.base_name.clone() };
+                let name = if self.multi_core || pcore != 0 {
+                    format!("{} pcore {pcore}", self.base_name)
+                } else {
+                    self.base_name.clone()
+                };
                 let d = Device::new(b, &name);
                 self.list.push((pcore, d));
                 self.list.len() - 1
@@ -220,7 +244,11 @@ pub(crate) fn arg_rank(order: &[&str], key: &str) -> usize {
 }
 
 /// Sort collected (key, value) args by the preferred order, then by name, and store them.
-pub(crate) fn store_args(b: &mut TraceBuilder, order: &[&str], mut args: Vec<(String, ArgValue)>) -> crate::model::ArgsId {
+pub(crate) fn store_args(
+    b: &mut TraceBuilder,
+    order: &[&str],
+    mut args: Vec<(String, ArgValue)>,
+) -> crate::model::ArgsId {
     args.sort_by(|a, c| (arg_rank(order, &a.0), &a.0).cmp(&(arg_rank(order, &c.0), &c.0)));
     let entries: Vec<(StrId, ArgValue)> = args.into_iter().map(|(k, v)| (b.intern(&k), v)).collect();
     b.add_args(entries)
@@ -250,7 +278,9 @@ pub(crate) fn capped_json(b: &mut TraceBuilder, key: &str, mut text: String) -> 
         }
         text.truncate(cut);
         text.push_str("…(truncated)");
-        b.warn("neuron_metadata_truncated", || format!("metadata '{key}' is {len} bytes; kept the first {METADATA_JSON_CAP}"));
+        b.warn("neuron_metadata_truncated", || {
+            format!("metadata '{key}' is {len} bytes; kept the first {METADATA_JSON_CAP}")
+        });
     }
     text
 }

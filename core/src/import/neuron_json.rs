@@ -18,7 +18,9 @@
 //!   profile_info, metadata, model_info, nc_mem_usage, warnings, terminology, …) → trace metadata
 //!   `neuron.<key>` as compact JSON, plus `<key>.<field>` scalars for single-record keys.
 
-use super::neuron_device::{self, add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER};
+use super::neuron_device::{
+    self, add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
+};
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{ArgValue, FlowEnd, SliceHandle, TraceBuilder};
 use serde_json::{Map, Value};
@@ -115,7 +117,16 @@ fn first_key(p: &[u8]) -> Option<&str> {
 }
 
 /// Top-level keys converted into the timeline (everything else becomes metadata).
-const TIMELINE_KEYS: &[&str] = &["instruction", "dma", "semaphore_update", "pending_dma", "dma_throughput", "instruction_usage", "ham", "active_time"];
+const TIMELINE_KEYS: &[&str] = &[
+    "instruction",
+    "dma",
+    "semaphore_update",
+    "pending_dma",
+    "dma_throughput",
+    "instruction_usage",
+    "ham",
+    "active_time",
+];
 
 /// Single-record keys whose scalar fields are also flattened into `<key>.<field>` metadata.
 const FLATTEN_KEYS: &[&str] = &["summary", "metadata", "neff_header", "profile_info", "model_info"];
@@ -148,7 +159,12 @@ impl Importer for NeuronJson {
         }
     }
 
-    fn import(&self, file: &InputFile<'_>, b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+    fn import(
+        &self,
+        file: &InputFile<'_>,
+        b: &mut TraceBuilder,
+        progress: &mut dyn Progress,
+    ) -> Result<(), ImportError> {
         let total = file.bytes.len() as u64;
         let v: Value = serde_json::from_slice(file.bytes).map_err(|e| ImportError::Malformed {
             format: NAME,
@@ -249,7 +265,10 @@ impl<'b> Conv<'b> {
             let stem = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
             name = format!("{name} · {stem}");
         }
-        let multi = first_record(top, "metadata").and_then(|m| m.get("num_physical_cores")).and_then(int_of).is_some_and(|n| n > 1);
+        let multi = first_record(top, "metadata")
+            .and_then(|m| m.get("num_physical_cores"))
+            .and_then(int_of)
+            .is_some_and(|n| n > 1);
         Conv { b, devices: Devices::new(name, multi) }
     }
 
@@ -257,7 +276,9 @@ impl<'b> Conv<'b> {
     fn span(&mut self, r: &Map<String, Value>, what: &str) -> Option<(i64, i64)> {
         let ts = self.time(r, "timestamp").or_else(|| self.time(r, "start_ts"));
         let Some(ts) = ts else {
-            self.b.warn("neuron_missing_timestamp", || format!("a '{what}' record has no integer timestamp; skipped"));
+            self.b.warn("neuron_missing_timestamp", || {
+                format!("a '{what}' record has no integer timestamp; skipped")
+            });
             return None;
         };
         let dur = self
@@ -275,7 +296,9 @@ impl<'b> Conv<'b> {
         }
         // a fractional time would be a different producer: keep it, floored, and say so
         let f = v.as_f64().filter(|f| f.is_finite() && f.abs() < 9.0e18)?;
-        self.b.warn("neuron_fractional_time", || format!("field '{k}' holds the non-integer time {f}; floored to ns"));
+        self.b.warn("neuron_fractional_time", || {
+            format!("field '{k}' holds the non-integer time {f}; floored to ns")
+        });
         Some(f.floor() as i64)
     }
 
@@ -348,7 +371,11 @@ impl<'b> Conv<'b> {
                 "" => self.b.intern("instruction"),
                 op => self.b.intern(op),
             };
-            let args = self.record_args(r, &["timestamp", "duration", "label", "opcode", "pcore_idx"], INSTRUCTION_ARG_ORDER);
+            let args = self.record_args(
+                r,
+                &["timestamp", "duration", "label", "opcode", "pcore_idx"],
+                INSTRUCTION_ARG_ORDER,
+            );
             let h = self.b.add_slice(track, ts, dur, name, cat, args);
             if let Some(id) = r.get("id").and_then(int_of) {
                 by_id.insert(id, h);
@@ -367,7 +394,9 @@ impl<'b> Conv<'b> {
                     let name = self.b.intern(&kind);
                     self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), name, cat);
                 }
-                None => self.b.warn("neuron_flow_unresolved", || format!("predecessor instruction {pid} is not in the export; flow dropped")),
+                None => self.b.warn("neuron_flow_unresolved", || {
+                    format!("predecessor instruction {pid} is not in the export; flow dropped")
+                }),
             }
         }
         by_id
@@ -381,7 +410,11 @@ impl<'b> Conv<'b> {
         // instructions that trigger a DMA: (their start, the DMA start they name)
         let mut triggers: HashMap<i64, Vec<(i64, SliceHandle)>> = HashMap::new();
         for r in records(top, "instruction") {
-            if let (Some(ts), Some(t), Some(id)) = (r.get("timestamp").and_then(int_of), r.get("trigger").and_then(int_of), r.get("id").and_then(int_of)) {
+            if let (Some(ts), Some(t), Some(id)) = (
+                r.get("timestamp").and_then(int_of),
+                r.get("trigger").and_then(int_of),
+                r.get("id").and_then(int_of),
+            ) {
                 if let Some(&h) = instr.get(&id) {
                     triggers.entry(ts).or_default().push((t, h));
                 }
@@ -399,22 +432,37 @@ impl<'b> Conv<'b> {
                 let q = if label.is_empty() { "DMA" } else { label };
                 dev.dma_transfers(self.b, q)
             } else {
-                let l = if label.is_empty() { format!("Q{}-E{}", queue.unwrap_or(-1), engine.unwrap_or(-1)) } else { label.to_string() };
+                let l = if label.is_empty() {
+                    format!("Q{}-E{}", queue.unwrap_or(-1), engine.unwrap_or(-1))
+                } else {
+                    label.to_string()
+                };
                 dev.dma_queue(self.b, &l, engine, queue)
             };
             let name = match str_of(r, "variable") {
                 "" => self.b.intern("dma"),
                 v => self.b.intern(v),
             };
-            let args = self.record_args(r, &["timestamp", "duration", "aggregated", "subgroup", "pcore_idx"], DMA_ARG_ORDER);
+            let args = self.record_args(
+                r,
+                &["timestamp", "duration", "aggregated", "subgroup", "pcore_idx"],
+                DMA_ARG_ORDER,
+            );
             let cat = if aggregated { cat_transfer } else { cat_packet };
             let h = self.b.add_slice(track, ts, dur, name, cat, args);
             if aggregated {
                 if let Some(t) = r.get("trigger").and_then(int_of) {
-                    let from = triggers.get(&t).and_then(|v| v.iter().find(|(dma_ts, _)| *dma_ts == ts).or(v.first())).map(|x| x.1);
+                    let from = triggers
+                        .get(&t)
+                        .and_then(|v| v.iter().find(|(dma_ts, _)| *dma_ts == ts).or(v.first()))
+                        .map(|x| x.1);
                     match from {
-                        Some(from) => self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), trig_name, trig_cat),
-                        None => self.b.warn("neuron_dma_trigger_unresolved", || format!("no instruction starts at the DMA trigger time {t} ns")),
+                        Some(from) => {
+                            self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), trig_name, trig_cat)
+                        }
+                        None => self.b.warn("neuron_dma_trigger_unresolved", || {
+                            format!("no instruction starts at the DMA trigger time {t} ns")
+                        }),
                     }
                 }
             }
@@ -445,7 +493,9 @@ impl<'b> Conv<'b> {
         }
         for r in records(top, "semaphore_update") {
             let Some(ts) = self.time(r, "timestamp") else {
-                self.b.warn("neuron_missing_timestamp", || "a 'semaphore_update' record has no integer timestamp; skipped".into());
+                self.b.warn("neuron_missing_timestamp", || {
+                    "a 'semaphore_update' record has no integer timestamp; skipped".into()
+                });
                 continue;
             };
             let id = match r.get("id") {
@@ -519,7 +569,9 @@ impl<'b> Conv<'b> {
                 "psum" => ("PSUM", "bank"),
                 other => {
                     let o = other.to_string();
-                    self.b.warn("neuron_unknown_usage_type", || format!("instruction_usage type '{o}' is not sb/psum; skipped"));
+                    self.b.warn("neuron_unknown_usage_type", || {
+                        format!("instruction_usage type '{o}' is not sb/psum; skipped")
+                    });
                     continue;
                 }
             };
@@ -577,7 +629,10 @@ impl<'b> Conv<'b> {
         }
         for (i, w) in records(top, "warnings").enumerate() {
             let cat = str_of(w, "category");
-            self.b.add_metadata(format!("warning.{i} {cat}").trim_end().to_string(), str_of(w, "message").to_string());
+            self.b.add_metadata(
+                format!("warning.{i} {cat}").trim_end().to_string(),
+                str_of(w, "message").to_string(),
+            );
         }
     }
 }

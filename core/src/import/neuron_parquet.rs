@@ -22,9 +22,11 @@
 //!   Error → instants; CcOp, CcInstruction, CoreBarriers → slices on their own tracks;
 //! - Summary, Metadata, NeffHeader, TensorInfo, DmaQueuesInfo, OpcodeSummary, … → metadata.
 
-use super::neuron_device::{self, add_activity, semaphore_display, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER};
+use super::neuron_device::{
+    self, add_activity, semaphore_display, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
+};
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, ArgsId, FlowEnd, SliceHandle, TrackKind, TraceBuilder};
+use crate::model::{ArgValue, ArgsId, FlowEnd, SliceHandle, TraceBuilder, TrackKind};
 use crate::strings::StrId;
 use parquet::basic::{ConvertedType, Type as PhysicalType};
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
@@ -97,8 +99,14 @@ const KNOWN_TABLES: &[&str] = &[
 /// (DmaUsage and HbmUsage share their columns: such a file cannot be told apart.)
 const SIGNATURES: &[(&str, &[&str])] = &[
     ("Instruction", &["start_ts", "end_ts", "engine", "opcode", "operands", "pc", "bir_id"]),
-    ("DmaPacket", &["start_ts", "packet_idx", "packet_aggregation_id", "transfer_bytes", "queue_type", "crc"]),
-    ("DmaPacketAggregated", &["start_ts", "block_id", "queue_name", "op", "variable", "source", "dest", "semaphore_id"]),
+    (
+        "DmaPacket",
+        &["start_ts", "packet_idx", "packet_aggregation_id", "transfer_bytes", "queue_type", "crc"],
+    ),
+    (
+        "DmaPacketAggregated",
+        &["start_ts", "block_id", "queue_name", "op", "variable", "source", "dest", "semaphore_id"],
+    ),
     ("SemaphoreUpdate", &["timestamp", "id", "value"]),
     ("PendingDma", &["timestamp", "value"]),
     ("DmaUsage", &["timestamp", "current_throughput", "total_transfer_bytes"]),
@@ -225,7 +233,9 @@ impl Col {
             Col::UInt(v) => v.get(i).copied().flatten().and_then(|u| i64::try_from(u).ok()),
             Col::Str(v) => v.get(i)?.as_deref()?.trim().parse().ok(),
             Col::Bool(v) => v.get(i).copied().flatten().map(i64::from),
-            Col::Float(v) => v.get(i).copied().flatten().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18).map(|f| f as i64),
+            Col::Float(v) => {
+                v.get(i).copied().flatten().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18).map(|f| f as i64)
+            }
         }
     }
     fn num(&self, i: usize) -> Option<f64> {
@@ -279,7 +289,12 @@ impl Col {
         match self {
             Col::Int(v) => v.get(i).copied().flatten().map_or(Value::Null, Value::from),
             Col::UInt(v) => v.get(i).copied().flatten().map_or(Value::Null, Value::from),
-            Col::Float(v) => v.get(i).copied().flatten().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number),
+            Col::Float(v) => v
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(serde_json::Number::from_f64)
+                .map_or(Value::Null, Value::Number),
             Col::Bool(v) => v.get(i).copied().flatten().map_or(Value::Null, Value::Bool),
             Col::Str(v) => v.get(i).cloned().flatten().map_or(Value::Null, Value::String),
         }
@@ -332,7 +347,12 @@ impl Table {
 
 type PqResult<T> = Result<T, parquet::errors::ParquetError>;
 
-fn read_typed<T: DataType, U>(r: &mut ColumnReaderImpl<T>, n: usize, max_def: i16, conv: impl Fn(&T::T) -> U) -> PqResult<Vec<Option<U>>> {
+fn read_typed<T: DataType, U>(
+    r: &mut ColumnReaderImpl<T>,
+    n: usize,
+    max_def: i16,
+    conv: impl Fn(&T::T) -> U,
+) -> PqResult<Vec<Option<U>>> {
     let mut defs: Vec<i16> = Vec::new();
     let mut vals: Vec<T::T> = Vec::new();
     let mut out = Vec::new();
@@ -345,7 +365,8 @@ fn read_typed<T: DataType, U>(r: &mut ColumnReaderImpl<T>, n: usize, max_def: i1
         if want == 0 {
             break;
         }
-        let (records, _, levels) = r.read_records(want, if max_def > 0 { Some(&mut defs) } else { None }, None, &mut vals)?;
+        let (records, _, levels) =
+            r.read_records(want, if max_def > 0 { Some(&mut defs) } else { None }, None, &mut vals)?;
         if records == 0 {
             break;
         }
@@ -395,7 +416,10 @@ fn read_file(name: &str, bytes: &[u8]) -> PqResult<Table> {
             let col = match rg.get_column_reader(*i)? {
                 ColumnReader::BoolColumnReader(mut r) => Col::Bool(read_typed(&mut r, n, max_def, |v| *v)?),
                 ColumnReader::Int32ColumnReader(mut r) => {
-                    if matches!(d.converted_type(), ConvertedType::UINT_32 | ConvertedType::UINT_16 | ConvertedType::UINT_8) {
+                    if matches!(
+                        d.converted_type(),
+                        ConvertedType::UINT_32 | ConvertedType::UINT_16 | ConvertedType::UINT_8
+                    ) {
                         Col::Int(read_typed(&mut r, n, max_def, |v| i64::from(*v as u32))?)
                     } else {
                         Col::Int(read_typed(&mut r, n, max_def, |v| i64::from(*v))?)
@@ -408,10 +432,22 @@ fn read_file(name: &str, bytes: &[u8]) -> PqResult<Table> {
                         Col::Int(read_typed(&mut r, n, max_def, |v| *v)?)
                     }
                 }
-                ColumnReader::FloatColumnReader(mut r) => Col::Float(read_typed(&mut r, n, max_def, |v| f64::from(*v))?),
-                ColumnReader::DoubleColumnReader(mut r) => Col::Float(read_typed(&mut r, n, max_def, |v| *v)?),
-                ColumnReader::ByteArrayColumnReader(mut r) => Col::Str(read_typed(&mut r, n, max_def, |v| String::from_utf8_lossy(v.data()).into_owned())?),
-                ColumnReader::FixedLenByteArrayColumnReader(mut r) => Col::Str(read_typed(&mut r, n, max_def, |v| v.data().iter().map(|b| format!("{b:02x}")).collect())?),
+                ColumnReader::FloatColumnReader(mut r) => {
+                    Col::Float(read_typed(&mut r, n, max_def, |v| f64::from(*v))?)
+                }
+                ColumnReader::DoubleColumnReader(mut r) => {
+                    Col::Float(read_typed(&mut r, n, max_def, |v| *v)?)
+                }
+                ColumnReader::ByteArrayColumnReader(mut r) => {
+                    Col::Str(read_typed(&mut r, n, max_def, |v| {
+                        String::from_utf8_lossy(v.data()).into_owned()
+                    })?)
+                }
+                ColumnReader::FixedLenByteArrayColumnReader(mut r) => {
+                    Col::Str(read_typed(&mut r, n, max_def, |v| {
+                        v.data().iter().map(|b| format!("{b:02x}")).collect()
+                    })?)
+                }
                 ColumnReader::Int96ColumnReader(_) => Col::Int(Vec::new()),
             };
             group_rows = group_rows.max(col.len());
@@ -480,7 +516,11 @@ fn table_from_file_name(file_name: &str) -> Option<&'static str> {
 
 /// Table name from the column set (see [`SIGNATURES`]).
 fn table_from_columns(cols: &[&str]) -> Result<&'static str, Vec<&'static str>> {
-    let full: Vec<(&'static str, usize)> = SIGNATURES.iter().filter(|(_, sig)| sig.iter().all(|c| cols.contains(c))).map(|(t, sig)| (*t, sig.len())).collect();
+    let full: Vec<(&'static str, usize)> = SIGNATURES
+        .iter()
+        .filter(|(_, sig)| sig.iter().all(|c| cols.contains(c)))
+        .map(|(t, sig)| (*t, sig.len()))
+        .collect();
     let best = full.iter().map(|x| x.1).max().unwrap_or(0);
     let top: Vec<&'static str> = full.iter().filter(|x| x.1 == best).map(|x| x.0).collect();
     if top.len() == 1 {
@@ -506,16 +546,30 @@ impl Importer for NeuronParquet {
         }
     }
 
-    fn import(&self, file: &InputFile<'_>, b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+    fn import(
+        &self,
+        file: &InputFile<'_>,
+        b: &mut TraceBuilder,
+        progress: &mut dyn Progress,
+    ) -> Result<(), ImportError> {
         import_tables(std::slice::from_ref(file), b, progress)
     }
 
-    fn import_group(&self, files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut dyn Progress) -> Option<Result<(), ImportError>> {
+    fn import_group(
+        &self,
+        files: &[InputFile<'_>],
+        b: &mut TraceBuilder,
+        progress: &mut dyn Progress,
+    ) -> Option<Result<(), ImportError>> {
         Some(import_tables(files, b, progress))
     }
 }
 
-fn import_tables(files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+fn import_tables(
+    files: &[InputFile<'_>],
+    b: &mut TraceBuilder,
+    progress: &mut dyn Progress,
+) -> Result<(), ImportError> {
     let total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum::<u64>().max(1);
     let mut done = 0u64;
     let mut tables: BTreeMap<String, Table> = BTreeMap::new();
@@ -530,12 +584,19 @@ fn import_tables(files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut d
                 let name = match by_name {
                     Some(n) => Some(n),
                     None => {
-                        let cols: Vec<&str> = t.cols.iter().map(|c| c.0.as_str()).chain(t.skipped.iter().map(String::as_str)).collect();
+                        let cols: Vec<&str> = t
+                            .cols
+                            .iter()
+                            .map(|c| c.0.as_str())
+                            .chain(t.skipped.iter().map(String::as_str))
+                            .collect();
                         match table_from_columns(&cols) {
                             Ok(n) => Some(n),
                             Err(cands) if cands.len() > 1 => {
                                 let (file, c) = (f.name.to_string(), cands.join(", "));
-                                b.warn("parquet_ambiguous_table", || format!("'{file}' has the columns of several tables ({c}); not imported"));
+                                b.warn("parquet_ambiguous_table", || {
+                                    format!("'{file}' has the columns of several tables ({c}); not imported")
+                                });
                                 None
                             }
                             Err(_) => None,
@@ -550,7 +611,9 @@ fn import_tables(files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut d
                     None => {
                         let base = base_name(f.name).to_string();
                         let file = f.name.to_string();
-                        b.warn("parquet_unknown_table", || format!("'{file}' is not a table of Neuron Explorer schema 7.4.0; not imported"));
+                        b.warn("parquet_unknown_table", || {
+                            format!("'{file}' is not a table of Neuron Explorer schema 7.4.0; not imported")
+                        });
                         t.name = base;
                     }
                 }
@@ -563,7 +626,8 @@ fn import_tables(files: &[InputFile<'_>], b: &mut TraceBuilder, progress: &mut d
             }
             Err(msg) => {
                 let file = f.name.to_string();
-                let e = ImportError::Malformed { format: NAME, offset: 0, message: format!("'{file}': {msg}") };
+                let e =
+                    ImportError::Malformed { format: NAME, offset: 0, message: format!("'{file}': {msg}") };
                 if files.len() > 1 {
                     b.warn("parquet_unreadable_file", || format!("'{file}': {msg}; skipped"));
                 }
@@ -602,16 +666,25 @@ impl<'b> Conv<'b> {
             (None, Some(nc)) => format!("NeuronCore nc{nc}"),
             _ => "NeuronCore".to_string(),
         };
-        if let Some(p) = meta.and_then(|t| t.col("profile_name")).and_then(|c| c.text(0)).filter(|s| !s.is_empty()) {
+        if let Some(p) =
+            meta.and_then(|t| t.col("profile_name")).and_then(|c| c.text(0)).filter(|s| !s.is_empty())
+        {
             name = format!("{name} · {p}");
         }
-        let multi = get("num_physical_cores").is_some_and(|n| n > 1) || meta.and_then(|t| t.col("vnc_enabled")).and_then(|c| c.int(0)) == Some(1);
+        let multi = get("num_physical_cores").is_some_and(|n| n > 1)
+            || meta.and_then(|t| t.col("vnc_enabled")).and_then(|c| c.int(0)) == Some(1);
         Conv { b, devices: Devices::new(name, multi) }
     }
 
     fn run(mut self, tables: &BTreeMap<String, Table>) {
         let t = |n: &str| tables.get(n).filter(|t| t.known);
-        let hier = self.hierarchy(t("FrameworkInstruction"), t("HloInstruction"), t("PenguinInstruction"), t("BirInstruction"), t("AssemblyInstruction"));
+        let hier = self.hierarchy(
+            t("FrameworkInstruction"),
+            t("HloInstruction"),
+            t("PenguinInstruction"),
+            t("BirInstruction"),
+            t("AssemblyInstruction"),
+        );
         let (instr, triggers) = t("Instruction").map(|x| self.instructions(x, &hier)).unwrap_or_default();
         let transfers = t("DmaPacketAggregated").map(|x| self.transfers(x, &triggers)).unwrap_or_default();
         let packets = t("DmaPacket").map(|x| self.packets(x)).unwrap_or_default();
@@ -625,8 +698,20 @@ impl<'b> Conv<'b> {
             self.throttle(x);
         }
         for (table, specs) in [
-            ("DmaUsage", &[("current_throughput", "DMA throughput", "B/s"), ("total_transfer_bytes", "DMA transferred", "B")][..]),
-            ("HbmUsage", &[("current_throughput", "HBM throughput", "B/s"), ("total_transfer_bytes", "HBM transferred", "B")][..]),
+            (
+                "DmaUsage",
+                &[
+                    ("current_throughput", "DMA throughput", "B/s"),
+                    ("total_transfer_bytes", "DMA transferred", "B"),
+                ][..],
+            ),
+            (
+                "HbmUsage",
+                &[
+                    ("current_throughput", "HBM throughput", "B/s"),
+                    ("total_transfer_bytes", "HBM transferred", "B"),
+                ][..],
+            ),
             ("PendingDma", &[("value", "Pending DMA", "")][..]),
             ("SbufUsage", &[("avg_util_percent", "SBUF usage", "%")][..]),
             ("PsumUsage", &[("avg_util_percent", "PSUM usage", "%")][..]),
@@ -651,7 +736,9 @@ impl<'b> Conv<'b> {
             self.generic_slices(x, "cc_op", "operation", |_| "CC operations".to_string());
         }
         if let Some(x) = t("CcInstruction") {
-            self.generic_slices(x, "cc_instruction", "description", |r| format!("CC-core {}", r.map_or("?".into(), |v| v.to_string())));
+            self.generic_slices(x, "cc_instruction", "description", |r| {
+                format!("CC-core {}", r.map_or("?".into(), |v| v.to_string()))
+            });
         }
         if let Some(x) = t("CoreBarriers") {
             self.generic_slices(x, "core_barrier", "compiler_opcode", |_| "Core barriers".to_string());
@@ -671,7 +758,10 @@ impl<'b> Conv<'b> {
         let d = t.col("duration_ns").or_else(|| t.col("duration"));
         move |i| {
             let start = s?.int(i)?;
-            let dur = d.and_then(|d| d.int(i)).or_else(|| e.and_then(|e| e.int(i)).map(|e| e.saturating_sub(start))).unwrap_or(0);
+            let dur = d
+                .and_then(|d| d.int(i))
+                .or_else(|| e.and_then(|e| e.int(i)).map(|e| e.saturating_sub(start)))
+                .unwrap_or(0);
             Some((start, dur))
         }
     }
@@ -679,8 +769,15 @@ impl<'b> Conv<'b> {
     /// The argument columns of a table: everything but `skip` and the time columns, in the
     /// preferred order then by name.
     fn arg_cols<'t>(&mut self, t: &'t Table, skip: &[&str], order: &[&str]) -> Vec<(StrId, &'t Col)> {
-        let mut v: Vec<(&str, &Col)> = t.cols.iter().filter(|(n, _)| !skip.contains(&n.as_str()) && !TIME_COLS.contains(&n.as_str())).map(|(n, c)| (n.as_str(), c)).collect();
-        v.sort_by(|a, c| (neuron_device::arg_rank(order, a.0), a.0).cmp(&(neuron_device::arg_rank(order, c.0), c.0)));
+        let mut v: Vec<(&str, &Col)> = t
+            .cols
+            .iter()
+            .filter(|(n, _)| !skip.contains(&n.as_str()) && !TIME_COLS.contains(&n.as_str()))
+            .map(|(n, c)| (n.as_str(), c))
+            .collect();
+        v.sort_by(|a, c| {
+            (neuron_device::arg_rank(order, a.0), a.0).cmp(&(neuron_device::arg_rank(order, c.0), c.0))
+        });
         v.into_iter().map(|(n, c)| (self.b.intern(n), c)).collect()
     }
 
@@ -700,7 +797,14 @@ impl<'b> Conv<'b> {
         self.b.warn("neuron_missing_timestamp", || format!("a '{t}' row has no timestamp; skipped"));
     }
 
-    fn hierarchy(&mut self, fw: Option<&Table>, hlo: Option<&Table>, pg: Option<&Table>, bir: Option<&Table>, asm: Option<&Table>) -> Hierarchy {
+    fn hierarchy(
+        &mut self,
+        fw: Option<&Table>,
+        hlo: Option<&Table>,
+        pg: Option<&Table>,
+        bir: Option<&Table>,
+        asm: Option<&Table>,
+    ) -> Hierarchy {
         let mut h = Hierarchy::default();
         for (t, raw, name, key) in [
             (fw, "raw_framework_id", "framework_name", "framework_name"),
@@ -711,7 +815,9 @@ impl<'b> Conv<'b> {
             let Some(t) = t else { continue };
             let (Some(rc), Some(nc)) = (t.col(raw), t.col(name)) else {
                 let tn = t.name.clone();
-                self.b.warn("parquet_missing_column", || format!("{tn} lacks '{raw}' or '{name}'; operator names not linked"));
+                self.b.warn("parquet_missing_column", || {
+                    format!("{tn} lacks '{raw}' or '{name}'; operator names not linked")
+                });
                 continue;
             };
             let idc = t.col("id");
@@ -732,7 +838,10 @@ impl<'b> Conv<'b> {
         }
         if let Some(t) = asm {
             if let Some(idc) = t.col("instruction_id") {
-                let cols: Vec<(StrId, &Col)> = ["compiler_opcode", "compiler_operands", "compiler_pc"].iter().filter_map(|c| Some((self.b.intern(c), t.col(c)?))).collect();
+                let cols: Vec<(StrId, &Col)> = ["compiler_opcode", "compiler_operands", "compiler_pc"]
+                    .iter()
+                    .filter_map(|c| Some((self.b.intern(c), t.col(c)?)))
+                    .collect();
                 for i in 0..t.rows {
                     let Some(id) = idc.int(i) else { continue };
                     let mut v = Vec::new();
@@ -751,7 +860,11 @@ impl<'b> Conv<'b> {
     /// Instruction rows → engine slices. Returns id → slice and the DMA triggers
     /// (instruction start → [(triggered DMA start, slice)]).
     #[allow(clippy::type_complexity)]
-    fn instructions(&mut self, t: &Table, hier: &Hierarchy) -> (HashMap<i64, SliceHandle>, HashMap<i64, Vec<(i64, SliceHandle)>>) {
+    fn instructions(
+        &mut self,
+        t: &Table,
+        hier: &Hierarchy,
+    ) -> (HashMap<i64, SliceHandle>, HashMap<i64, Vec<(i64, SliceHandle)>>) {
         let cat = self.b.intern("instruction");
         let fallback_name = self.b.intern("instruction");
         let span = Self::span_cols(t);
@@ -771,7 +884,11 @@ impl<'b> Conv<'b> {
                 self.missing_time("Instruction");
                 continue;
             };
-            let label = track_col.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).or_else(|| engine_col.and_then(|c| c.str_ref(i))).unwrap_or("");
+            let label = track_col
+                .and_then(|c| c.str_ref(i))
+                .filter(|s| !s.is_empty())
+                .or_else(|| engine_col.and_then(|c| c.str_ref(i)))
+                .unwrap_or("");
             let track = self.devices.get(self.b, pcore(i)).engine(self.b, label);
             let name = match opcode.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()) {
                 Some(op) => match names.get(op) {
@@ -791,7 +908,10 @@ impl<'b> Conv<'b> {
                 if args.iter().any(|a| a.0 == l.key && a.1.is_set(i)) {
                     continue;
                 }
-                let s = rc.and_then(|c| c.int(i)).and_then(|r| l.by_raw.get(&r)).or_else(|| id.and_then(|id| l.by_id.get(&id)));
+                let s = rc
+                    .and_then(|c| c.int(i))
+                    .and_then(|r| l.by_raw.get(&r))
+                    .or_else(|| id.and_then(|id| l.by_id.get(&id)));
                 if let Some(&s) = s {
                     extra.push((l.key, ArgValue::Str(s)));
                 }
@@ -815,7 +935,11 @@ impl<'b> Conv<'b> {
         (by_id, triggers)
     }
 
-    fn transfers(&mut self, t: &Table, triggers: &HashMap<i64, Vec<(i64, SliceHandle)>>) -> HashMap<i64, SliceHandle> {
+    fn transfers(
+        &mut self,
+        t: &Table,
+        triggers: &HashMap<i64, Vec<(i64, SliceHandle)>>,
+    ) -> HashMap<i64, SliceHandle> {
         let cat = self.b.intern("dma_transfer");
         let trig_name = self.b.intern("dma trigger");
         let trig_cat = self.b.intern("dma_trigger");
@@ -831,17 +955,23 @@ impl<'b> Conv<'b> {
             };
             let qn = q.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("DMA");
             let track = self.devices.get(self.b, pcore(i)).dma_transfers(self.b, qn);
-            let name = self.b.intern(var.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dma"));
+            let name =
+                self.b.intern(var.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dma"));
             let a = self.row_args(&args, i, &[]);
             let h = self.b.add_slice(track, ts, dur, name, cat, a);
             if let Some(id) = idc.and_then(|c| c.int(i)) {
                 by_id.insert(id, h);
             }
             if let Some(tt) = trig.and_then(|c| c.int(i)) {
-                let from = triggers.get(&tt).and_then(|v| v.iter().find(|x| x.0 == ts).or(v.first())).map(|x| x.1);
+                let from =
+                    triggers.get(&tt).and_then(|v| v.iter().find(|x| x.0 == ts).or(v.first())).map(|x| x.1);
                 match from {
-                    Some(from) => self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), trig_name, trig_cat),
-                    None => self.b.warn("neuron_dma_trigger_unresolved", || format!("no instruction starts at the DMA trigger time {tt} ns")),
+                    Some(from) => {
+                        self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), trig_name, trig_cat)
+                    }
+                    None => self.b.warn("neuron_dma_trigger_unresolved", || {
+                        format!("no instruction starts at the DMA trigger time {tt} ns")
+                    }),
                 }
             }
         }
@@ -852,7 +982,8 @@ impl<'b> Conv<'b> {
         let cat = self.b.intern("dma_packet");
         let span = Self::span_cols(t);
         let pcore = Self::pcore(t);
-        let (q, var, idc, eng, qi) = (t.col("queue_name"), t.col("variable"), t.col("id"), t.col("engine_idx"), t.col("queue_idx"));
+        let (q, var, idc, eng, qi) =
+            (t.col("queue_name"), t.col("variable"), t.col("id"), t.col("engine_idx"), t.col("queue_idx"));
         let args = self.arg_cols(t, &[], DMA_ARG_ORDER);
         let mut by_id = HashMap::new();
         let mut names: HashMap<String, StrId> = HashMap::new();
@@ -864,7 +995,11 @@ impl<'b> Conv<'b> {
             let (e, qq) = (eng.and_then(|c| c.int(i)), qi.and_then(|c| c.int(i)));
             let label = match q.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()) {
                 Some(l) => l.to_string(),
-                None => format!("Q{}-E{}", qq.map_or("?".into(), |v| v.to_string()), e.map_or("?".into(), |v| v.to_string())),
+                None => format!(
+                    "Q{}-E{}",
+                    qq.map_or("?".into(), |v| v.to_string()),
+                    e.map_or("?".into(), |v| v.to_string())
+                ),
             };
             let track = self.devices.get(self.b, pcore(i)).dma_queue(self.b, &label, e, qq);
             let vn = var.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dma");
@@ -885,9 +1020,21 @@ impl<'b> Conv<'b> {
         by_id
     }
 
-    fn flows(&mut self, t: &Table, instr: &HashMap<i64, SliceHandle>, transfers: &HashMap<i64, SliceHandle>, packets: &HashMap<i64, SliceHandle>) {
+    fn flows(
+        &mut self,
+        t: &Table,
+        instr: &HashMap<i64, SliceHandle>,
+        transfers: &HashMap<i64, SliceHandle>,
+        packets: &HashMap<i64, SliceHandle>,
+    ) {
         let cat = self.b.intern("dependency");
-        let (ii, oi, it, ot, dt) = (t.col("in_id"), t.col("out_id"), t.col("in_table"), t.col("out_table"), t.col("dependency_type"));
+        let (ii, oi, it, ot, dt) = (
+            t.col("in_id"),
+            t.col("out_id"),
+            t.col("in_table"),
+            t.col("out_table"),
+            t.col("dependency_type"),
+        );
         let lookup = |table: Option<&str>, id: Option<i64>| -> Option<SliceHandle> {
             let id = id?;
             let t = table.unwrap_or("instruction").to_ascii_lowercase().replace('_', "");
@@ -903,10 +1050,14 @@ impl<'b> Conv<'b> {
             let to = lookup(ot.and_then(|c| c.str_ref(i)), oi.and_then(|c| c.int(i)));
             match (from, to) {
                 (Some(f), Some(to)) => {
-                    let name = self.b.intern(dt.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dependency"));
+                    let name = self.b.intern(
+                        dt.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dependency"),
+                    );
                     self.b.add_flow(FlowEnd::Slice(f), FlowEnd::Slice(to), name, cat);
                 }
-                _ => self.b.warn("neuron_flow_unresolved", || format!("Flow row {i} names an event that is not in the imported tables; dropped")),
+                _ => self.b.warn("neuron_flow_unresolved", || {
+                    format!("Flow row {i} names an event that is not in the imported tables; dropped")
+                }),
             }
         }
     }
@@ -914,7 +1065,9 @@ impl<'b> Conv<'b> {
     fn semaphores(&mut self, t: &Table) {
         let pcore = Self::pcore(t);
         let (Some(ts), Some(idc)) = (t.col("timestamp"), t.col("id")) else {
-            self.b.warn("parquet_missing_column", || "SemaphoreUpdate lacks 'timestamp' or 'id'; not imported".into());
+            self.b.warn("parquet_missing_column", || {
+                "SemaphoreUpdate lacks 'timestamp' or 'id'; not imported".into()
+            });
             return;
         };
         let val = t.col("value");
@@ -998,10 +1151,18 @@ impl<'b> Conv<'b> {
 
     /// `partition_<n>_util_percent` / `bank_<n>_util_percent` columns → one counter each.
     fn numbered_counters(&mut self, t: &Table, prefix: &str, label: &str) {
-        let mut cols: Vec<(i64, &str)> = t.cols.iter().filter_map(|(n, _)| Some((n.strip_prefix(prefix)?.strip_suffix("_util_percent")?.parse().ok()?, n.as_str()))).collect();
+        let mut cols: Vec<(i64, &str)> = t
+            .cols
+            .iter()
+            .filter_map(|(n, _)| {
+                Some((n.strip_prefix(prefix)?.strip_suffix("_util_percent")?.parse().ok()?, n.as_str()))
+            })
+            .collect();
         cols.sort();
-        let specs: Vec<(String, String)> = cols.iter().map(|(k, c)| (c.to_string(), format!("{label} {k} usage"))).collect();
-        let specs: Vec<(&str, &str, &str)> = specs.iter().map(|(c, n)| (c.as_str(), n.as_str(), "%")).collect();
+        let specs: Vec<(String, String)> =
+            cols.iter().map(|(k, c)| (c.to_string(), format!("{label} {k} usage"))).collect();
+        let specs: Vec<(&str, &str, &str)> =
+            specs.iter().map(|(c, n)| (c.as_str(), n.as_str(), "%")).collect();
         self.counters(t, &specs);
     }
 
@@ -1037,13 +1198,20 @@ impl<'b> Conv<'b> {
                 continue;
             };
             let track = self.devices.get(self.b, pcore(i)).other(self.b, "Errors", TrackKind::Stream);
-            let name = self.b.intern(desc.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("error"));
+            let name =
+                self.b.intern(desc.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("error"));
             let a = self.row_args(&args, i, &[]);
             self.b.add_instant(track, tv, name, cat, a);
         }
     }
 
-    fn generic_slices(&mut self, t: &Table, category: &str, name_col: &str, track_name: impl Fn(Option<i64>) -> String) {
+    fn generic_slices(
+        &mut self,
+        t: &Table,
+        category: &str,
+        name_col: &str,
+        track_name: impl Fn(Option<i64>) -> String,
+    ) {
         let cat = self.b.intern(category);
         let span = Self::span_cols(t);
         let pcore = Self::pcore(t);
@@ -1057,7 +1225,8 @@ impl<'b> Conv<'b> {
             };
             let tn = track_name(core.and_then(|c| c.int(i)));
             let track = self.devices.get(self.b, pcore(i)).other(self.b, &tn, TrackKind::Stream);
-            let name = self.b.intern(nc.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or(category));
+            let name =
+                self.b.intern(nc.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or(category));
             let a = self.row_args(&args, i, &[]);
             self.b.add_slice(track, ts, dur, name, cat, a);
         }
@@ -1067,9 +1236,14 @@ impl<'b> Conv<'b> {
         self.b.add_metadata("neuron.format", "Neuron Explorer Parquet");
         for &(table, snake) in METADATA_TABLES {
             let Some(t) = tables.get(table).filter(|t| t.known) else { continue };
-            let rows: Vec<serde_json::Value> = (0..t.rows).map(|i| serde_json::Value::Object(t.cols.iter().map(|(n, c)| (n.clone(), c.json(i))).collect())).collect();
+            let rows: Vec<serde_json::Value> = (0..t.rows)
+                .map(|i| {
+                    serde_json::Value::Object(t.cols.iter().map(|(n, c)| (n.clone(), c.json(i))).collect())
+                })
+                .collect();
             let key = format!("neuron.{snake}");
-            let text = neuron_device::capped_json(self.b, &key, serde_json::to_string(&rows).unwrap_or_default());
+            let text =
+                neuron_device::capped_json(self.b, &key, serde_json::to_string(&rows).unwrap_or_default());
             self.b.add_metadata(key, text);
             if t.rows == 1 {
                 for (n, c) in &t.cols {
@@ -1080,7 +1254,12 @@ impl<'b> Conv<'b> {
             }
         }
         let list = |f: &dyn Fn(&Table) -> bool| -> String {
-            tables.values().filter(|t| f(t)).map(|t| format!("{} ({} rows)", t.name, t.rows)).collect::<Vec<_>>().join(", ")
+            tables
+                .values()
+                .filter(|t| f(t))
+                .map(|t| format!("{} ({} rows)", t.name, t.rows))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         let all = list(&|_| true);
         self.b.add_metadata("parquet.tables", all);
@@ -1088,7 +1267,11 @@ impl<'b> Conv<'b> {
         if !unknown.is_empty() {
             self.b.add_metadata("parquet.unknown_tables", unknown);
         }
-        let skipped = list(&|t| t.known && !TIMELINE_TABLES.contains(&t.name.as_str()) && !METADATA_TABLES.iter().any(|m| m.0 == t.name));
+        let skipped = list(&|t| {
+            t.known
+                && !TIMELINE_TABLES.contains(&t.name.as_str())
+                && !METADATA_TABLES.iter().any(|m| m.0 == t.name)
+        });
         if !skipped.is_empty() {
             self.b.add_metadata("parquet.tables_not_imported", skipped);
         }

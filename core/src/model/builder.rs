@@ -106,7 +106,13 @@ impl TraceBuilder {
     pub fn add_group(&mut self, name: &str, kind: GroupKind) -> GroupId {
         let id = GroupId(self.groups.len() as u32);
         let name = self.intern(name);
-        self.groups.push(Group { name, kind, sort_index: id.0 as i64, tracks: Vec::new(), counters: Vec::new() });
+        self.groups.push(Group {
+            name,
+            kind,
+            sort_index: id.0 as i64,
+            tracks: Vec::new(),
+            counters: Vec::new(),
+        });
         id
     }
     pub fn set_group_name(&mut self, g: GroupId, name: &str) {
@@ -133,7 +139,11 @@ impl TraceBuilder {
         let id = TrackId(self.tracks.len() as u32);
         let name = self.intern(name);
         let source_id = self.intern(source_id);
-        let layout = if kind == TrackKind::Async || kind == TrackKind::Overlap { Layout::Lanes } else { Layout::Nested };
+        let layout = if kind == TrackKind::Async || kind == TrackKind::Overlap {
+            Layout::Lanes
+        } else {
+            Layout::Nested
+        };
         let sort_index = self.groups.get(group.idx()).map_or(0, |g| g.tracks.len() as i64);
         if let Some(g) = self.groups.get_mut(group.idx()) {
             g.tracks.push(id);
@@ -170,7 +180,11 @@ impl TraceBuilder {
     pub fn set_track_kind(&mut self, t: TrackId, kind: TrackKind) {
         if let Some(tr) = self.tracks.get_mut(t.idx()) {
             tr.0.kind = kind;
-            tr.0.layout = if kind == TrackKind::Async || kind == TrackKind::Overlap { Layout::Lanes } else { Layout::Nested };
+            tr.0.layout = if kind == TrackKind::Async || kind == TrackKind::Overlap {
+                Layout::Lanes
+            } else {
+                Layout::Nested
+            };
         }
     }
     pub fn set_track_layout(&mut self, t: TrackId, layout: Layout) {
@@ -219,9 +233,19 @@ impl TraceBuilder {
 
     /// Add a slice. A negative duration is a damaged event: it is counted and clamped to 0.
     #[inline]
-    pub fn add_slice(&mut self, track: TrackId, start_ns: i64, dur_ns: i64, name: StrId, category: StrId, args: ArgsId) -> SliceHandle {
+    pub fn add_slice(
+        &mut self,
+        track: TrackId,
+        start_ns: i64,
+        dur_ns: i64,
+        name: StrId,
+        category: StrId,
+        args: ArgsId,
+    ) -> SliceHandle {
         let dur_ns = if dur_ns < 0 {
-            self.warnings.add("negative_duration", || format!("slice at {start_ns} ns has duration {dur_ns} ns; clamped to 0"));
+            self.warnings.add("negative_duration", || {
+                format!("slice at {start_ns} ns has duration {dur_ns} ns; clamped to 0")
+            });
             0
         } else {
             dur_ns
@@ -241,7 +265,11 @@ impl TraceBuilder {
         }
     }
     pub fn slice_args(&self, h: SliceHandle) -> ArgsId {
-        self.tracks.get(h.track.idx()).and_then(|t| t.1.args.get(h.index as usize)).copied().unwrap_or(ArgsId::NONE)
+        self.tracks
+            .get(h.track.idx())
+            .and_then(|t| t.1.args.get(h.index as usize))
+            .copied()
+            .unwrap_or(ArgsId::NONE)
     }
     pub fn slice_start(&self, h: SliceHandle) -> Option<i64> {
         self.tracks.get(h.track.idx()).and_then(|t| t.1.start_ns.get(h.index as usize)).copied()
@@ -263,7 +291,14 @@ impl TraceBuilder {
         if let Some(g) = self.groups.get_mut(group.idx()) {
             g.counters.push(id);
         }
-        self.counters.push(CounterTrack { name, group, unit, sort_index, ts_ns: Vec::new(), value: Vec::new() });
+        self.counters.push(CounterTrack {
+            name,
+            group,
+            unit,
+            sort_index,
+            ts_ns: Vec::new(),
+            value: Vec::new(),
+        });
         id
     }
     #[inline]
@@ -504,7 +539,9 @@ impl TraceBuilder {
                 _ => unbound += 1,
             }
         }
-        warnings.add_n("flow_unbound", unbound, || "a flow end did not fall inside any slice on its thread; flow dropped".into());
+        warnings.add_n("flow_unbound", unbound, || {
+            "a flow end did not fall inside any slice on its thread; flow dropped".into()
+        });
 
         // time bounds
         let mut lo = i64::MAX;

@@ -46,7 +46,19 @@ impl ArgsId {
 }
 
 /// A slice addressed in the finished model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bincode::Encode, bincode::Decode, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    bincode::Encode,
+    bincode::Decode,
+    serde::Serialize,
+)]
 pub struct SliceRef {
     pub track: TrackId,
     pub index: u32,
@@ -377,14 +389,15 @@ impl Trace {
             })
             .sum();
         let counters: usize = self.counters.iter().map(|c| c.ts_ns.capacity() * 16).sum();
-        tracks + counters + self.strings.heap_bytes() + self.args.heap_bytes() + self.flows.capacity() * std::mem::size_of::<Flow>()
+        tracks
+            + counters
+            + self.strings.heap_bytes()
+            + self.args.heap_bytes()
+            + self.flows.capacity() * std::mem::size_of::<Flow>()
     }
     /// Look up the arguments of a slice as (key, display value) pairs.
     pub fn args_display(&self, id: ArgsId) -> Vec<(String, String)> {
-        self.args
-            .get(id)
-            .map(|(k, v)| (self.str(k).to_string(), self.arg_to_string(v)))
-            .collect()
+        self.args.get(id).map(|(k, v)| (self.str(k).to_string(), self.arg_to_string(v))).collect()
     }
     pub fn arg_to_string(&self, v: ArgValue) -> String {
         match v {

@@ -44,7 +44,9 @@ pub fn nested_trace(slices: usize, tracks: usize, seed: u64) -> Trace {
     let mut b = TraceBuilder::new("synthetic");
     let g = b.add_group("synthetic", GroupKind::Process);
     let names: Vec<StrId> = (0..64).map(|i| b.intern(&format!("op_{i:02}::compute"))).collect();
-    let ids: Vec<TrackId> = (0..tracks).map(|i| b.add_track(g, &format!("thread {i}"), super::TrackKind::Thread, &i.to_string())).collect();
+    let ids: Vec<TrackId> = (0..tracks)
+        .map(|i| b.add_track(g, &format!("thread {i}"), super::TrackKind::Thread, &i.to_string()))
+        .collect();
     let mut gen = Gen { b: &mut b, rng: Rng(seed | 1), names, left: 0 };
     for (k, &t) in ids.iter().enumerate() {
         gen.left = slices / tracks + usize::from(k < slices % tracks);

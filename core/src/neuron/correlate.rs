@@ -24,7 +24,8 @@ pub struct Correlated {
     pub lineage: Option<Lineage>,
 }
 
-pub const LEVELS: [&str; 8] = ["event", "compiler_pc", "neff_slot", "bir", "penguin", "hlo", "framework", "source_line"];
+pub const LEVELS: [&str; 8] =
+    ["event", "compiler_pc", "neff_slot", "bir", "penguin", "hlo", "framework", "source_line"];
 
 /// Compare the NTFF's (possibly truncated) UUID with the NEFF's. Returns notes for the report.
 pub fn uuid_notes(ntff: &Ntff, neff: &Neff) -> (bool, Vec<String>) {
@@ -50,7 +51,10 @@ pub fn uuid_notes(ntff: &Ntff, neff: &Neff) -> (bool, Vec<String>) {
 pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Vec<Correlated>, CorrelationReport) {
     let mut reached = [0u64; LEVELS.len()];
     let mut unmatched: Vec<(String, u64)> = Vec::new();
-    let miss = |reason: &str, unmatched: &mut Vec<(String, u64)>| match unmatched.iter_mut().find(|(r, _)| r == reason) {
+    let miss = |reason: &str, unmatched: &mut Vec<(String, u64)>| match unmatched
+        .iter_mut()
+        .find(|(r, _)| r == reason)
+    {
         Some(e) => e.1 += 1,
         None => unmatched.push((reason.to_string(), 1)),
     };
@@ -58,10 +62,17 @@ pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Vec<Correlated>, Correlat
     if let Some(neff) = neff {
         notes.extend(uuid_notes(ntff, neff).1);
     }
-    let sg = if ntff.metadata.subgraph_name.is_empty() { "sg00".to_string() } else { ntff.metadata.subgraph_name.clone() };
+    let sg = if ntff.metadata.subgraph_name.is_empty() {
+        "sg00".to_string()
+    } else {
+        ntff.metadata.subgraph_name.clone()
+    };
     if let Some(neff) = neff {
         if neff.subgraph(&sg).is_none() {
-            notes.push(format!("the NEFF has no subgraph '{sg}' (it has {})", neff.subgraphs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")));
+            notes.push(format!(
+                "the NEFF has no subgraph '{sg}' (it has {})",
+                neff.subgraphs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+            ));
         }
     }
     let mut cache: HashMap<(u8, u32), Option<Lineage>> = HashMap::new();
@@ -84,14 +95,21 @@ pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Vec<Correlated>, Correlat
             out.push(Correlated::default());
             continue;
         };
-        let lineage = cache.entry((ins.engine, cpc)).or_insert_with(|| neff.resolve(&sg, engine, cpc as u64)).clone();
+        let lineage =
+            cache.entry((ins.engine, cpc)).or_insert_with(|| neff.resolve(&sg, engine, cpc as u64)).clone();
         let Some(l) = lineage else {
             miss("compiler_pc outside the NEFF instruction stream", &mut unmatched);
             out.push(Correlated::default());
             continue;
         };
         reached[2] += 1;
-        let steps = [l.bir.is_some(), l.penguin.is_some(), l.hlo.is_some(), l.framework.is_some(), l.source_line.is_some()];
+        let steps = [
+            l.bir.is_some(),
+            l.penguin.is_some(),
+            l.hlo.is_some(),
+            l.framework.is_some(),
+            l.source_line.is_some(),
+        ];
         let reasons = [
             "no assembly/BIR debug entry for the slot",
             "BIR entry without a penguin parent",

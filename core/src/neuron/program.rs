@@ -44,9 +44,27 @@ pub fn program_from_neff(neff: &Neff) -> Program {
         .collect();
 
     let mut tables = Vec::new();
-    let mut tensors = Table { name: "Tensors".into(), columns: vec!["subgraph", "name", "kind", "dtype", "shape", "layer"].into_iter().map(String::from).collect(), rows: vec![] };
-    let mut queues = Table { name: "DMA queues".into(), columns: vec!["subgraph", "name", "type", "queues", "owner", "semaphores"].into_iter().map(String::from).collect(), rows: vec![] };
-    let mut vars = Table { name: "Variables".into(), columns: vec!["subgraph", "name", "type", "size", "id"].into_iter().map(String::from).collect(), rows: vec![] };
+    let mut tensors = Table {
+        name: "Tensors".into(),
+        columns: vec!["subgraph", "name", "kind", "dtype", "shape", "layer"]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        rows: vec![],
+    };
+    let mut queues = Table {
+        name: "DMA queues".into(),
+        columns: vec!["subgraph", "name", "type", "queues", "owner", "semaphores"]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        rows: vec![],
+    };
+    let mut vars = Table {
+        name: "Variables".into(),
+        columns: vec!["subgraph", "name", "type", "size", "id"].into_iter().map(String::from).collect(),
+        rows: vec![],
+    };
     for s in &neff.subgraphs {
         for t in &s.tensors {
             let shape = if t.tf_shape.is_empty() { &t.sim_shape } else { &t.tf_shape };
@@ -80,7 +98,14 @@ pub fn program_from_neff(neff: &Neff) -> Program {
     };
     tables.extend([tensors, queues, vars, members]);
 
-    Program { kind: "NEFF".into(), name: h.network_name.clone(), header, subgraphs, tables, hierarchy: hierarchy(neff) }
+    Program {
+        kind: "NEFF".into(),
+        name: h.network_name.clone(),
+        header,
+        subgraphs,
+        tables,
+        hierarchy: hierarchy(neff),
+    }
 }
 
 /// framework → HLO → penguin tree with instruction counts, resolved from every instruction slot.

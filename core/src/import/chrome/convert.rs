@@ -9,7 +9,9 @@
 use super::events::{Ev, Val};
 use super::kineto::{self, CatClass};
 use super::scan::{self, RawStr, Scan};
-use crate::model::{ArgValue, ArgsId, CounterId, FlowEnd, GroupId, GroupKind, SliceHandle, TrackId, TrackKind, TraceBuilder};
+use crate::model::{
+    ArgValue, ArgsId, CounterId, FlowEnd, GroupId, GroupKind, SliceHandle, TraceBuilder, TrackId, TrackKind,
+};
 use crate::strings::{FxHashMap, StrId};
 
 /// A pid or tid: a number or (Kineto "Spans", TP feature) a string.
@@ -175,7 +177,8 @@ impl std::hash::Hasher for RawHasher {
 /// once (Clinger's fast path). Anything else → None (the general parser takes it).
 #[inline]
 fn simple_decimal(t: &[u8]) -> Option<f64> {
-    const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    const POW10: [f64; 16] =
+        [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
     let (neg, d) = match t.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, t),
@@ -247,11 +250,7 @@ fn small_word(s: &[u8]) -> u64 {
 #[inline(always)]
 fn quick_hash(b: &[u8]) -> usize {
     let n = b.len();
-    let w = if n >= 8 {
-        read8(b, 0) ^ read8(b, n - 8).rotate_left(29)
-    } else {
-        small_word(b)
-    };
+    let w = if n >= 8 { read8(b, 0) ^ read8(b, n - 8).rotate_left(29) } else { small_word(b) };
     ((w ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_BITS)) as usize
 }
 
@@ -306,7 +305,8 @@ fn thread_slot(pid: Key, tid: Key) -> usize {
         Key::Int(i) => i as u64,
         Key::Str(s) => s.0 as u64 ^ 0xABCD_0000_0000,
     };
-    ((v(pid).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ v(tid)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) >> 60) as usize
+    ((v(pid).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ v(tid)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) >> 60)
+        as usize
 }
 
 fn key_text(b: &TraceBuilder, k: Key) -> String {
@@ -525,7 +525,11 @@ impl<'a, 'b> Conv<'a, 'b> {
         let ok = self.scan_args(&mut Scan::new(t));
         if !ok {
             let at = self.at;
-            self.b.warn("bad_args", || format!("event at byte {at}: malformed args object; the arguments after the error were dropped"));
+            self.b.warn("bad_args", || {
+                format!(
+                    "event at byte {at}: malformed args object; the arguments after the error were dropped"
+                )
+            });
         }
         ok
     }
@@ -592,7 +596,9 @@ impl<'a, 'b> Conv<'a, 'b> {
                 let c = kineto::classify(self.b.string(cat));
                 self.classes[i] = c as u8;
                 match c {
-                    CatClass::KinetoHost | CatClass::KinetoDevice | CatClass::KinetoFlow => self.dialect.kineto = true,
+                    CatClass::KinetoHost | CatClass::KinetoDevice | CatClass::KinetoFlow => {
+                        self.dialect.kineto = true
+                    }
                     CatClass::FuriosaHost | CatClass::FuriosaDevice => self.dialect.furiosa = true,
                     CatClass::Plain => {}
                 }
@@ -647,7 +653,14 @@ impl<'a, 'b> Conv<'a, 'b> {
                 let src = key_text(self.b, tid);
                 let track = self.b.add_track(group, "", TrackKind::Thread, &src);
                 let i = self.threads.len() as u32;
-                self.threads.push(Thread { proc: p, key: tid, track, device: false, stack: Vec::new(), last: None });
+                self.threads.push(Thread {
+                    proc: p,
+                    key: tid,
+                    track,
+                    device: false,
+                    stack: Vec::new(),
+                    last: None,
+                });
                 self.thread_map.insert((pid, tid), i);
                 i
             }
@@ -702,7 +715,9 @@ impl<'a, 'b> Conv<'a, 'b> {
                 None => {
                     let at = self.at;
                     let text = String::from_utf8_lossy(&t[..t.len().min(40)]).into_owned();
-                    self.b.warn("bad_ts", || format!("event at byte {at}: ts {text} is not a number; event skipped"));
+                    self.b.warn("bad_ts", || {
+                        format!("event at byte {at}: ts {text} is not a number; event skipped")
+                    });
                     None
                 }
             },
@@ -747,7 +762,9 @@ impl<'a, 'b> Conv<'a, 'b> {
             }
             b'v' | b'V' | b'c' | b'(' | b')' => {
                 let ph = ev.ph as char;
-                self.b.warn("unsupported_phase", || format!("events with ph '{ph}' (memory dumps, clock sync, context) are not shown"));
+                self.b.warn("unsupported_phase", || {
+                    format!("events with ph '{ph}' (memory dumps, clock sync, context) are not shown")
+                });
             }
             0 if ev.keys == 0 => self.b.warn("empty_event", || "empty event object {} skipped".to_string()),
             0 => {
@@ -769,7 +786,8 @@ impl<'a, 'b> Conv<'a, 'b> {
                 Some(d) => d,
                 None => {
                     let at = self.at;
-                    self.b.warn("bad_dur", || format!("X event at byte {at}: dur is not a number; taken as 0"));
+                    self.b
+                        .warn("bad_dur", || format!("X event at byte {at}: dur is not a number; taken as 0"));
                     0
                 }
             },
@@ -826,7 +844,9 @@ impl<'a, 'b> Conv<'a, 'b> {
         self.bump(ts);
         let Some(open) = self.threads[th].stack.pop() else {
             let at = self.at;
-            self.b.warn("unmatched_end", || format!("E event at byte {at} has no open B on its thread; skipped"));
+            self.b.warn("unmatched_end", || {
+                format!("E event at byte {at} has no open B on its thread; skipped")
+            });
             return;
         };
         let extra = self.args(ev);
@@ -900,13 +920,17 @@ impl<'a, 'b> Conv<'a, 'b> {
                     Ok(f) => f,
                     Err(_) => {
                         let at = self.at;
-                        self.b.warn("counter_not_numeric", || format!("counter at byte {at}: a series value is not a number; skipped"));
+                        self.b.warn("counter_not_numeric", || {
+                            format!("counter at byte {at}: a series value is not a number; skipped")
+                        });
                         continue;
                     }
                 },
                 ArgValue::Null | ArgValue::Json(_) => {
                     let at = self.at;
-                    self.b.warn("counter_not_numeric", || format!("counter at byte {at}: a series value is not a number; skipped"));
+                    self.b.warn("counter_not_numeric", || {
+                        format!("counter at byte {at}: a series value is not a number; skipped")
+                    });
                     continue;
                 }
             };
@@ -955,7 +979,9 @@ impl<'a, 'b> Conv<'a, 'b> {
             return;
         }
         self.load_args(ev);
-        let Some(&(_, v)) = self.argbuf.iter().find(|(k, _)| self.b.string(*k).as_bytes() == field) else { return };
+        let Some(&(_, v)) = self.argbuf.iter().find(|(k, _)| self.b.string(*k).as_bytes() == field) else {
+            return;
+        };
         let (pid, tid) = self.pid_tid(ev);
         match which {
             b"process_name" | b"process_labels" | b"thread_name" => {
@@ -997,7 +1023,8 @@ impl<'a, 'b> Conv<'a, 'b> {
     }
 
     fn async_key(&mut self, ev: &Ev<'a>, p: u32, cat: StrId, legacy: bool) -> AsyncKey {
-        let (id, global) = if !ev.id.is_none() { (self.id_key(ev.id), false) } else { (self.id_key(ev.id2), ev.id2_global) };
+        let (id, global) =
+            if !ev.id.is_none() { (self.id_key(ev.id), false) } else { (self.id_key(ev.id2), ev.id2_global) };
         let scope = self.str_opt(ev.scope);
         AsyncKey { proc: if global { u32::MAX } else { p }, cat, id, scope, legacy }
     }
@@ -1039,7 +1066,9 @@ impl<'a, 'b> Conv<'a, 'b> {
         let Some(o) = open else {
             let at = self.at;
             let ph = ev.ph as char;
-            self.b.warn("unmatched_async_end", || format!("'{ph}' event at byte {at} has no open async begin with its category and id; skipped"));
+            self.b.warn("unmatched_async_end", || {
+                format!("'{ph}' event at byte {at} has no open async begin with its category and id; skipped")
+            });
             return;
         };
         let extra = self.args(ev);
@@ -1122,7 +1151,9 @@ impl<'a, 'b> Conv<'a, 'b> {
             let dur = end_ts.saturating_sub(o.ts).max(0);
             self.b.add_slice(o.track, o.ts, dur, o.name, o.cat, o.args);
         }
-        self.b.warnings.add_n("unclosed_async", n, || "async begin(s) (b/S) without an end; closed at the end of the trace".to_string());
+        self.b.warnings.add_n("unclosed_async", n, || {
+            "async begin(s) (b/S) without an end; closed at the end of the trace".to_string()
+        });
 
         self.chain_flows();
         self.apply_names();
@@ -1219,8 +1250,14 @@ impl<'a, 'b> Conv<'a, 'b> {
             let pr = &self.procs[p];
             let (pid, group, instant_track) = (pr.key, pr.group, pr.instant_track);
             let meta = self.proc_meta.get(&pid);
-            let name = meta.and_then(|m| m.name).map(|s| self.b.string(s).trim().to_string()).filter(|s| !s.is_empty());
-            let labels = meta.and_then(|m| m.labels).map(|s| self.b.string(s).trim().to_string()).filter(|s| !s.is_empty());
+            let name = meta
+                .and_then(|m| m.name)
+                .map(|s| self.b.string(s).trim().to_string())
+                .filter(|s| !s.is_empty());
+            let labels = meta
+                .and_then(|m| m.labels)
+                .map(|s| self.b.string(s).trim().to_string())
+                .filter(|s| !s.is_empty());
             let sort = meta.and_then(|m| m.sort);
             let device = pr.device || labels.as_deref().is_some_and(|l| kineto && kineto::is_device_label(l));
             if device {

@@ -112,7 +112,24 @@ fn key_of(k: &[u8]) -> K {
 /// Phases whose `args` are used (parsed during the scan when `ph` comes before `args`).
 #[inline]
 fn uses_args(ph: u8) -> bool {
-    matches!(ph, b'X' | b'B' | b'E' | b'i' | b'I' | b'C' | b'M' | b'b' | b'e' | b'n' | b'S' | b'F' | b'T' | b'p' | b'R' | b'P')
+    matches!(
+        ph,
+        b'X' | b'B'
+            | b'E'
+            | b'i'
+            | b'I'
+            | b'C'
+            | b'M'
+            | b'b'
+            | b'e'
+            | b'n'
+            | b'S'
+            | b'F'
+            | b'T'
+            | b'p'
+            | b'R'
+            | b'P'
+    )
 }
 
 /// Parse the event object at `s.pos` (which is `{`). On success `s.pos` is after the `}`.
@@ -233,7 +250,8 @@ fn id_val<'a>(s: &mut Scan<'a>) -> Result<Val<'a>, ScanError> {
                 v = v * 10 + (b[i] - b'0') as i64;
                 i += 1;
             }
-            let end_ok = i > start + neg as usize && !matches!(b.get(i), Some(c) if c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'-' | b'+'));
+            let end_ok = i > start + neg as usize
+                && !matches!(b.get(i), Some(c) if c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'-' | b'+'));
             if end_ok {
                 s.pos = i;
                 return Ok(Val::Int(if neg { -v } else { v }));

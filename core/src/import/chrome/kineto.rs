@@ -31,12 +31,34 @@ impl CatClass {
 pub fn classify(cat: &str) -> CatClass {
     match cat {
         // device activities (ActivityType.h names; capitalised = PyTorch 1.8/1.9)
-        "kernel" | "gpu_memcpy" | "gpu_memset" | "gpu_user_annotation" | "cuda_sync" | "cuda_event" | "cuda_profiler_range"
-        | "mtia_ccp_events" | "Kernel" | "Memcpy" | "Memset" => CatClass::KinetoDevice,
+        "kernel"
+        | "gpu_memcpy"
+        | "gpu_memset"
+        | "gpu_user_annotation"
+        | "cuda_sync"
+        | "cuda_event"
+        | "cuda_profiler_range"
+        | "mtia_ccp_events"
+        | "Kernel"
+        | "Memcpy"
+        | "Memset" => CatClass::KinetoDevice,
         "ac2g" | "async_gpu" | "async_cpu_to_gpu" => CatClass::KinetoFlow,
-        "cpu_op" | "user_annotation" | "python_function" | "cuda_runtime" | "cuda_driver" | "cpu_instant_event" | "fwdbwd"
-        | "mtia_runtime" | "xpu_runtime" | "xpu_driver" | "privateuse1_runtime"
-        | "privateuse1_driver" | "Operator" | "Runtime" | "Python" | "Memory" => CatClass::KinetoHost,
+        "cpu_op"
+        | "user_annotation"
+        | "python_function"
+        | "cuda_runtime"
+        | "cuda_driver"
+        | "cpu_instant_event"
+        | "fwdbwd"
+        | "mtia_runtime"
+        | "xpu_runtime"
+        | "xpu_driver"
+        | "privateuse1_runtime"
+        | "privateuse1_driver"
+        | "Operator"
+        | "Runtime"
+        | "Python"
+        | "Memory" => CatClass::KinetoHost,
         "Nux" => CatClass::FuriosaHost,
         "NPU" => CatClass::FuriosaDevice,
         _ => CatClass::Plain,
@@ -45,7 +67,10 @@ pub fn classify(cat: &str) -> CatClass {
 
 /// Top-level keys of the object form that only Kineto writes.
 pub fn is_kineto_top_key(key: &[u8]) -> bool {
-    matches!(key, b"schemaVersion" | b"deviceProperties" | b"distributedInfo" | b"baseTimeNanoseconds" | b"traceName")
+    matches!(
+        key,
+        b"schemaVersion" | b"deviceProperties" | b"distributedInfo" | b"baseTimeNanoseconds" | b"traceName"
+    )
 }
 
 /// `ProfilerStep#N` (HTA's regex `ProfilerStep\s*#\s*(\d+)`) → N.

@@ -28,7 +28,12 @@ impl Importer for ChromeJson {
         sniff(prefix)
     }
 
-    fn import(&self, file: &InputFile<'_>, b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<(), ImportError> {
+    fn import(
+        &self,
+        file: &InputFile<'_>,
+        b: &mut TraceBuilder,
+        progress: &mut dyn Progress,
+    ) -> Result<(), ImportError> {
         let dialect = parse::run(file.bytes, b, progress)?;
         if dialect.kineto {
             b.set_format("pytorch-kineto");
@@ -61,12 +66,16 @@ pub fn sniff(prefix: &[u8]) -> Sniff {
     let Some(&first) = p.get(i) else { return Sniff::No };
     let j = skip_ws(p, i + 1);
     let next = p.get(j).copied();
-    let tracey = [&b"\"traceEvents\""[..], b"\"ph\"", b"\"schemaVersion\"", b"\"deviceProperties\""].iter().any(|k| contains(p, k));
+    let tracey = [&b"\"traceEvents\""[..], b"\"ph\"", b"\"schemaVersion\"", b"\"deviceProperties\""]
+        .iter()
+        .any(|k| contains(p, k));
     match (first, next) {
         (b'{', Some(b'"')) if tracey => Sniff::Yes,
         (b'{', Some(b'"')) | (b'{', None) | (b'{', Some(b'}')) => Sniff::Maybe,
         (b'[', Some(b'{')) if tracey || contains(p, b"\"name\"") => Sniff::Yes,
-        (b'[', Some(b'{')) | (b'[', Some(b']')) | (b'[', Some(b',')) | (b'[', Some(b'[')) | (b'[', None) => Sniff::Maybe,
+        (b'[', Some(b'{')) | (b'[', Some(b']')) | (b'[', Some(b',')) | (b'[', Some(b'[')) | (b'[', None) => {
+            Sniff::Maybe
+        }
         _ => Sniff::No,
     }
 }

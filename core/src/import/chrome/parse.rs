@@ -74,7 +74,9 @@ pub fn run(bytes: &[u8], b: &mut TraceBuilder, progress: &mut dyn Progress) -> R
                 ArrayEnd::Closed => {
                     if s.peek_ws().is_some() {
                         let at = s.pos;
-                        conv.b.warn("trailing_data", || format!("data after the closing ']' at byte {at} ignored"));
+                        conv.b.warn("trailing_data", || {
+                            format!("data after the closing ']' at byte {at} ignored")
+                        });
                     }
                 }
                 // the spec allows the closing ']' to be missing
@@ -92,7 +94,10 @@ pub fn run(bytes: &[u8], b: &mut TraceBuilder, progress: &mut dyn Progress) -> R
         Some(b'{') => kineto_keys = object_form(&mut s, &mut conv, &mut d)?,
         None => return Err(ImportError::Empty),
         Some(_) => {
-            return Err(malformed(s.pos, format!("not JSON trace data: expected '[' or '{{', found {}", describe_byte(bytes, s.pos))));
+            return Err(malformed(
+                s.pos,
+                format!("not JSON trace data: expected '[' or '{{', found {}", describe_byte(bytes, s.pos)),
+            ));
         }
     }
     d.progress.report(bytes.len() as u64, bytes.len() as u64);
@@ -105,7 +110,11 @@ pub fn run(bytes: &[u8], b: &mut TraceBuilder, progress: &mut dyn Progress) -> R
 }
 
 /// The event array at `s.pos` (which is `[`).
-fn events_array<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>) -> Result<ArrayEnd, ImportError> {
+fn events_array<'a>(
+    s: &mut Scan<'a>,
+    conv: &mut Conv<'a, '_>,
+    d: &mut Driver<'_>,
+) -> Result<ArrayEnd, ImportError> {
     s.pos += 1;
     let mut expect_value = true;
     loop {
@@ -119,7 +128,9 @@ fn events_array<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_
             Some(b',') => {
                 if expect_value {
                     let at = s.pos;
-                    conv.b.warn("stray_comma", || format!("a comma with no event before it at byte {at} was skipped"));
+                    conv.b.warn("stray_comma", || {
+                        format!("a comma with no event before it at byte {at} was skipped")
+                    });
                 }
                 s.pos += 1;
                 expect_value = true;
@@ -137,7 +148,9 @@ fn events_array<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_
                         conv.event(&ev);
                     }
                     Err(ScanError::Eof) => return Ok(ArrayEnd::EofInEvent(start)),
-                    Err(ScanError::Unexpected { at, expected }) => return syntax_error(s.b, conv, at, expected),
+                    Err(ScanError::Unexpected { at, expected }) => {
+                        return syntax_error(s.b, conv, at, expected)
+                    }
                 }
                 expect_value = false;
             }
@@ -154,13 +167,20 @@ fn events_array<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_
                     }
                     return Err(ImportError::Unsupported {
                         format: FORMAT,
-                        message: format!("the JSON array holds {} at byte {at}, not trace event objects", describe_byte(s.b, at)),
+                        message: format!(
+                            "the JSON array holds {} at byte {at}, not trace event objects",
+                            describe_byte(s.b, at)
+                        ),
                     });
                 }
                 match s.skip_value() {
-                    Ok(_) => conv.b.warn("non_object_event", || format!("array element at byte {at} is not an event object; skipped")),
+                    Ok(_) => conv.b.warn("non_object_event", || {
+                        format!("array element at byte {at} is not an event object; skipped")
+                    }),
                     Err(ScanError::Eof) => return Ok(ArrayEnd::EofInEvent(at)),
-                    Err(ScanError::Unexpected { at, expected }) => return syntax_error(s.b, conv, at, expected),
+                    Err(ScanError::Unexpected { at, expected }) => {
+                        return syntax_error(s.b, conv, at, expected)
+                    }
                 }
                 expect_value = false;
             }
@@ -168,7 +188,12 @@ fn events_array<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_
     }
 }
 
-fn syntax_error(b: &[u8], conv: &mut Conv<'_, '_>, at: usize, expected: &'static str) -> Result<ArrayEnd, ImportError> {
+fn syntax_error(
+    b: &[u8],
+    conv: &mut Conv<'_, '_>,
+    at: usize,
+    expected: &'static str,
+) -> Result<ArrayEnd, ImportError> {
     let found = describe_byte(b, at);
     if conv.events == 0 {
         return Err(malformed(at, format!("JSON syntax error: expected {expected}, found {found}")));
@@ -182,7 +207,11 @@ fn syntax_error(b: &[u8], conv: &mut Conv<'_, '_>, at: usize, expected: &'static
 }
 
 /// The object form. Returns whether Kineto-only top-level keys were present.
-fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>) -> Result<bool, ImportError> {
+fn object_form<'a>(
+    s: &mut Scan<'a>,
+    conv: &mut Conv<'a, '_>,
+    d: &mut Driver<'_>,
+) -> Result<bool, ImportError> {
     let open_at = s.pos;
     s.pos += 1;
     let mut saw_events = false;
@@ -204,10 +233,19 @@ fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>
                 continue;
             }
             None if saw_events => {
-                truncated(conv, "the file ends before the closing '}' of the top-level object (an unfinished write?)".into());
+                truncated(
+                    conv,
+                    "the file ends before the closing '}' of the top-level object (an unfinished write?)"
+                        .into(),
+                );
                 break;
             }
-            None => return Err(malformed(s.pos, "the file ends inside the top-level JSON object before any traceEvents")),
+            None => {
+                return Err(malformed(
+                    s.pos,
+                    "the file ends inside the top-level JSON object before any traceEvents",
+                ))
+            }
             Some(_) => {
                 let at = s.pos;
                 if saw_events {
@@ -215,7 +253,13 @@ fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>
                     conv.b.warn("syntax_error", || format!("JSON syntax error at byte {at} after traceEvents (found {found}); the rest was skipped"));
                     break;
                 }
-                return Err(malformed(at, format!("JSON syntax error: expected a key in the top-level object, found {}", describe_byte(s.b, at))));
+                return Err(malformed(
+                    at,
+                    format!(
+                        "JSON syntax error: expected a key in the top-level object, found {}",
+                        describe_byte(s.b, at)
+                    ),
+                ));
             }
         }
         let key_at = s.pos;
@@ -225,7 +269,12 @@ fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>
                 truncated(conv, format!("the file ends inside a top-level key at byte {key_at}"));
                 break;
             }
-            Err(_) => return Err(malformed(key_at, "the file ends inside the top-level JSON object before any traceEvents")),
+            Err(_) => {
+                return Err(malformed(
+                    key_at,
+                    "the file ends inside the top-level JSON object before any traceEvents",
+                ))
+            }
         };
         if let Err(e) = s.expect(b':', "':'") {
             if saw_events {
@@ -233,8 +282,13 @@ fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>
                 break;
             }
             return Err(match e {
-                ScanError::Eof => malformed(s.pos, "the file ends inside the top-level JSON object before any traceEvents"),
-                ScanError::Unexpected { at, .. } => malformed(at, format!("JSON syntax error: expected ':', found {}", describe_byte(s.b, at))),
+                ScanError::Eof => {
+                    malformed(s.pos, "the file ends inside the top-level JSON object before any traceEvents")
+                }
+                ScanError::Unexpected { at, .. } => malformed(
+                    at,
+                    format!("JSON syntax error: expected ':', found {}", describe_byte(s.b, at)),
+                ),
             });
         }
         let key_text = String::from_utf8_lossy(key.raw).into_owned();
@@ -243,7 +297,10 @@ fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>
             match events_array(s, conv, d)? {
                 ArrayEnd::Closed => {}
                 ArrayEnd::EofInEvent(at) if conv.events == 0 => {
-                    return Err(malformed(at, "the file ends inside the first event of traceEvents (truncated?)"));
+                    return Err(malformed(
+                        at,
+                        "the file ends inside the first event of traceEvents (truncated?)",
+                    ));
                 }
                 ArrayEnd::Eof => {
                     let n = conv.events;
@@ -268,14 +325,25 @@ fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>
                     break;
                 }
                 Err(ScanError::Eof) => {
-                    return Err(malformed(s.b.len(), format!("the file ends inside the top-level value '{key_text}' before any traceEvents")));
+                    return Err(malformed(
+                        s.b.len(),
+                        format!(
+                            "the file ends inside the top-level value '{key_text}' before any traceEvents"
+                        ),
+                    ));
                 }
                 Err(ScanError::Unexpected { at, expected }) => {
                     if saw_events {
                         conv.b.warn("syntax_error", || format!("JSON syntax error at byte {at} in top-level '{key_text}'; the rest was skipped"));
                         break;
                     }
-                    return Err(malformed(at, format!("JSON syntax error in top-level '{key_text}': expected {expected}, found {}", describe_byte(s.b, at))));
+                    return Err(malformed(
+                        at,
+                        format!(
+                            "JSON syntax error in top-level '{key_text}': expected {expected}, found {}",
+                            describe_byte(s.b, at)
+                        ),
+                    ));
                 }
             };
             if key.raw == b"traceEvents" {
@@ -295,14 +363,27 @@ fn object_form<'a>(s: &mut Scan<'a>, conv: &mut Conv<'a, '_>, d: &mut Driver<'_>
                 truncated(conv, "the file ends before the closing '}' of the top-level object".into());
                 break;
             }
-            None => return Err(malformed(s.pos, "the file ends inside the top-level JSON object before any traceEvents")),
+            None => {
+                return Err(malformed(
+                    s.pos,
+                    "the file ends inside the top-level JSON object before any traceEvents",
+                ))
+            }
             Some(_) => {
                 let at = s.pos;
                 if saw_events {
-                    conv.b.warn("syntax_error", || format!("JSON syntax error at byte {at} between top-level keys; the rest was skipped"));
+                    conv.b.warn("syntax_error", || {
+                        format!("JSON syntax error at byte {at} between top-level keys; the rest was skipped")
+                    });
                     break;
                 }
-                return Err(malformed(at, format!("JSON syntax error: expected ',' or '}}' in the top-level object, found {}", describe_byte(s.b, at))));
+                return Err(malformed(
+                    at,
+                    format!(
+                        "JSON syntax error: expected ',' or '}}' in the top-level object, found {}",
+                        describe_byte(s.b, at)
+                    ),
+                ));
             }
         }
     }

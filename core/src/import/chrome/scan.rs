@@ -95,7 +95,8 @@ fn find_simd(_b: &[u8], i: usize) -> Result<usize, usize> {
 #[inline]
 fn find_swar(b: &[u8], mut i: usize) -> Option<usize> {
     while i + 8 <= b.len() {
-        let w = u64::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7]]);
+        let w =
+            u64::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7]]);
         let t = has_byte(w, b'"') | has_byte(w, b'\\');
         if t != 0 {
             return Some(i + (t.trailing_zeros() / 8) as usize);
@@ -265,7 +266,9 @@ impl<'a> Scan<'a> {
             Some(c) if c.is_ascii_alphabetic() => {
                 let w = self.word();
                 if !matches!(w, b"true" | b"false" | b"null") {
-                    if self.pos >= self.b.len() && (b"true".starts_with(w) || b"false".starts_with(w) || b"null".starts_with(w)) {
+                    if self.pos >= self.b.len()
+                        && (b"true".starts_with(w) || b"false".starts_with(w) || b"null".starts_with(w))
+                    {
                         return Err(ScanError::Eof);
                     }
                     return Err(ScanError::Unexpected { at: start, expected: "a JSON value" });
@@ -333,7 +336,8 @@ fn find_structural(b: &[u8], mut i: usize) -> Option<usize> {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
         use core::arch::wasm32::*;
-        let (q, o1, c1, o2, c2) = (u8x16_splat(b'"'), u8x16_splat(b'{'), u8x16_splat(b'}'), u8x16_splat(b'['), u8x16_splat(b']'));
+        let (q, o1, c1, o2, c2) =
+            (u8x16_splat(b'"'), u8x16_splat(b'{'), u8x16_splat(b'}'), u8x16_splat(b'['), u8x16_splat(b']'));
         while i + 16 <= b.len() {
             // SAFETY: reads b[i..i + 16], in bounds by the loop condition; unaligned is allowed.
             let v = unsafe { v128_load(b.as_ptr().add(i) as *const v128) };

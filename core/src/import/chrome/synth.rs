@@ -85,9 +85,17 @@ impl Gen {
         let memcpy = self.rng.below(10) == 0;
         let api = if memcpy { "cudaMemcpyAsync" } else { "cudaLaunchKernel" };
         self.x("cuda_runtime", api, self.pid, tid, start, dur);
-        let _ = write!(self.out, ", \"args\": {{\"External id\": {}, \"cbid\": 211, \"correlation\": {corr}}}}}", self.ext);
+        let _ = write!(
+            self.out,
+            ", \"args\": {{\"External id\": {}, \"cbid\": 211, \"correlation\": {corr}}}}}",
+            self.ext
+        );
         self.sep();
-        let _ = write!(self.out, "  {{\"ph\": \"s\", \"id\": {corr}, \"pid\": {}, \"tid\": {tid}, \"ts\": ", self.pid);
+        let _ = write!(
+            self.out,
+            "  {{\"ph\": \"s\", \"id\": {corr}, \"pid\": {}, \"tid\": {tid}, \"ts\": ",
+            self.pid
+        );
         ts(&mut self.out, start);
         self.out.extend_from_slice(b", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
         // the device side
@@ -121,7 +129,8 @@ impl Gen {
             );
         }
         self.sep();
-        let _ = write!(self.out, "  {{\"ph\": \"f\", \"id\": {corr}, \"pid\": 0, \"tid\": {stream_id}, \"ts\": ");
+        let _ =
+            write!(self.out, "  {{\"ph\": \"f\", \"id\": {corr}, \"pid\": 0, \"tid\": {stream_id}, \"ts\": ");
         ts(&mut self.out, k_start);
         self.out.extend_from_slice(b", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
         dur
@@ -177,7 +186,11 @@ pub fn chrome_trace_json(target_bytes: usize, seed: u64) -> Vec<u8> {
             if k == 0 {
                 g.x("user_annotation", &format!("ProfilerStep#{step}"), g.pid, tid, start, end - start);
                 g.ext += 1;
-                let _ = write!(g.out, ", \"args\": {{\"External id\": {}, \"Record function id\": 0, \"Ev Idx\": {}}}}}", g.ext, g.ext);
+                let _ = write!(
+                    g.out,
+                    ", \"args\": {{\"External id\": {}, \"Record function id\": 0, \"Ev Idx\": {}}}}}",
+                    g.ext, g.ext
+                );
             } else {
                 g.x("python_function", "threading.py(1032): _bootstrap", g.pid, tid, start, end - start);
                 let _ = write!(g.out, ", \"args\": {{\"Python id\": {}, \"Python thread\": {k}}}}}", step);
@@ -185,9 +198,14 @@ pub fn chrome_trace_json(target_bytes: usize, seed: u64) -> Vec<u8> {
             clock[k] = end + 2_000;
             mem = mem.wrapping_add(g.rng.below(1 << 24)).wrapping_sub(1 << 23) & ((1 << 34) - 1);
             g.sep();
-            let _ = write!(g.out, "  {{\"ph\": \"C\", \"name\": \"Memory\", \"pid\": {}, \"tid\": {tid}, \"ts\": ", g.pid);
+            let _ = write!(
+                g.out,
+                "  {{\"ph\": \"C\", \"name\": \"Memory\", \"pid\": {}, \"tid\": {tid}, \"ts\": ",
+                g.pid
+            );
             ts(&mut g.out, end);
-            let _ = write!(g.out, ", \"args\": {{\"Allocated\": {mem}, \"Reserved\": {}}}}}", mem + (1 << 28));
+            let _ =
+                write!(g.out, ", \"args\": {{\"Allocated\": {mem}, \"Reserved\": {}}}}}", mem + (1 << 28));
         }
         step += 1;
     }

@@ -25,7 +25,12 @@ fn slices(t: &Trace, name: &str) -> Vec<(String, i64, i64, usize)> {
     for (ti, tr) in t.tracks.iter().enumerate() {
         for i in 0..tr.slices.len() {
             if t.str(tr.slices.name[i]) == name {
-                v.push((t.track_label(crate::model::TrackId(ti as u32)), tr.slices.start_ns[i], tr.slices.dur_ns[i], tr.slices.depth_of(i)));
+                v.push((
+                    t.track_label(crate::model::TrackId(ti as u32)),
+                    tr.slices.start_ns[i],
+                    tr.slices.dur_ns[i],
+                    tr.slices.depth_of(i),
+                ));
             }
         }
     }
@@ -43,7 +48,11 @@ fn slice_name(t: &Trace, r: SliceRef) -> &str {
 }
 
 fn flows(t: &Trace) -> Vec<(String, String)> {
-    let mut v: Vec<_> = t.flows.iter().map(|f| (slice_name(t, f.from).to_string(), slice_name(t, f.to).to_string())).collect();
+    let mut v: Vec<_> = t
+        .flows
+        .iter()
+        .map(|f| (slice_name(t, f.from).to_string(), slice_name(t, f.to).to_string()))
+        .collect();
     v.sort();
     v
 }
@@ -52,7 +61,11 @@ fn instants(t: &Trace) -> Vec<(String, String, i64)> {
     let mut v = Vec::new();
     for (ti, tr) in t.tracks.iter().enumerate() {
         for i in 0..tr.instants.len() {
-            v.push((t.track_label(crate::model::TrackId(ti as u32)), t.str(tr.instants.name[i]).to_string(), tr.instants.ts_ns[i]));
+            v.push((
+                t.track_label(crate::model::TrackId(ti as u32)),
+                t.str(tr.instants.name[i]).to_string(),
+                tr.instants.ts_ns[i],
+            ));
         }
     }
     v
@@ -85,8 +98,10 @@ fn sniffing() {
 
 #[test]
 fn complete_events_exact_time() {
-    let t = load(r#"[{"name":"a","ph":"X","ts":12.345,"dur":0.5,"pid":1,"tid":2,"cat":"c"},
-                    {"name":"b","ph":"X","ts":"12.4","dur":0.1,"pid":1,"tid":2}]"#);
+    let t = load(
+        r#"[{"name":"a","ph":"X","ts":12.345,"dur":0.5,"pid":1,"tid":2,"cat":"c"},
+                    {"name":"b","ph":"X","ts":"12.4","dur":0.1,"pid":1,"tid":2}]"#,
+    );
     assert_eq!(t.format, "chrome-json");
     assert_eq!(one(&t, "a"), ("Process 1 / thread 2".into(), 12_345, 500, 0));
     assert_eq!(one(&t, "b"), ("Process 1 / thread 2".into(), 12_400, 100, 1));
@@ -243,10 +258,7 @@ fn flow_v1_binding() {
             {"cat":"ipc","name":"other","ph":"f","id":1,"ts":65,"pid":1,"tid":4,"bp":"e"},
             {"cat":"ipc","name":"lone","ph":"f","id":9,"ts":65,"pid":1,"tid":4,"bp":"e"}]"#,
     );
-    assert_eq!(
-        flows(&t),
-        vec![("A".into(), "B".into()), ("A".into(), "D".into()), ("B".into(), "C".into())]
-    );
+    assert_eq!(flows(&t), vec![("A".into(), "B".into()), ("A".into(), "D".into()), ("B".into(), "C".into())]);
     assert_eq!(t.warnings.count_of("flow_without_start"), 1);
     // "s s f f" with one id pairs first-in first-out
     let t = load(
@@ -285,7 +297,8 @@ fn args_values() {
             "arr":[ [1, 2], [] ],"obj":{ "k" : "v" },"big":123456789012345678901234567890}}]"#,
     );
     let tr = &t.tracks[0];
-    let got: Vec<(String, ArgValue)> = t.args.get(tr.slices.args[0]).map(|(k, v)| (t.str(k).to_string(), v)).collect();
+    let got: Vec<(String, ArgValue)> =
+        t.args.get(tr.slices.args[0]).map(|(k, v)| (t.str(k).to_string(), v)).collect();
     assert_eq!(got[0], ("i".into(), ArgValue::Int(-3)));
     assert_eq!(got[1], ("u".into(), ArgValue::UInt(u64::MAX)));
     assert_eq!(got[2], ("f".into(), ArgValue::Float(1.5)));
@@ -345,7 +358,15 @@ fn other_phases_are_counted() {
             {"ph":"D","id":"1","ts":2,"pid":1,"name":"o"},{"ph":"v","ts":3,"pid":1},{"ph":"Z","ts":3,"pid":1},
             {"name":"x","ts":1},{"name":"a","ph":"X","ts":null,"dur":1},{"name":"a","ph":"X","dur":1}]"#,
     );
-    for (kind, n) in [("empty_event", 1), ("object_events_ignored", 3), ("unsupported_phase", 1), ("unknown_phase", 1), ("missing_phase", 1), ("bad_ts", 1), ("missing_ts", 1)] {
+    for (kind, n) in [
+        ("empty_event", 1),
+        ("object_events_ignored", 3),
+        ("unsupported_phase", 1),
+        ("unknown_phase", 1),
+        ("missing_phase", 1),
+        ("bad_ts", 1),
+        ("missing_ts", 1),
+    ] {
         assert_eq!(t.warnings.count_of(kind), n, "{kind}: {:?}", t.warnings);
     }
     assert_eq!(t.slice_count(), 0);
@@ -412,7 +433,9 @@ fn damaged_containers() {
     assert_eq!(t.slice_count(), 1);
     assert!(t.warnings.is_empty());
     // trailing comma in the object form
-    let t = load(r#"{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":1},{"name":"b","ph":"X","ts":3,"dur":1},]}"#);
+    let t = load(
+        r#"{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":1},{"name":"b","ph":"X","ts":3,"dur":1},]}"#,
+    );
     assert_eq!(t.slice_count(), 2);
     assert!(t.warnings.is_empty());
     // leading comma: loaded, with a warning
@@ -430,7 +453,9 @@ fn damaged_containers() {
     let t = load("[{\"name\":\"a\u{1}b\tc\",\"ph\":\"X\",\"ts\":1,\"dur\":1}]");
     assert_eq!(one(&t, "a\u{1}b\tc").1, 1000);
     // a syntax error after some events: keep them, say where it stopped
-    let t = load(r#"[{"name":"a","ph":"X","ts":1,"dur":1},{"name":"b" "ph":"X"},{"name":"c","ph":"X","ts":1,"dur":1}]"#);
+    let t = load(
+        r#"[{"name":"a","ph":"X","ts":1,"dur":1},{"name":"b" "ph":"X"},{"name":"c","ph":"X","ts":1,"dur":1}]"#,
+    );
     assert_eq!(t.slice_count(), 1);
     assert_eq!(t.warnings.count_of("syntax_error"), 1);
     assert!(t.warnings.entries[0].example.contains("at byte 50"), "{:?}", t.warnings);
@@ -525,7 +550,18 @@ fn never_panics_on_damage() {
 #[test]
 fn decimal_fast_path_is_exact() {
     use super::convert::simple_decimal_for_tests as sd;
-    for t in ["0.5", "1.25", "-3.75", "0.592593", "4.740741", "7.827493261455", "123456789.012345", "0.1", "0.3", "-0.000001"] {
+    for t in [
+        "0.5",
+        "1.25",
+        "-3.75",
+        "0.592593",
+        "4.740741",
+        "7.827493261455",
+        "123456789.012345",
+        "0.1",
+        "0.3",
+        "-0.000001",
+    ] {
         assert_eq!(sd(t.as_bytes()), Some(t.parse::<f64>().unwrap()), "{t}");
     }
     for t in ["1", "1.", ".5", "1e3", "1.2.3", "1234567890123456.5", "--1", "-.5"] {

@@ -13,7 +13,10 @@ fn sample_files() -> Vec<PathBuf> {
         v.push(top);
     }
     if let Ok(rd) = std::fs::read_dir(PathBuf::from(SAMPLES).join("ntff-v5")) {
-        let mut more: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+        let mut more: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
         more.sort();
         v.extend(more);
     }
@@ -51,12 +54,16 @@ fn imports_every_sample_export() {
         assert_eq!(t.str(t.groups[0].name), "NeuronCore nd0:nc0");
 
         // engine tracks, named as the export's timeline labels
-        let labels: std::collections::BTreeSet<&str> = j["instruction"].as_array().unwrap().iter().map(|r| r["label"].as_str().unwrap()).collect();
+        let labels: std::collections::BTreeSet<&str> =
+            j["instruction"].as_array().unwrap().iter().map(|r| r["label"].as_str().unwrap()).collect();
         for l in &labels {
             let tr = track_by_name(&t, l).unwrap_or_else(|| panic!("{name}: no track {l}"));
             assert_eq!(tr.kind, TrackKind::Stream);
         }
-        assert!(t.tracks.iter().all(|tr| tr.kind != TrackKind::Overlap), "{name}: no spill tracks (lanes layout)");
+        assert!(
+            t.tracks.iter().all(|tr| tr.kind != TrackKind::Overlap),
+            "{name}: no spill tracks (lanes layout)"
+        );
 
         assert_eq!(cat_count(&t, "instruction"), instr, "{name}: instruction slices");
         assert_eq!(cat_count(&t, "dma_packet"), packets, "{name}: dma packet slices");
@@ -65,12 +72,23 @@ fn imports_every_sample_export() {
         assert!(dma_tracks > 0);
 
         // one counter per semaphore id, one sample per update
-        let mut sem_names: Vec<String> = j["semaphore_update"].as_array().unwrap().iter().map(|r| semaphore_display(r["id"].as_str().unwrap()).0).collect();
+        let mut sem_names: Vec<String> = j["semaphore_update"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| semaphore_display(r["id"].as_str().unwrap()).0)
+            .collect();
         sem_names.sort();
         sem_names.dedup();
-        let sem_samples: usize = t.counters.iter().filter(|c| sem_names.binary_search(&t.str(c.name).to_string()).is_ok()).map(|c| c.ts_ns.len()).sum();
+        let sem_samples: usize = t
+            .counters
+            .iter()
+            .filter(|c| sem_names.binary_search(&t.str(c.name).to_string()).is_ok())
+            .map(|c| c.ts_ns.len())
+            .sum();
         assert_eq!(sem_samples, sems, "{name}: semaphore samples");
-        let sem_counters = t.counters.iter().filter(|c| sem_names.binary_search(&t.str(c.name).to_string()).is_ok()).count();
+        let sem_counters =
+            t.counters.iter().filter(|c| sem_names.binary_search(&t.str(c.name).to_string()).is_ok()).count();
         assert_eq!(sem_counters, sem_names.len());
 
         // derived counters and throttle
@@ -86,7 +104,15 @@ fn imports_every_sample_export() {
 
         // metadata
         let md = |k: &str| t.metadata.entries.iter().find(|e| e.0 == k).map(|e| e.1.clone());
-        for k in ["neuron.summary", "neuron.layer_summary", "neuron.neff_header", "neuron.neff_node", "neuron.dma_queues_info", "neuron.profile_info", "neuron.metadata"] {
+        for k in [
+            "neuron.summary",
+            "neuron.layer_summary",
+            "neuron.neff_header",
+            "neuron.neff_node",
+            "neuron.dma_queues_info",
+            "neuron.profile_info",
+            "neuron.metadata",
+        ] {
             let v = md(k).unwrap_or_else(|| panic!("{name}: metadata {k}"));
             assert!(serde_json::from_str::<Value>(&v).is_ok(), "{name}: {k} is compact JSON");
         }
@@ -94,7 +120,12 @@ fn imports_every_sample_export() {
         assert_eq!(md("metadata.ntff_version").as_deref(), Some("5"));
 
         // flows: every predecessor is an instruction in these exports
-        let preds: usize = j["instruction"].as_array().unwrap().iter().map(|r| r["predecessors"].as_array().map_or(0, Vec::len)).sum();
+        let preds: usize = j["instruction"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["predecessors"].as_array().map_or(0, Vec::len))
+            .sum();
         let dep_flows = t.flows.iter().filter(|f| t.str(f.category) == "dependency").count();
         assert_eq!(dep_flows, preds, "{name}: dependency flows");
         assert_eq!(t.warnings.count_of("neuron_flow_unresolved"), 0);
@@ -123,7 +154,11 @@ fn exact_values_128x128x1024() {
         .tracks
         .iter()
         .enumerate()
-        .flat_map(|(k, tr)| (0..tr.slices.len()).filter(|&i| t.str(tr.slices.category[i]) == "instruction").map(move |i| (k, i)))
+        .flat_map(|(k, tr)| {
+            (0..tr.slices.len())
+                .filter(|&i| t.str(tr.slices.category[i]) == "instruction")
+                .map(move |i| (k, i))
+        })
         .min_by_key(|&(k, i)| (t.tracks[k].slices.start_ns[i], t.tracks[k].slices.dur_ns[i]))
         .unwrap();
     let tr = &t.tracks[tid];
@@ -160,10 +195,18 @@ fn sniff_sees_any_key_first() {
     };
     let j: Map<String, Value> = serde_json::from_slice(&bytes).unwrap();
     for first in j.keys() {
-        let mut s = format!("{{{}:{}", serde_json::to_string(first).unwrap(), serde_json::to_string(&j[first]).unwrap());
+        let mut s = format!(
+            "{{{}:{}",
+            serde_json::to_string(first).unwrap(),
+            serde_json::to_string(&j[first]).unwrap()
+        );
         for (k, v) in &j {
             if k != first {
-                s.push_str(&format!(",{}:{}", serde_json::to_string(k).unwrap(), serde_json::to_string(v).unwrap()));
+                s.push_str(&format!(
+                    ",{}:{}",
+                    serde_json::to_string(k).unwrap(),
+                    serde_json::to_string(v).unwrap()
+                ));
             }
         }
         s.push('}');
@@ -186,8 +229,15 @@ fn truncations_never_panic() {
     let end = bytes.iter().rposition(|c| !c.is_ascii_whitespace()).unwrap();
     cuts.push(end);
     for cut in cuts.into_iter().filter(|&c| c <= end) {
-        let r = NeuronJson.import(&InputFile { name: "t.json", bytes: &bytes[..cut] }, &mut TraceBuilder::new(NAME), &mut NoProgress);
-        assert!(matches!(r, Err(ImportError::Malformed { .. }) | Err(ImportError::NotMine(_))), "cut {cut}: {r:?}");
+        let r = NeuronJson.import(
+            &InputFile { name: "t.json", bytes: &bytes[..cut] },
+            &mut TraceBuilder::new(NAME),
+            &mut NoProgress,
+        );
+        assert!(
+            matches!(r, Err(ImportError::Malformed { .. }) | Err(ImportError::NotMine(_))),
+            "cut {cut}: {r:?}"
+        );
         let _ = import_bytes("t.json", &bytes[..cut], &mut NoProgress);
     }
 }
@@ -214,6 +264,10 @@ fn hostile_records_are_counted_not_fatal() {
     assert!(t.counters.iter().any(|c| t.str(c.name) == "Sem 3" && c.value == vec![2.0]));
     assert!(track_by_name(&t, "weird").is_some());
     // not an export: refused quickly
-    let r = NeuronJson.import(&InputFile { name: "x", bytes: br#"{"a":1}"# }, &mut TraceBuilder::new(NAME), &mut NoProgress);
+    let r = NeuronJson.import(
+        &InputFile { name: "x", bytes: br#"{"a":1}"# },
+        &mut TraceBuilder::new(NAME),
+        &mut NoProgress,
+    );
     assert!(matches!(r, Err(ImportError::NotMine(_))));
 }

@@ -73,23 +73,53 @@ fn write_table(cols: &[C], rg: usize, compression: Compression) -> Vec<u8> {
                 match c {
                     C::I64(_, v) => {
                         let v = &v[start..end];
-                        cw.typed::<Int64Type>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                        cw.typed::<Int64Type>()
+                            .write_batch(
+                                &v.iter().flatten().copied().collect::<Vec<_>>(),
+                                Some(&defs(v)),
+                                None,
+                            )
+                            .unwrap();
                     }
                     C::I32(_, v) => {
                         let v = &v[start..end];
-                        cw.typed::<Int32Type>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                        cw.typed::<Int32Type>()
+                            .write_batch(
+                                &v.iter().flatten().copied().collect::<Vec<_>>(),
+                                Some(&defs(v)),
+                                None,
+                            )
+                            .unwrap();
                     }
                     C::F64(_, v) => {
                         let v = &v[start..end];
-                        cw.typed::<DoubleType>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                        cw.typed::<DoubleType>()
+                            .write_batch(
+                                &v.iter().flatten().copied().collect::<Vec<_>>(),
+                                Some(&defs(v)),
+                                None,
+                            )
+                            .unwrap();
                     }
                     C::F32(_, v) => {
                         let v = &v[start..end];
-                        cw.typed::<FloatType>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                        cw.typed::<FloatType>()
+                            .write_batch(
+                                &v.iter().flatten().copied().collect::<Vec<_>>(),
+                                Some(&defs(v)),
+                                None,
+                            )
+                            .unwrap();
                     }
                     C::B(_, v) => {
                         let v = &v[start..end];
-                        cw.typed::<BoolType>().write_batch(&v.iter().flatten().copied().collect::<Vec<_>>(), Some(&defs(v)), None).unwrap();
+                        cw.typed::<BoolType>()
+                            .write_batch(
+                                &v.iter().flatten().copied().collect::<Vec<_>>(),
+                                Some(&defs(v)),
+                                None,
+                            )
+                            .unwrap();
                     }
                     C::S(_, v) => {
                         let v = &v[start..end];
@@ -114,7 +144,10 @@ fn instruction_table() -> Vec<u8> {
             i64s("end_ts", &[180, 160, 450, 1_000_000_000_223, 130]),
             i64s("duration_ns", &[80, 10, 50, 100, 10]),
             strs("engine", &["tensor", "tensor", "vector", "sync", "scalar"]),
-            C::S("timeline_track", vec![Some("TensorMatrix"), Some("Tensor"), Some("Vector"), None, Some("")]),
+            C::S(
+                "timeline_track",
+                vec![Some("TensorMatrix"), Some("Tensor"), Some("Vector"), None, Some("")],
+            ),
             C::I64("pcore_idx", vec![Some(0), Some(0), Some(0), Some(0), None]),
             strs("opcode", &["MATMUL", "LDWEIGHTS", "TENSOR_TENSOR", "WRITE", "ACTIVATE"]),
             strs("operands", &["a", "b", "c", "d", "e"]),
@@ -218,7 +251,9 @@ fn metadata_table() -> Vec<u8> {
 }
 
 fn find_track<'a>(t: &'a Trace, name: &str) -> &'a crate::model::Track {
-    t.tracks.iter().find(|tr| t.str(tr.name) == name).unwrap_or_else(|| panic!("no track {name}: {:?}", t.tracks.iter().map(|x| t.str(x.name)).collect::<Vec<_>>()))
+    t.tracks.iter().find(|tr| t.str(tr.name) == name).unwrap_or_else(|| {
+        panic!("no track {name}: {:?}", t.tracks.iter().map(|x| t.str(x.name)).collect::<Vec<_>>())
+    })
 }
 
 fn args_of(t: &Trace, tr: &crate::model::Track, start: i64) -> Vec<(String, String)> {
@@ -250,7 +285,13 @@ fn imports_tables_dropped_together() {
     assert_eq!(t.str(t.groups[0].name), "NeuronCore nd0:nc1");
 
     // instructions: 5 rows over 2 row groups, on the timeline_track (else engine) tracks
-    assert_eq!(t.tracks.iter().map(|tr| tr.slices.category.iter().filter(|&&c| t.str(c) == "instruction").count()).sum::<usize>(), 5);
+    assert_eq!(
+        t.tracks
+            .iter()
+            .map(|tr| tr.slices.category.iter().filter(|&&c| t.str(c) == "instruction").count())
+            .sum::<usize>(),
+        5
+    );
     let tm = find_track(&t, "TensorMatrix");
     assert_eq!(tm.kind, TrackKind::Stream);
     assert_eq!((tm.slices.start_ns[0], tm.slices.dur_ns[0], t.str(tm.slices.name[0])), (100, 80, "MATMUL"));
@@ -280,8 +321,19 @@ fn imports_tables_dropped_together() {
     assert_eq!(t.str(q3.slices.name[0]), "dma");
 
     // semaphores: one counter per id, in semaphore order
-    let sems: Vec<(&str, Vec<i64>, Vec<f64>)> = t.counters.iter().filter(|c| t.str(c.name).starts_with("S[") || t.str(c.name).starts_with("Sem ")).map(|c| (t.str(c.name), c.ts_ns.clone(), c.value.clone())).collect();
-    assert_eq!(sems, vec![("Sem 2", vec![20, 30], vec![1.0, 2.0]), ("S[8] (qSyncSpillReload0)", vec![10, 40], vec![1.0, 0.0])]);
+    let sems: Vec<(&str, Vec<i64>, Vec<f64>)> = t
+        .counters
+        .iter()
+        .filter(|c| t.str(c.name).starts_with("S[") || t.str(c.name).starts_with("Sem "))
+        .map(|c| (t.str(c.name), c.ts_ns.clone(), c.value.clone()))
+        .collect();
+    assert_eq!(
+        sems,
+        vec![
+            ("Sem 2", vec![20, 30], vec![1.0, 2.0]),
+            ("S[8] (qSyncSpillReload0)", vec![10, 40], vec![1.0, 0.0])
+        ]
+    );
 
     // metadata
     assert_eq!(md(&t, "neff_header.uuid"), Some("5ee240ec1e134d12b7b0ccdf8eff1e5e"));
@@ -314,10 +366,55 @@ fn hierarchy_flows_counters_and_splits() {
         1000,
         Compression::SNAPPY,
     );
-    let fw = write_table(&[i64s("id", &[11]), i64s("raw_bir_id", &[65]), i64s("raw_penguin_id", &[61]), i64s("raw_hlo_id", &[3]), i64s("raw_framework_id", &[5]), strs("framework_name", &["Linear[0]/matmul"]), strs("time_intervals", &["[]"])], 1000, Compression::SNAPPY);
-    let bir0 = write_table(&[i64s("id", &[11]), i64s("raw_bir_id", &[65]), i64s("raw_penguin_id", &[61]), i64s("raw_hlo_id", &[3]), i64s("raw_framework_id", &[5]), strs("bir_name", &["I-61-0"]), strs("time_intervals", &["[]"])], 1000, Compression::SNAPPY);
-    let bir1 = write_table(&[i64s("id", &[13]), i64s("raw_bir_id", &[66]), i64s("raw_penguin_id", &[62]), i64s("raw_hlo_id", &[4]), i64s("raw_framework_id", &[5]), strs("bir_name", &["I-62-0"]), strs("time_intervals", &["[]"])], 1000, Compression::SNAPPY);
-    let asm = write_table(&[i64s("instruction_id", &[11]), strs("compiler_opcode", &["MATMUL_C"]), strs("compiler_operands", &["x=1"]), i64s("compiler_pc", &[3])], 1000, Compression::SNAPPY);
+    let fw = write_table(
+        &[
+            i64s("id", &[11]),
+            i64s("raw_bir_id", &[65]),
+            i64s("raw_penguin_id", &[61]),
+            i64s("raw_hlo_id", &[3]),
+            i64s("raw_framework_id", &[5]),
+            strs("framework_name", &["Linear[0]/matmul"]),
+            strs("time_intervals", &["[]"]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let bir0 = write_table(
+        &[
+            i64s("id", &[11]),
+            i64s("raw_bir_id", &[65]),
+            i64s("raw_penguin_id", &[61]),
+            i64s("raw_hlo_id", &[3]),
+            i64s("raw_framework_id", &[5]),
+            strs("bir_name", &["I-61-0"]),
+            strs("time_intervals", &["[]"]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let bir1 = write_table(
+        &[
+            i64s("id", &[13]),
+            i64s("raw_bir_id", &[66]),
+            i64s("raw_penguin_id", &[62]),
+            i64s("raw_hlo_id", &[4]),
+            i64s("raw_framework_id", &[5]),
+            strs("bir_name", &["I-62-0"]),
+            strs("time_intervals", &["[]"]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let asm = write_table(
+        &[
+            i64s("instruction_id", &[11]),
+            strs("compiler_opcode", &["MATMUL_C"]),
+            strs("compiler_operands", &["x=1"]),
+            i64s("compiler_pc", &[3]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
     let agg = write_table(
         &[
             i64s("start_ts", &[1_000_000_000_300]),
@@ -337,13 +434,72 @@ fn hierarchy_flows_counters_and_splits() {
         1000,
         Compression::SNAPPY,
     );
-    let flow = write_table(&[i64s("in_id", &[12, 11, 77]), i64s("out_id", &[11, 501, 11]), strs("in_table", &["instruction", "instruction", "instruction"]), strs("out_table", &["instruction", "dma_packet", "instruction"]), strs("dependency_type", &["FLOW_DEPENDENCE", "", "X"])], 1000, Compression::SNAPPY);
-    let pending = write_table(&[i64s("timestamp", &[5, 6]), C::I32("value", vec![Some(3), Some(1)])], 1000, Compression::SNAPPY);
-    let dma_usage = write_table(&[i64s("timestamp", &[5, 6]), C::F64("current_throughput", vec![Some(1.5e9), Some(0.0)]), i64s("total_transfer_bytes", &[8, 12])], 1000, Compression::SNAPPY);
-    let sbuf = write_table(&[i64s("timestamp", &[5]), C::F64("avg_util_percent", vec![Some(1.5)]), C::F64("partition_0_util_percent", vec![Some(1.0)]), C::F64("partition_32_util_percent", vec![Some(2.0)])], 1000, Compression::SNAPPY);
-    let psum = write_table(&[i64s("timestamp", &[5]), C::F64("avg_util_percent", vec![Some(12.5)]), C::F64("bank_0_util_percent", vec![Some(100.0)])], 1000, Compression::SNAPPY);
-    let active = write_table(&[i64s("start_ts", &[57, 1372]), i64s("end_ts", &[122, 1388]), strs("engine", &["tensor", "tensor"]), i64s("pcore_idx", &[0, 0]), i64s("duration_ns", &[65, 16])], 1000, Compression::SNAPPY);
-    let throttle = write_table(&[i64s("duration", &[1531]), C::I32("k", vec![Some(7)]), C::I32("n", vec![Some(8)]), i64s("timestamp", &[1860034]), strs("type", &["activity_0"])], 1000, Compression::SNAPPY);
+    let flow = write_table(
+        &[
+            i64s("in_id", &[12, 11, 77]),
+            i64s("out_id", &[11, 501, 11]),
+            strs("in_table", &["instruction", "instruction", "instruction"]),
+            strs("out_table", &["instruction", "dma_packet", "instruction"]),
+            strs("dependency_type", &["FLOW_DEPENDENCE", "", "X"]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let pending = write_table(
+        &[i64s("timestamp", &[5, 6]), C::I32("value", vec![Some(3), Some(1)])],
+        1000,
+        Compression::SNAPPY,
+    );
+    let dma_usage = write_table(
+        &[
+            i64s("timestamp", &[5, 6]),
+            C::F64("current_throughput", vec![Some(1.5e9), Some(0.0)]),
+            i64s("total_transfer_bytes", &[8, 12]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let sbuf = write_table(
+        &[
+            i64s("timestamp", &[5]),
+            C::F64("avg_util_percent", vec![Some(1.5)]),
+            C::F64("partition_0_util_percent", vec![Some(1.0)]),
+            C::F64("partition_32_util_percent", vec![Some(2.0)]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let psum = write_table(
+        &[
+            i64s("timestamp", &[5]),
+            C::F64("avg_util_percent", vec![Some(12.5)]),
+            C::F64("bank_0_util_percent", vec![Some(100.0)]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let active = write_table(
+        &[
+            i64s("start_ts", &[57, 1372]),
+            i64s("end_ts", &[122, 1388]),
+            strs("engine", &["tensor", "tensor"]),
+            i64s("pcore_idx", &[0, 0]),
+            i64s("duration_ns", &[65, 16]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let throttle = write_table(
+        &[
+            i64s("duration", &[1531]),
+            C::I32("k", vec![Some(7)]),
+            C::I32("n", vec![Some(8)]),
+            i64s("timestamp", &[1860034]),
+            strs("type", &["activity_0"]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
     let unknown = write_table(&[i64s("foo", &[1])], 1000, Compression::SNAPPY);
     let files = [
         ("p/Instruction_0.parquet", instruction_table()),
@@ -388,7 +544,8 @@ fn hierarchy_flows_counters_and_splits() {
     assert_eq!(cats.iter().filter(|c| **c == "dependency").count(), 2);
     assert_eq!(t.warnings.count_of("neuron_flow_unresolved"), 1);
 
-    let counter = |n: &str| t.counters.iter().find(|c| t.str(c.name) == n).unwrap_or_else(|| panic!("no counter {n}"));
+    let counter =
+        |n: &str| t.counters.iter().find(|c| t.str(c.name) == n).unwrap_or_else(|| panic!("no counter {n}"));
     assert_eq!(counter("Pending DMA").value, vec![3.0, 1.0]);
     assert_eq!(counter("DMA throughput").value, vec![1.5e9, 0.0]);
     assert_eq!(t.str(counter("DMA throughput").unit), "B/s");
@@ -400,7 +557,10 @@ fn hierarchy_flows_counters_and_splits() {
     assert_eq!(counter("Tensor active").value, vec![1.0, 0.0, 1.0, 0.0]);
     assert_eq!(counter("Throttle limit").value, vec![87.5, 100.0]);
     let th = find_track(&t, "Throttle");
-    assert_eq!((th.slices.start_ns[0], th.slices.dur_ns[0], t.str(th.slices.name[0])), (1860034, 1531, "throttle 7/8"));
+    assert_eq!(
+        (th.slices.start_ns[0], th.slices.dur_ns[0], t.str(th.slices.name[0])),
+        (1860034, 1531, "throttle 7/8")
+    );
 
     // the unknown table: counted warning, listed, never a crash
     assert_eq!(t.warnings.count_of("parquet_unknown_table"), 1);
@@ -418,7 +578,10 @@ fn table_names() {
     assert_eq!(table_from_file_name("Instruction_x.parquet"), None);
     assert_eq!(table_from_columns(&["timestamp", "id", "value", "update_source"]), Ok("SemaphoreUpdate"));
     assert_eq!(table_from_columns(&["timestamp", "value"]), Ok("PendingDma"));
-    assert!(table_from_columns(&["timestamp", "current_throughput", "total_transfer_bytes"]).is_err(), "DmaUsage vs HbmUsage is ambiguous");
+    assert!(
+        table_from_columns(&["timestamp", "current_throughput", "total_transfer_bytes"]).is_err(),
+        "DmaUsage vs HbmUsage is ambiguous"
+    );
 }
 
 #[test]
@@ -448,7 +611,10 @@ fn damaged_files_are_typed_errors() {
     }
     // one damaged table among good ones: a counted warning, the rest imported
     let sem = semaphore_table();
-    let files = [InputFile { name: "Instruction.parquet", bytes: &good[..good.len() / 2] }, InputFile { name: "SemaphoreUpdate.parquet", bytes: &sem }];
+    let files = [
+        InputFile { name: "Instruction.parquet", bytes: &good[..good.len() / 2] },
+        InputFile { name: "SemaphoreUpdate.parquet", bytes: &sem },
+    ];
     let t = import_files(&files, &mut NoProgress).unwrap();
     assert_eq!(t.warnings.count_of("parquet_unreadable_file"), 1);
     assert_eq!(t.counter_sample_count(), 4);

@@ -542,8 +542,7 @@ fn bir_entries(level: &mut Level<BirEntry>, info: &DebugFileInfo, entries: &[&[u
     level.files.push(info.path.clone());
     for e in entries {
         let g = decode_entry(info.kind, e);
-        let (kernel_file_index, kernel_file, kernel_line) =
-            kernel_location(&g.attrs, &info.source_files);
+        let (kernel_file_index, kernel_file, kernel_line) = kernel_location(&g.attrs, &info.source_files);
         let [_, _, _, l3, l4, l5, _, _, _, l9, l10] = g.lists;
         level.push(
             g.id,
@@ -589,7 +588,11 @@ fn global_entries(g: &mut GlobalDebug, info: &DebugFileInfo, entries: &[&[u8]]) 
         match info.kind {
             DebugFileKind::Framework => g.framework.push(
                 Some(d.id.unwrap_or(0)),
-                FrameworkEntry { id: d.id.unwrap_or(0), name: d.name.unwrap_or_default(), unknown: d.unknown },
+                FrameworkEntry {
+                    id: d.id.unwrap_or(0),
+                    name: d.name.unwrap_or_default(),
+                    unknown: d.unknown,
+                },
             ),
             DebugFileKind::Hlo => {
                 let text = d.name.unwrap_or_default();
@@ -666,10 +669,7 @@ impl DebugInfo {
         // global levels, grouped by the suffix after ".dbg"
         let mut globals: Vec<GlobalDebug> = Vec::new();
         for (fi, info) in files.iter().enumerate() {
-            if !matches!(
-                info.kind,
-                DebugFileKind::Framework | DebugFileKind::Hlo | DebugFileKind::Penguin
-            ) {
+            if !matches!(info.kind, DebugFileKind::Framework | DebugFileKind::Hlo | DebugFileKind::Penguin) {
                 continue;
             }
             let base = base_name(&info.path);
@@ -784,9 +784,10 @@ impl DebugInfo {
             kernel_line: None,
         };
         let bir = asm.bir_ids.iter().find_map(|&id| {
-            ed.bir.get(id).or_else(|| sg.dma.get(id)).or_else(|| {
-                sg.engines.iter().find_map(|o| o.bir.get(id))
-            })
+            ed.bir
+                .get(id)
+                .or_else(|| sg.dma.get(id))
+                .or_else(|| sg.engines.iter().find_map(|o| o.bir.get(id)))
         });
         let Some(bir) = bir else { return Some(l) };
         l.bir = Some(LineageNode { id: bir.id, name: bir.name.clone() });
@@ -825,10 +826,7 @@ mod tests {
     #[test]
     fn hlo_text_split() {
         assert_eq!(split_hlo_text("%op0 = dot(%x, %y)"), ("op0".into(), Some("dot".into())));
-        assert_eq!(
-            split_hlo_text("ROOT %t = (f32[2]) tuple(%a)"),
-            ("t".into(), Some("tuple".into()))
-        );
+        assert_eq!(split_hlo_text("ROOT %t = (f32[2]) tuple(%a)"), ("t".into(), Some("tuple".into())));
         assert_eq!(split_hlo_text("%x = f16[2,3]{1,0} parameter(0)").1.as_deref(), Some("parameter"));
         assert_eq!(split_hlo_text("main"), ("main".into(), None));
     }

@@ -42,8 +42,9 @@ impl Engine {
         let l = s.trim().to_ascii_lowercase();
         let l = l.strip_suffix(".json").or(l.strip_suffix(".bin")).unwrap_or(&l);
         Some(match l {
-            "pe" | "tensor" | "tensore" | "tensor_engine" | "tensormatrix" | "tensormatrixe"
-            | "tpb" => Engine::Tensor,
+            "pe" | "tensor" | "tensore" | "tensor_engine" | "tensormatrix" | "tensormatrixe" | "tpb" => {
+                Engine::Tensor
+            }
             "dve" | "vector" | "vectore" | "vector_engine" => Engine::Vector,
             "act" | "activation" | "scalar" | "scalare" | "scalar_engine" => Engine::Scalar,
             "pool" | "gpsimd" | "gpsimde" | "gpsimd_engine" => Engine::GpSimd,

@@ -347,9 +347,9 @@ pub fn tensors_from_json(v: &Value) -> Vec<Tensor> {
 /// Content check for `tensor_map.json`: an object of objects with tensor keys.
 pub fn looks_like_tensor_map(v: &Value) -> bool {
     match v {
-        Value::Object(m) if !m.is_empty() => m.values().all(|x| {
-            x.get("sim_shape").is_some() || x.get("tf_shape").is_some() || x.get("dtype").is_some()
-        }),
+        Value::Object(m) if !m.is_empty() => m
+            .values()
+            .all(|x| x.get("sim_shape").is_some() || x.get("tf_shape").is_some() || x.get("dtype").is_some()),
         _ => false,
     }
 }

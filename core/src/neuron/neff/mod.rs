@@ -34,8 +34,7 @@ pub use debuginfo::{DebugInfo, Lineage};
 pub use engine::{opcode_name, Engine, InstructionStream, SLOT_SIZE};
 pub use header::{NeffHeader, HEADER_SIZE};
 pub use json::{
-    DmaDescriptor, DmaQueueSet, EngineProgram, HloStats, Info, Kelf, NeffGraph, Subgraph,
-    Tensor, Variable,
+    DmaDescriptor, DmaQueueSet, EngineProgram, HloStats, Info, Kelf, NeffGraph, Subgraph, Tensor, Variable,
 };
 pub use tar::{Archive, Member};
 
@@ -196,9 +195,8 @@ pub fn parse(bytes: &[u8]) -> Result<Neff, NeffError> {
     warnings.extend(archive.warnings.iter().cloned());
     let mut nav = Navigator { archive: &archive, json: HashMap::new(), used: BTreeSet::new(), warnings };
     let (graph, kelfs, subgraphs) = nav.structure();
-    let info = nav
-        .find_json("info.json", |v| v.get("tool_version").is_some())
-        .map(|(p, v)| Info::from_json(&p, v));
+    let info =
+        nav.find_json("info.json", |v| v.get("tool_version").is_some()).map(|(p, v)| Info::from_json(&p, v));
     let hlo_stats = nav
         .find_json("hlo_stats.json", |v| v.get("HloMacCount").is_some())
         .map(|(p, v)| HloStats::from_json(&p, v));
@@ -215,11 +213,7 @@ pub fn parse(bytes: &[u8]) -> Result<Neff, NeffError> {
         .map(|s| debuginfo::SubgraphDebugRefs {
             name: &s.name,
             dir: dir_of(&s.def_path),
-            engines: s
-                .engines
-                .iter()
-                .map(|e| (e.engine, e.asm_dbg.clone(), e.bir_dbg.clone()))
-                .collect(),
+            engines: s.engines.iter().map(|e| (e.engine, e.asm_dbg.clone(), e.bir_dbg.clone())).collect(),
             dma: s.dma_dbg.clone(),
         })
         .collect();
@@ -284,7 +278,9 @@ impl<'a> Navigator<'a> {
             .filter(|i| !by_name.contains(i) && self.is_json(*i))
             .filter(|&i| self.archive.members[i].path.matches('/').count() == 0)
             .collect();
-        for (i, need_pred) in by_name.into_iter().map(|i| (i, false)).chain(by_content.into_iter().map(|i| (i, true))) {
+        for (i, need_pred) in
+            by_name.into_iter().map(|i| (i, false)).chain(by_content.into_iter().map(|i| (i, true)))
+        {
             if need_pred && !self.archive.members[i].path.to_lowercase().ends_with(".json") {
                 continue;
             }
@@ -313,7 +309,8 @@ impl<'a> Navigator<'a> {
     }
 
     fn structure(&mut self) -> (Option<NeffGraph>, Vec<Kelf>, Vec<Subgraph>) {
-        let graph = self.find_json("neff.json", NeffGraph::looks_like).map(|(p, v)| NeffGraph::from_json(&p, v));
+        let graph =
+            self.find_json("neff.json", NeffGraph::looks_like).map(|(p, v)| NeffGraph::from_json(&p, v));
         // kelf files named by the graph, else by name pattern, else by content
         let mut kelf_idx: Vec<usize> = Vec::new();
         if let Some(g) = &graph {
@@ -495,7 +492,10 @@ impl<'a> Navigator<'a> {
         if tm.is_none() {
             for i in 0..self.archive.members.len() {
                 let m = &self.archive.members[i];
-                if dir_of(&m.path) == dir && m.path.to_lowercase().ends_with(".json") && !self.used.contains(&m.path) {
+                if dir_of(&m.path) == dir
+                    && m.path.to_lowercase().ends_with(".json")
+                    && !self.used.contains(&m.path)
+                {
                     if let Some(v) = self.json_at(i) {
                         if json::looks_like_tensor_map(&v) {
                             tm = Some(i);

@@ -98,8 +98,7 @@ fn pax_records(data: &[u8]) -> Vec<(String, String)> {
     let mut rest = data;
     while !rest.is_empty() {
         let Some(sp) = rest.iter().position(|&c| c == b' ') else { break };
-        let Some(len) = std::str::from_utf8(&rest[..sp]).ok().and_then(|s| s.parse::<usize>().ok())
-        else {
+        let Some(len) = std::str::from_utf8(&rest[..sp]).ok().and_then(|s| s.parse::<usize>().ok()) else {
             break;
         };
         if len <= sp + 1 || len > rest.len() {
@@ -176,9 +175,7 @@ impl Archive {
                 b'0' | 0 | b'7' => {
                     let raw = pax_path.take().or(long_name.take()).unwrap_or(name);
                     if size < declared {
-                        warnings.push(format!(
-                            "member {raw} truncated: {size} of {declared} bytes present"
-                        ));
+                        warnings.push(format!("member {raw} truncated: {size} of {declared} bytes present"));
                     }
                     members.push(Member {
                         path: normalise_path(&raw),
@@ -339,8 +336,10 @@ mod tests {
         assert_eq!(a.members[2].path, "sg00/x");
         assert!(a.warnings.is_empty(), "{:?}", a.warnings);
         let p = Archive::read(write_pax(&ms)).unwrap();
-        assert_eq!(p.members.iter().map(|m| m.path.clone()).collect::<Vec<_>>(),
-            vec!["a.json".to_string(), long, "sg00/x".to_string()]);
+        assert_eq!(
+            p.members.iter().map(|m| m.path.clone()).collect::<Vec<_>>(),
+            vec!["a.json".to_string(), long, "sg00/x".to_string()]
+        );
         assert_eq!(p.find("SG00/X"), Some(2));
     }
 

@@ -38,7 +38,10 @@ fn minimal_round_trip() {
     assert_eq!(l.bir.as_ref().unwrap().name, "I-71-0");
     assert_eq!(l.penguin.as_ref().unwrap().id, 71);
     let h = l.hlo.as_ref().unwrap();
-    assert_eq!((h.name.as_str(), h.opcode.as_deref(), h.op_type.as_deref()), ("op0", Some("dot"), Some("NKIPy_Op")));
+    assert_eq!(
+        (h.name.as_str(), h.opcode.as_deref(), h.op_type.as_deref()),
+        ("op0", Some("dot"), Some("NKIPy_Op"))
+    );
     assert_eq!(l.framework.as_ref().unwrap().name, "hlo__dot_op0");
     assert_eq!((l.source_file.as_deref(), l.source_line), (Some("model.py"), Some(58)));
     assert_eq!((l.kernel_file.as_deref(), l.kernel_line), (Some("kernel.py"), Some(13)));
@@ -218,7 +221,10 @@ fn check_real(name: &str, uuid: &str, data_size: u64, counts: &[(Engine, u64)]) 
         }
         assert!(sg.vars.iter().any(|v| v.name == "SB" && v.kind.as_deref() == Some("state-buffer")));
         assert!(sg.vars.iter().any(|v| v.kind.as_deref() == Some("dge-table")));
-        assert!(sg.dma_queues.iter().any(|q| q.name == "qPoolDynamic" && q.owner_engine == Some(Engine::GpSimd)));
+        assert!(sg
+            .dma_queues
+            .iter()
+            .any(|q| q.name == "qPoolDynamic" && q.owner_engine == Some(Engine::GpSimd)));
         assert!(sg.tensors.iter().any(|t| t.name == "output0" && t.kind.as_deref() == Some("output")));
         assert_eq!(sg.neff_features, ["neff_feature_vnc"]);
     }
@@ -314,7 +320,11 @@ fn real_sample_rewrite_truncate_flip() {
     // rewrite the real members through the writer, uncompressed: same content
     let b = writer::NeffBuilder {
         header: n.header.clone(),
-        members: n.members().iter().map(|m| (m.path.clone(), n.member_bytes(&m.path).unwrap().to_vec())).collect(),
+        members: n
+            .members()
+            .iter()
+            .map(|m| (m.path.clone(), n.member_bytes(&m.path).unwrap().to_vec()))
+            .collect(),
         gzip: false,
         pax: false,
     };

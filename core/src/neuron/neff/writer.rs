@@ -96,7 +96,13 @@ pub fn attr(key: &str, value: &str) -> Writer {
 }
 
 /// A debug-info file: description, parent name, entries, optional engine code and sources.
-pub fn debug_file(desc: &str, parent: &str, entries: &[Writer], engine_code: Option<u64>, sources: &[&str]) -> Vec<u8> {
+pub fn debug_file(
+    desc: &str,
+    parent: &str,
+    entries: &[Writer],
+    engine_code: Option<u64>,
+    sources: &[&str],
+) -> Vec<u8> {
     let mut w = Writer::new();
     w.string(1, desc);
     if !parent.is_empty() {
@@ -139,7 +145,10 @@ pub fn minimal() -> NeffBuilder {
     let mut b = NeffBuilder::new();
     b.member("info.json", r#"{"tool_version":"0.0.1+test","kelp_version":"Dynamic","name":"test.neff","num_tpb":1,"num_tpb_requested":1,"num_tpb_per_node":[1,0]}"#);
     b.member("hlo_stats.json", r#"{"HloMacCount":4194304,"Traffic":262144,"ArithmeticIntensity":32.0}"#);
-    b.member("kelf-0.json", r#"{"graphs":[{"definition":"sg00/def.json","name":"sg00"}],"version":"0.5","target":"test"}"#);
+    b.member(
+        "kelf-0.json",
+        r#"{"graphs":[{"definition":"sg00/def.json","name":"sg00"}],"version":"0.5","target":"test"}"#,
+    );
     b.member(
         "sg00/def.json",
         r#"{"pe":"PE.json","pe_instr":"PE.bin","pe_dbg":["debug_info_backend_PE.dbg"],"pe_asm_dbg":["debug_info_asm_PE.dbg"],
@@ -196,7 +205,13 @@ pub fn minimal() -> NeffBuilder {
         .varint(42, 9); // an unknown field, must be kept
     b.member(
         "sg00/debug_info_backend_PE.dbg",
-        debug_file("Debug info for one engine's BIR Instructions.", "debug_info_penguin.dbg", &[bir], Some(1), &["kernel.py"]),
+        debug_file(
+            "Debug info for one engine's BIR Instructions.",
+            "debug_info_penguin.dbg",
+            &[bir],
+            Some(1),
+            &["kernel.py"],
+        ),
     );
     let asm: Vec<Writer> = [&[][..], &[106][..], &[106][..], &[999][..]]
         .iter()
@@ -210,7 +225,13 @@ pub fn minimal() -> NeffBuilder {
         .collect();
     b.member(
         "sg00/debug_info_asm_PE.dbg",
-        debug_file("Debug info for one engine's assembly instructions.", "debug_info_backend_PE.dbg", &asm, Some(1), &[]),
+        debug_file(
+            "Debug info for one engine's assembly instructions.",
+            "debug_info_backend_PE.dbg",
+            &asm,
+            Some(1),
+            &[],
+        ),
     );
     b.member(
         "neff.json",

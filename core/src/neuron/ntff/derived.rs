@@ -33,7 +33,13 @@ struct ActiveTimeRow {
 
 impl From<ActiveTime> for ActiveTimeRow {
     fn from(a: ActiveTime) -> Self {
-        ActiveTimeRow { engine: a.engine, engine_name: a.engine_name(), start_ns: a.start_ns, end_ns: a.end_ns, dur_ns: a.dur_ns }
+        ActiveTimeRow {
+            engine: a.engine,
+            engine_name: a.engine_name(),
+            start_ns: a.start_ns,
+            end_ns: a.end_ns,
+            dur_ns: a.dur_ns,
+        }
     }
 }
 
@@ -213,7 +219,11 @@ impl Ntff {
     /// JSON DMA `queue_type` (GUESS from 3 patterns): `software_dynamic` for dynamic queues,
     /// `data` for named static queues, `instruction` for queues without a descriptor.
     pub fn dma_queue_kind(&self, dma_engine: u8, queue: u8) -> &'static str {
-        let d = self.metadata.dma_queues.iter().find(|d| d.dma_engine == dma_engine as u64 && d.queue == queue as u64);
+        let d = self
+            .metadata
+            .dma_queues
+            .iter()
+            .find(|d| d.dma_engine == dma_engine as u64 && d.queue == queue as u64);
         match d {
             Some(d) if d.name.ends_with("Dynamic") => "software_dynamic",
             Some(_) => "data",
@@ -232,7 +242,12 @@ impl Ntff {
     /// `floor(max end)` ns over the in-window packets of DMA queue `queue` (all engines), the
     /// end of the static DMA block in the corpus (queue 1). `None` without such packets.
     pub fn queue_end_ns(&self, queue: u8) -> Option<i64> {
-        self.dma_packets.iter().filter(|p| p.queue == queue).map(|p| p.end_ps).max().map(|e| e.div_euclid(1000))
+        self.dma_packets
+            .iter()
+            .filter(|p| p.queue == queue)
+            .map(|p| p.end_ps)
+            .max()
+            .map(|e| e.div_euclid(1000))
     }
 
     /// DMA throughput as an exact step function: at every packet start/end the summed rate of
@@ -263,7 +278,12 @@ pub(crate) fn dma_throughput(packets: &[DmaPacket]) -> Vec<ThroughputPoint> {
                 last.rate_bytes_per_s = r;
                 last.total_bytes = total;
             }
-            _ => out.push(ThroughputPoint { ts_ps: t, ts_ns: t.div_euclid(1000), rate_bytes_per_s: r, total_bytes: total }),
+            _ => out.push(ThroughputPoint {
+                ts_ps: t,
+                ts_ns: t.div_euclid(1000),
+                rate_bytes_per_s: r,
+                total_bytes: total,
+            }),
         }
     }
     out

@@ -390,10 +390,8 @@ pub(crate) fn decode(bytes: &[u8], w: &mut Warnings) -> Result<Metadata, NtffErr
         })
         .collect();
 
-    let ring_buffers = root
-        .messages(13)
-        .map(|m| RingBuffer { a: m.u64(1), b: m.u64(2), size_bytes: m.u64(3) })
-        .collect();
+    let ring_buffers =
+        root.messages(13).map(|m| RingBuffer { a: m.u64(1), b: m.u64(2), size_bytes: m.u64(3) }).collect();
 
     Ok(Metadata {
         neff_path: root.string(1),

@@ -49,8 +49,8 @@ use thiserror::Error;
 
 pub use derived::{ActiveTime, CounterPoint, ThroughputPoint};
 pub use metadata::{
-    BlockDescriptor, ClockSync, DmaQueueDescriptor, EngineProgram, MemoryUsage, Metadata, Patch,
-    PatchKind, PatchList, RingBuffer, SyncEntry, VersionInfo,
+    BlockDescriptor, ClockSync, DmaQueueDescriptor, EngineProgram, MemoryUsage, Metadata, Patch, PatchKind,
+    PatchList, RingBuffer, SyncEntry, VersionInfo,
 };
 pub use opcodes::opcode_name;
 
@@ -545,7 +545,8 @@ pub fn parse(bytes: &[u8]) -> Result<Ntff, NtffError> {
     let area = &bytes[meta_end..];
     let mut out = records::decode(area, &metadata, &mut warnings);
     let c = &out.profile.instruction_counts;
-    let active_time = derived::active_time(&out.instructions, [c.tensor, c.scalar, c.gpsimd, c.vector, c.sync]);
+    let active_time =
+        derived::active_time(&out.instructions, [c.tensor, c.scalar, c.gpsimd, c.vector, c.sync]);
     out.stats.record_area_bytes = area.len() as u64;
     Ok(Ntff {
         header,

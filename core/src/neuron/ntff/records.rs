@@ -4,9 +4,9 @@
 use super::metadata::{compiler_pc_map, Metadata, SyncEntry};
 use super::opcodes::{NOTIFY_HINT_OFFSET, OP_NOTIFY};
 use super::{
-    DmaPacket, EngineCounts, Instruction, Profile, RecordStats, SemaphoreOp, SemaphoreUpdate,
-    T0Source, Throttle, WarningKind, Warnings, DMA_SYNC_SLOT, ENGINE_COUNT, ENGINE_SUBGROUPS,
-    ENGINE_SYNC_SLOT, EVENT_SYNC_SLOT, RECORD_LEN, THROTTLE_SYNC_SLOT,
+    DmaPacket, EngineCounts, Instruction, Profile, RecordStats, SemaphoreOp, SemaphoreUpdate, T0Source,
+    Throttle, WarningKind, Warnings, DMA_SYNC_SLOT, ENGINE_COUNT, ENGINE_SUBGROUPS, ENGINE_SYNC_SLOT,
+    EVENT_SYNC_SLOT, RECORD_LEN, THROTTLE_SYNC_SLOT,
 };
 
 pub(crate) struct Decoded {
@@ -218,7 +218,10 @@ struct Open {
 /// Pass 0 over block 0: pair only the records of NOTIFY(hint 2) slots and return, per engine,
 /// the earliest end and the number of such pairs. Cheap (one compare per record), and it lets
 /// the main passes cut the window and make times relative without a second pass over the rows.
-fn notify_hint2_ends(blk0: &[&[u8]], engines: &[EngineCtx]) -> ([Option<i64>; ENGINE_COUNT], [u32; ENGINE_COUNT]) {
+fn notify_hint2_ends(
+    blk0: &[&[u8]],
+    engines: &[EngineCtx],
+) -> ([Option<i64>; ENGINE_COUNT], [u32; ENGINE_COUNT]) {
     let mut ends = [None; ENGINE_COUNT];
     let mut counts = [0u32; ENGINE_COUNT];
     // Dense keys: (engine, ordinal of the hint-2 slot within that engine).
@@ -431,7 +434,10 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
     }
     for e in 0..ENGINE_COUNT {
         w.add_n(WarningKind::MissingProgram, no_prog[e], || {
-            format!("no program for engine {e} ({}): its instruction records were skipped", ENGINE_SUBGROUPS[e])
+            format!(
+                "no program for engine {e} ({}): its instruction records were skipped",
+                ENGINE_SUBGROUPS[e]
+            )
         });
         w.add_n(WarningKind::MissingClock, no_clock[e], || {
             format!("no clock-sync entry /10/{} for engine {e}", ENGINE_SYNC_SLOT[e])
@@ -520,7 +526,9 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
     w.add_n(WarningKind::UnexpectedRecordClass, dma_bad, || {
         format!("DMA block: record w0 {first_dma_bad:#010x} lacks the 0x80 class bit")
     });
-    w.add_n(WarningKind::MissingClock, dma_no_clock, || "DMA record for an engine without /10/8 entry".into());
+    w.add_n(WarningKind::MissingClock, dma_no_clock, || {
+        "DMA record for an engine without /10/8 entry".into()
+    });
 
     // ------------------------------------------------------------------ semaphores (block 1)
     let ev_clock = meta.clock_sync.get(EVENT_SYNC_SLOT, 0).and_then(Clock::new);
@@ -629,7 +637,9 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
     });
     st.pre_window_throttle_records = (before - throttles.len()) as u64;
 
-    w.add_n(WarningKind::MissingClock, th_no_clock, || "no clock-sync entry /10/7 for throttle records".into());
+    w.add_n(WarningKind::MissingClock, th_no_clock, || {
+        "no clock-sync entry /10/7 for throttle records".into()
+    });
     w.add_n(WarningKind::TimestampOverflow, overflow, || {
         "a raw timestamp converts to more than 64-bit picoseconds; record skipped".into()
     });
@@ -685,7 +695,13 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
 }
 
 /// Make every time relative to `t0` (fallback path only; `t0` is the minimum, so no underflow).
-fn shift(t0: i64, ins: &mut [Instruction], dma: &mut [DmaPacket], sems: &mut [SemaphoreUpdate], th: &mut [Throttle]) {
+fn shift(
+    t0: i64,
+    ins: &mut [Instruction],
+    dma: &mut [DmaPacket],
+    sems: &mut [SemaphoreUpdate],
+    th: &mut [Throttle],
+) {
     for i in ins {
         i.start_ps = i.start_ps.saturating_sub(t0);
         i.end_ps = i.end_ps.saturating_sub(t0);
@@ -722,7 +738,13 @@ mod tests {
         let ds = [1u64, 2, 3, 7, 1024, 731_428, 914_286, 1 << 40, u64::MAX / 3, u64::MAX];
         for &d in &ds {
             for _ in 0..20_000 {
-                let e = SyncEntry { slot: 1, index: 0, counter_at_sync: next() >> (next() % 64), divisor: d, multiplier: next() >> (next() % 64) };
+                let e = SyncEntry {
+                    slot: 1,
+                    index: 0,
+                    counter_at_sync: next() >> (next() % 64),
+                    divisor: d,
+                    multiplier: next() >> (next() % 64),
+                };
                 let c = Clock::new(&e).unwrap();
                 let t = next() >> (next() % 64);
                 let want = (t as i128 - e.counter_at_sync as i128)

@@ -34,8 +34,8 @@ fn sample() -> Capture {
         flags: 0,
     };
     c.instructions = vec![
-        i(0, 3, 1_000 * NS, 1_100 * NS), // pre-window LDWEIGHTS (dropped)
-        i(0, 2, t0 - 7 * NS, t0),        // PE NOTIFY hint 2 → T0
+        i(0, 3, 1_000 * NS, 1_100 * NS),     // pre-window LDWEIGHTS (dropped)
+        i(0, 2, t0 - 7 * NS, t0),            // PE NOTIFY hint 2 → T0
         i(1, 0, t0 - 50 * NS, t0 - 40 * NS), // ACT NOTIFY (earlier end)
         InstrEvent { wait_cycles: 14, crc_in: 0x1234, crc_out: 0xBEEF, ..i(0, 3, t0 + 57_500, t0 + 121_999) },
         i(0, 4, t0 + 121_999, t0 + 200_001),
@@ -45,7 +45,14 @@ fn sample() -> Capture {
     ];
     c.dma = vec![
         DmaEvent { dma_engine: 3, queue: 1, start_ps: 500 * NS, end_ps: 600 * NS, size_bytes: 4, crc: 1 },
-        DmaEvent { dma_engine: 3, queue: 1, start_ps: t0 + 3_606_400, end_ps: t0 + 3_707_900, size_bytes: 2048, crc: 0x420A },
+        DmaEvent {
+            dma_engine: 3,
+            queue: 1,
+            start_ps: t0 + 3_606_400,
+            end_ps: t0 + 3_707_900,
+            size_bytes: 2048,
+            crc: 0x420A,
+        },
     ];
     c.semaphores = vec![
         SemEvent { source: 0, op: SemaphoreOp::Increment, semaphore: 2, value: 0, ts_ps: t0 - NS },
@@ -119,8 +126,12 @@ fn round_trip() {
     );
     assert_eq!(n.stats.dma_type6_records, 2);
 
-    let s: Vec<_> = n.semaphore_updates.iter().map(|s| (s.ts_ns, s.semaphore, s.value, s.source_name(), s.op)).collect();
-    assert_eq!(s, vec![(1492, 2, 1, "Tensor", SemaphoreOp::Increment), (1500, 12, 0, "Queue", SemaphoreOp::Set)]);
+    let s: Vec<_> =
+        n.semaphore_updates.iter().map(|s| (s.ts_ns, s.semaphore, s.value, s.source_name(), s.op)).collect();
+    assert_eq!(
+        s,
+        vec![(1492, 2, 1, "Tensor", SemaphoreOp::Increment), (1500, 12, 0, "Queue", SemaphoreOp::Set)]
+    );
     assert_eq!(n.profile.event_count, 4);
     assert_eq!(n.stats.other_event_records, 1);
     assert_eq!(n.profile.trace_count, 5 + 1 + 4);
@@ -197,7 +208,16 @@ fn fifo_pairing_per_engine_and_pc() {
     // Overlapping executions of the same (engine, pc) pair first-in-first-out.
     let mut c = sample();
     let t0 = 10_000 * NS;
-    let i = |s: i64, e: i64| InstrEvent { engine: 1, pc: 2, start_ps: s, end_ps: e, wait_cycles: 0, crc_in: 0, crc_out: 0, flags: 0 };
+    let i = |s: i64, e: i64| InstrEvent {
+        engine: 1,
+        pc: 2,
+        start_ps: s,
+        end_ps: e,
+        wait_cycles: 0,
+        crc_in: 0,
+        crc_out: 0,
+        flags: 0,
+    };
     c.instructions.retain(|x| x.engine == 0);
     let first_act = c.instructions.len() * 2;
     c.instructions.push(i(t0 + 10 * NS, t0 + 20 * NS));
@@ -209,7 +229,8 @@ fn fifo_pairing_per_engine_and_pc() {
     let (x, y) = bytes.split_at_mut(a + 16);
     x[a..].swap_with_slice(&mut y[..16]);
     let n = parse(&bytes).unwrap();
-    let act: Vec<_> = n.instructions.iter().filter(|x| x.engine == 1).map(|x| (x.start_ns, x.dur_ns)).collect();
+    let act: Vec<_> =
+        n.instructions.iter().filter(|x| x.engine == 1).map(|x| (x.start_ns, x.dur_ns)).collect();
     assert_eq!(act, vec![(10, 10), (15, 25)]);
 }
 
@@ -331,8 +352,10 @@ fn active_time_merging_matches_sort_and_merge() {
                 want.push((e, c.0.div_euclid(1000), c.1.div_euclid(1000), (c.1 - c.0) / 1000));
             }
         }
-        let got: Vec<_> =
-            derived::active_time(&instrs, [n as u64; 5]).iter().map(|a| (a.engine, a.start_ns, a.end_ns, a.dur_ns)).collect();
+        let got: Vec<_> = derived::active_time(&instrs, [n as u64; 5])
+            .iter()
+            .map(|a| (a.engine, a.start_ns, a.end_ns, a.dur_ns))
+            .collect();
         assert_eq!(got, want, "round {round}");
     }
 }

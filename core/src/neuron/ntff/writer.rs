@@ -25,13 +25,16 @@ pub struct Clock {
 
 impl Clock {
     /// NeuronCore engine/event counters as seen on inf2 (≈1 ps per tick).
-    pub const ENGINE: Clock = Clock { counter_at_sync: 464_077_143_846_287, divisor: 731_428, multiplier: 731_408 };
+    pub const ENGINE: Clock =
+        Clock { counter_at_sync: 464_077_143_846_287, divisor: 731_428, multiplier: 731_408 };
     /// DVE instruction counter as seen on inf2.
-    pub const DVE: Clock = Clock { counter_at_sync: 464_077_143_831_578, divisor: 914_286, multiplier: 914_260 };
+    pub const DVE: Clock =
+        Clock { counter_at_sync: 464_077_143_831_578, divisor: 914_286, multiplier: 914_260 };
     /// A 1 ps/tick clock (exact round trips for any ps value).
     pub const PS: Clock = Clock { counter_at_sync: 155_450_825_605_160, divisor: 1024, multiplier: 1024 };
     /// The real inf2 DMA clock (≈1176 ps per tick; times are quantised).
-    pub const DMA_INF2: Clock = Clock { counter_at_sync: 155_450_825_605_160, divisor: 1024, multiplier: 1_204_672 };
+    pub const DMA_INF2: Clock =
+        Clock { counter_at_sync: 155_450_825_605_160, divisor: 1024, multiplier: 1_204_672 };
 
     /// Smallest raw counter value that converts to at least `ps`.
     pub fn raw(&self, ps: i64) -> u64 {
@@ -55,7 +58,8 @@ impl Program {
     /// The device address follows the inf2 layout (`0x3C0208000 + ...`).
     pub fn new(engine: u8, opcodes: &[u8]) -> Program {
         let base = [0x3_C022_8000u64, 0x3_C021_8000, 0x3_C023_0000, 0x3_C022_0000, 0x3_C023_8000];
-        let device_address = base.get(engine as usize).copied().unwrap_or(0x3_C024_0000 + engine as u64 * 0x8000);
+        let device_address =
+            base.get(engine as usize).copied().unwrap_or(0x3_C024_0000 + engine as u64 * 0x8000);
         let slots = opcodes
             .iter()
             .map(|&op| {
@@ -246,7 +250,12 @@ pub fn write(c: &Capture) -> Vec<u8> {
             SemaphoreOp::Increment => 0xF3u32,
             SemaphoreOp::Set => 0xF9,
         };
-        rec(&mut b1, (class << 24) | (kind << 16) | (1 << 8) | s.semaphore as u32, s.value, c.event_clock.raw(s.ts_ps));
+        rec(
+            &mut b1,
+            (class << 24) | (kind << 16) | (1 << 8) | s.semaphore as u32,
+            s.value,
+            c.event_clock.raw(s.ts_ps),
+        );
     }
     for &(w0, w1, ps) in &c.raw_events {
         rec(&mut b1, w0, w1, c.event_clock.raw(ps));
@@ -319,7 +328,15 @@ pub fn write(c: &Capture) -> Vec<u8> {
     let mut cs = Writer::new();
     let ec = &c.engine_clocks;
     // /10/1..5 = PE, ACT, DVE, POOL, SP (entries 3 and 4 swap POOL and DVE).
-    for (slot, clock) in [(1u32, ec[0]), (2, ec[1]), (3, ec[3]), (4, ec[2]), (5, ec[4]), (6, c.event_clock), (7, c.throttle_clock)] {
+    for (slot, clock) in [
+        (1u32, ec[0]),
+        (2, ec[1]),
+        (3, ec[3]),
+        (4, ec[2]),
+        (5, ec[4]),
+        (6, c.event_clock),
+        (7, c.throttle_clock),
+    ] {
         cs.message(slot, &clock_msg(&clock));
     }
     for d in &c.dma_clocks {
