@@ -4,7 +4,8 @@
 //! Deterministic (fixed-seed PRNG) and built only through [`TraceBuilder`], like any importer.
 
 use crate::model::{
-    ArgValue, ArgsId, FlowEnd, GroupKind, SliceHandle, Trace, TraceBuilder, TrackId, TrackKind,
+    ArgValue, ArgsId, Engine, FlowEnd, GroupKind, OpId, OpLevel, SliceDomain, SliceHandle, Trace,
+    TraceBuilder, TrackId, TrackKind, TrackRole,
 };
 
 /// Number of training steps in the demo.
@@ -59,7 +60,13 @@ pub fn demo_trace() -> Trace {
     let engines: Vec<TrackId> = ENGINES
         .iter()
         .enumerate()
-        .map(|(i, e)| b.add_track(device, e, TrackKind::Stream, &format!("engine {i}")))
+        .map(|(i, e)| {
+            let t = b.add_track(device, e, TrackKind::Stream, &format!("engine {i}"));
+            if let Some(e) = Engine::from_timeline_label(e) {
+                b.set_track_role(t, TrackRole::Engine(e));
+            }
+            t
+        })
         .collect();
     let queues: Vec<TrackId> = QUEUES
         .iter()
@@ -196,8 +203,20 @@ pub fn demo_trace() -> Trace {
                         let opcode = n(&mut b, &format!("0x{:02x}", mnemonic.len() * 7 % 256));
                         let iargs =
                             b.add_args([(k_opcode, ArgValue::Str(opcode)), (k_pc, ArgValue::Int(pc))]);
+                        let h = b.add_slice(engines[e], it, d, iname, cat_instr, iargs);
+                        let lop = b.add_operator(OpId::NONE, OpLevel::Layer, &format!("layer {layer}"));
+                        let fop = b.add_operator(lop, OpLevel::Framework, op);
+                        let slot = u32::try_from(pc / 16).unwrap_or(u32::MAX);
+                        b.set_slice_domain(
+                            h,
+                            SliceDomain {
+                                opcode: iname,
+                                operator: fop,
+                                instruction: slot,
+                                ..Default::default()
+                            },
+                        );
                         pc += 16;
-                        b.add_slice(engines[e], it, d, iname, cat_instr, iargs);
                         it += d + rng.range(100, 1_200);
                     }
                 }
@@ -232,7 +251,9 @@ pub fn demo_trace() -> Trace {
                             (k_src, ArgValue::Str(src)),
                             (k_dst, ArgValue::Str(dst)),
                         ]);
-                        b.add_slice(queues[q], dt, d, dname, cat_dma, dargs);
+                        let h = b.add_slice(queues[q], dt, d, dname, cat_dma, dargs);
+                        let bytes = u64::try_from(kib * 1024).unwrap_or(0);
+                        b.set_slice_domain(h, SliceDomain { bytes, ..Default::default() });
                         dt += d + rng.range(1_000, 25_000);
                     }
                 }

@@ -1,6 +1,7 @@
 //! loupe-core: bytes → sniff → importer → builder → model → LOD index → queries.
 //! Pure Rust; knows no UI and no web API. See ARCHITECTURE.md.
 
+pub mod analysis;
 pub mod demo;
 pub mod import;
 pub mod lod;

@@ -75,6 +75,27 @@ fn pair_correlates_to_framework_and_source() {
         assert_eq!(args["source"], "model.py:58");
         assert_eq!(args["compiler_pc"], "2");
         assert!(args["hlo_name"].contains("op0"), "{args:?}");
+        // the same facts as typed columns: engine role, opcode, operator path, slot, source
+        t.validate().expect("valid model");
+        use loupe_core::model::{Engine, OpLevel, TrackRole};
+        assert_eq!(tensor.role, TrackRole::Engine(Engine::TensorMatrix));
+        let d = tensor.slices.domain_of(0);
+        assert_eq!(t.str(d.opcode), "MATMUL");
+        assert_eq!(d.instruction, 2);
+        let path: Vec<(OpLevel, &str)> = t
+            .operators
+            .path(d.operator)
+            .into_iter()
+            .rev()
+            .map(|id| {
+                let n = t.operators.node(id).unwrap();
+                (n.level, t.str(n.name))
+            })
+            .collect();
+        assert_eq!(path.first(), Some(&(OpLevel::Framework, "hlo__dot_op0")), "{path:?}");
+        assert!(path.iter().any(|(l, n)| *l == OpLevel::Hlo && n.contains("op0")), "{path:?}");
+        let src = t.sources[d.source.idx()];
+        assert_eq!((t.str(src.file), src.line), ("model.py", 58));
         // the program view is attached too
         assert_eq!(t.program.as_ref().unwrap().kind, "NEFF");
     }

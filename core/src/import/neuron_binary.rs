@@ -4,10 +4,11 @@
 //! events correlated with the NEFF ([`crate::neuron::correlate`]), paired by UUID.
 
 use super::neuron_device::{
-    add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
+    add_activity, instruction_domain, semaphore_display, store_args, Devices, InstrNames, DMA_ARG_ORDER,
+    INSTRUCTION_ARG_ORDER,
 };
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, TraceBuilder};
+use crate::model::{ArgValue, SliceDomain, TraceBuilder};
 use crate::neuron::{correlate, neff, ntff};
 use crate::strings::StrId;
 
@@ -222,7 +223,17 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         }
         let args = store_args(b, INSTRUCTION_ARG_ORDER, args);
         let name = b.intern(ins.opcode());
-        b.add_slice(track, ins.start_ns, ins.dur_ns, name, operator, args);
+        let h = b.add_slice(track, ins.start_ns, ins.dur_ns, name, operator, args);
+        let names = l.map_or_else(InstrNames::default, |l| InstrNames {
+            layer: "",
+            framework: l.framework.as_ref().map_or("", |x| x.name.as_str()),
+            hlo: l.hlo.as_ref().map_or("", |x| x.name.as_str()),
+            penguin: l.penguin.as_ref().map_or("", |x| x.name.as_str()),
+            bir: l.bir.as_ref().map_or("", |x| x.name.as_str()),
+        });
+        let src = l.and_then(|l| Some((l.source_file.as_deref()?, l.source_line.unwrap_or(0))));
+        let d = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
+        b.set_slice_domain(h, d);
         match active.iter_mut().find(|(e, _)| *e == ins.engine) {
             Some((_, v)) => v.push((ins.start_ns, ins.start_ns + ins.dur_ns)),
             None => active.push((ins.engine, vec![(ins.start_ns, ins.start_ns + ins.dur_ns)])),
@@ -243,7 +254,8 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         ];
         let args = store_args(b, DMA_ARG_ORDER, args);
         let name = b.intern(&label);
-        b.add_slice(track, p.start_ns, p.dur_ns, name, dma_cat, args);
+        let h = b.add_slice(track, p.start_ns, p.dur_ns, name, dma_cat, args);
+        b.set_slice_domain(h, SliceDomain { bytes: p.size_bytes as u64, ..SliceDomain::default() });
     }
     // semaphores: one counter per id, in id order
     let mut ids: Vec<u8> = t.semaphore_updates.iter().map(|s| s.semaphore).collect();

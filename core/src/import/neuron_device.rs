@@ -11,29 +11,24 @@
 //!
 //! Facts: ../shared/docs/formats/neuron.md §3.3, §3.7, §5.
 
-use crate::model::{ArgValue, CounterId, GroupId, GroupKind, Layout, TraceBuilder, TrackId, TrackKind};
+use crate::model::{
+    ArgValue, ArgsId, CounterId, Engine, GroupId, GroupKind, Layout, TraceBuilder, TrackId, TrackKind,
+    TrackRole,
+};
+use crate::model::{OpId, OpLevel, SliceDomain, SourceId};
 use crate::strings::StrId;
 use std::collections::HashMap;
 
-/// Canonical display name and sort rank of a compute-engine timeline label. Matches
-/// case-insensitively and knows the aliases of §5.1 (PE, ACT, DVE, POOL, SP).
+/// Canonical display name and sort rank of a compute-engine timeline label (the one
+/// [`Engine`] enum knows the aliases of §5.1: PE, ACT, DVE, POOL, SP); unknown labels sort last.
 pub(crate) fn engine_display(label: &str) -> (String, i64) {
-    let l = label.trim().to_ascii_lowercase();
-    let (name, rank) = match l.as_str() {
-        "tensor" | "pe" | "tensore" | "tensorengine" => ("Tensor", 0),
-        "tensormatrix" | "tensormatrixe" => ("TensorMatrix", 1),
-        "vector" | "dve" | "vectore" => ("Vector", 2),
-        "scalar" | "act" | "activation" | "scalare" => ("Scalar", 3),
-        "gpsimd" | "pool" | "gpsimde" => ("GpSimd", 4),
-        "sync" | "sp" | "synce" => ("Sync", 5),
-        _ => {
-            return (
-                if label.trim().is_empty() { "unknown engine".to_string() } else { label.trim().to_string() },
-                6,
-            )
-        }
-    };
-    (name.to_string(), rank)
+    match Engine::from_timeline_label(label) {
+        Some(e) => (e.name().to_string(), e.rank()),
+        None => (
+            if label.trim().is_empty() { "unknown engine".to_string() } else { label.trim().to_string() },
+            Engine::ALL.len() as i64,
+        ),
+    }
 }
 
 /// Parse the DMA queue label `qSyncSpillReload0-Q1-E64` (or `Q0-E3`) into (queue, engine).
@@ -103,7 +98,11 @@ impl Device {
     /// The Stream track of a compute-engine timeline label ("Tensor", "TensorMatrix", "gpsimd"…).
     pub fn engine(&mut self, b: &mut TraceBuilder, label: &str) -> TrackId {
         let (name, rank) = engine_display(label);
-        self.track(b, format!("engine:{name}"), &name, TrackKind::Stream, rank, label)
+        let t = self.track(b, format!("engine:{name}"), &name, TrackKind::Stream, rank, label);
+        if let Some(e) = Engine::from_timeline_label(label) {
+            b.set_track_role(t, TrackRole::Engine(e));
+        }
+        t
     }
 
     /// The Dma track of one DMA queue (packets). `label` is the export's queue label
@@ -123,18 +122,24 @@ impl Device {
             (Some(e), None) => format!("DMA engine {e}"),
             _ => label.to_string(),
         };
-        self.track(b, format!("dma:{label}"), label, TrackKind::Dma, sort, &source)
+        let t = self.track(b, format!("dma:{label}"), label, TrackKind::Dma, sort, &source);
+        b.set_track_role(t, TrackRole::DmaQueue);
+        t
     }
 
     /// The Dma track of the aggregated transfers (DMA blocks) of one queue name.
     pub fn dma_transfers(&mut self, b: &mut TraceBuilder, queue_name: &str) -> TrackId {
         let name = format!("{queue_name} transfers");
-        self.track(b, format!("dmat:{queue_name}"), &name, TrackKind::Dma, SORT_DMA - 1, queue_name)
+        let t = self.track(b, format!("dmat:{queue_name}"), &name, TrackKind::Dma, SORT_DMA - 1, queue_name);
+        b.set_track_role(t, TrackRole::DmaTransfers);
+        t
     }
 
     /// The Throttle track (throttling periods as slices).
     pub fn throttle(&mut self, b: &mut TraceBuilder) -> TrackId {
-        self.track(b, "throttle".into(), "Throttle", TrackKind::Stream, SORT_THROTTLE, "throttle")
+        let t = self.track(b, "throttle".into(), "Throttle", TrackKind::Stream, SORT_THROTTLE, "throttle");
+        b.set_track_role(t, TrackRole::Throttle);
+        t
     }
 
     /// Any other timeline track (CC cores, core barriers, errors), after the engines.
@@ -252,6 +257,104 @@ pub(crate) fn store_args(
     args.sort_by(|a, c| (arg_rank(order, &a.0), &a.0).cmp(&(arg_rank(order, &c.0), &c.0)));
     let entries: Vec<(StrId, ArgValue)> = args.into_iter().map(|(k, v)| (b.intern(&k), v)).collect();
     b.add_args(entries)
+}
+
+/// The operator lineage of one instruction, as names (empty = absent), outermost first:
+/// layer → framework operator → HLO → penguin → BIR.
+#[derive(Default)]
+pub(crate) struct InstrNames<'a> {
+    pub layer: &'a str,
+    pub framework: &'a str,
+    pub hlo: &'a str,
+    pub penguin: &'a str,
+    pub bir: &'a str,
+}
+
+/// Typed domain of an instruction: opcode, the operator chain interned as a path in the
+/// operator tree, program slot and source location.
+pub(crate) fn instruction_domain(
+    b: &mut TraceBuilder,
+    opcode: StrId,
+    names: &InstrNames<'_>,
+    slot: Option<u64>,
+    source: Option<(&str, u64)>,
+) -> SliceDomain {
+    let mut op = OpId::NONE;
+    for (level, name) in [
+        (OpLevel::Layer, names.layer),
+        (OpLevel::Framework, names.framework),
+        (OpLevel::Hlo, names.hlo),
+        (OpLevel::Penguin, names.penguin),
+        (OpLevel::Bir, names.bir),
+    ] {
+        let name = name.trim();
+        if !name.is_empty() {
+            op = b.add_operator(op, level, name);
+        }
+    }
+    SliceDomain {
+        opcode,
+        operator: op,
+        instruction: slot.and_then(|s| u32::try_from(s).ok()).unwrap_or(u32::MAX),
+        source: source
+            .filter(|(f, _)| !f.is_empty())
+            .map_or(SourceId::NONE, |(f, l)| b.add_source(f, u32::try_from(l).unwrap_or(0))),
+        bytes: u64::MAX,
+    }
+}
+
+/// Typed domain of a record from its stored arguments, by the export's own field names
+/// (JSON export and Parquet share them): `layer`, `framework_name`, `hlo_name`, `penguin_name`,
+/// `bir_name`/`bir_instruction_name`, `compiler_pc`, `source_file`+`source_line`; DMA bytes from
+/// `transfer_size`/`transfer_bytes`/`size`.
+pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId, dma: bool) -> SliceDomain {
+    let entries = b.args_of(args);
+    let mut text: [String; 7] = Default::default();
+    let mut slot = None;
+    let mut line = None;
+    let mut bytes = None;
+    for (k, v) in entries {
+        let key = b.string(k);
+        let as_u64 = match v {
+            ArgValue::Int(i) => u64::try_from(i).ok(),
+            ArgValue::UInt(u) => Some(u),
+            ArgValue::Float(f) if f >= 0.0 && f.fract() == 0.0 && f < u64::MAX as f64 => Some(f as u64),
+            ArgValue::Str(s) => b.string(s).trim().parse().ok(),
+            _ => None,
+        };
+        let slot_of = |key: &str| match key {
+            "layer" => Some(0),
+            "framework_name" => Some(1),
+            "hlo_name" => Some(2),
+            "penguin_name" => Some(3),
+            "bir_name" => Some(4),
+            "bir_instruction_name" => Some(5),
+            "source_file" => Some(6),
+            _ => None,
+        };
+        if let (Some(i), ArgValue::Str(s)) = (slot_of(key), v) {
+            text[i] = b.string(s).to_string();
+            continue;
+        }
+        match key {
+            "compiler_pc" => slot = as_u64,
+            "source_line" => line = as_u64,
+            "transfer_size" | "transfer_bytes" | "size" if dma => bytes = bytes.or(as_u64),
+            _ => {}
+        }
+    }
+    let bir = if text[4].is_empty() { text[5].as_str() } else { text[4].as_str() };
+    let names = InstrNames { layer: &text[0], framework: &text[1], hlo: &text[2], penguin: &text[3], bir };
+    let mut d = if dma {
+        SliceDomain::default()
+    } else {
+        let src = (!text[6].is_empty()).then(|| (text[6].as_str(), line.unwrap_or(0)));
+        instruction_domain(b, opcode, &names, slot, src)
+    };
+    if let Some(n) = bytes {
+        d.bytes = n;
+    }
+    d
 }
 
 /// Activity intervals collected per key (engine, core…) before they become step counters.

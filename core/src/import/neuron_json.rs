@@ -23,6 +23,7 @@ use super::neuron_device::{
 };
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{ArgValue, FlowEnd, SliceHandle, TraceBuilder};
+use crate::strings::StrId;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -377,6 +378,9 @@ impl<'b> Conv<'b> {
                 INSTRUCTION_ARG_ORDER,
             );
             let h = self.b.add_slice(track, ts, dur, name, cat, args);
+            let opcode = if str_of(r, "opcode").is_empty() { StrId::EMPTY } else { name };
+            let d = neuron_device::domain_from_args(self.b, opcode, args, false);
+            self.b.set_slice_domain(h, d);
             if let Some(id) = r.get("id").and_then(int_of) {
                 by_id.insert(id, h);
             }
@@ -450,6 +454,8 @@ impl<'b> Conv<'b> {
             );
             let cat = if aggregated { cat_transfer } else { cat_packet };
             let h = self.b.add_slice(track, ts, dur, name, cat, args);
+            let d = neuron_device::domain_from_args(self.b, StrId::EMPTY, args, true);
+            self.b.set_slice_domain(h, d);
             if aggregated {
                 if let Some(t) = r.get("trigger").and_then(int_of) {
                     let from = triggers

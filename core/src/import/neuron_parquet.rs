@@ -925,6 +925,9 @@ impl<'b> Conv<'b> {
             }
             let a = self.row_args(&args, i, &extra);
             let h = self.b.add_slice(track, ts, dur, name, cat, a);
+            let op = if name == fallback_name { StrId::EMPTY } else { name };
+            let d = neuron_device::domain_from_args(self.b, op, a, false);
+            self.b.set_slice_domain(h, d);
             if let Some(id) = id {
                 by_id.insert(id, h);
             }
@@ -959,6 +962,8 @@ impl<'b> Conv<'b> {
                 self.b.intern(var.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dma"));
             let a = self.row_args(&args, i, &[]);
             let h = self.b.add_slice(track, ts, dur, name, cat, a);
+            let d = neuron_device::domain_from_args(self.b, StrId::EMPTY, a, true);
+            self.b.set_slice_domain(h, d);
             if let Some(id) = idc.and_then(|c| c.int(i)) {
                 by_id.insert(id, h);
             }
@@ -1013,6 +1018,8 @@ impl<'b> Conv<'b> {
             };
             let a = self.row_args(&args, i, &[]);
             let h = self.b.add_slice(track, ts, dur, name, cat, a);
+            let d = neuron_device::domain_from_args(self.b, StrId::EMPTY, a, true);
+            self.b.set_slice_domain(h, d);
             if let Some(id) = idc.and_then(|c| c.int(i)) {
                 by_id.insert(id, h);
             }

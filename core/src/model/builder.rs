@@ -32,6 +32,14 @@ struct TrackBuild {
     category: Vec<StrId>,
     args: Vec<ArgsId>,
     instants: InstantColumns,
+    /// Typed domain fields by insertion index; shorter than the slices when the tail has none.
+    domain: Vec<SliceDomain>,
+}
+
+impl TrackBuild {
+    fn domain_of(&self, i: usize) -> SliceDomain {
+        self.domain.get(i).copied().unwrap_or_default()
+    }
 }
 
 #[derive(Debug)]
@@ -56,6 +64,10 @@ pub struct TraceBuilder {
     /// The program (e.g. NEFF) this trace ran, if known.
     pub program: Option<Program>,
     pub correlation: Option<CorrelationReport>,
+    operators: OperatorTree,
+    operator_index: crate::strings::FxHashMap<(OpId, OpLevel, StrId), OpId>,
+    sources: Vec<SourceLoc>,
+    source_index: crate::strings::FxHashMap<SourceLoc, SourceId>,
 }
 
 impl TraceBuilder {
@@ -75,6 +87,10 @@ impl TraceBuilder {
             warnings: Warnings::default(),
             program: None,
             correlation: None,
+            operators: OperatorTree::default(),
+            operator_index: Default::default(),
+            sources: Vec::new(),
+            source_index: Default::default(),
         }
     }
 
@@ -153,6 +169,7 @@ impl TraceBuilder {
                 name,
                 group,
                 kind,
+                role: default_role(kind),
                 layout,
                 sort_index,
                 source_id,
@@ -179,6 +196,9 @@ impl TraceBuilder {
     /// follows the kind (lanes for async/overlap tracks, nesting otherwise).
     pub fn set_track_kind(&mut self, t: TrackId, kind: TrackKind) {
         if let Some(tr) = self.tracks.get_mut(t.idx()) {
+            if tr.0.role == default_role(tr.0.kind) {
+                tr.0.role = default_role(kind);
+            }
             tr.0.kind = kind;
             tr.0.layout = if kind == TrackKind::Async || kind == TrackKind::Overlap {
                 Layout::Lanes
@@ -258,6 +278,50 @@ impl TraceBuilder {
         t.category.push(category);
         t.args.push(args);
         SliceHandle { track, index }
+    }
+    /// Set the typed domain fields (opcode, operator, program slot, source, bytes) of a slice.
+    pub fn set_slice_domain(&mut self, h: SliceHandle, domain: SliceDomain) {
+        let Some((_, t)) = self.tracks.get_mut(h.track.idx()) else { return };
+        let i = h.index as usize;
+        if i >= t.start_ns.len() {
+            return;
+        }
+        if t.domain.len() <= i {
+            t.domain.resize(i + 1, SliceDomain::default());
+        }
+        t.domain[i] = domain;
+    }
+    /// What a track is for analyses (an engine, a DMA queue, …).
+    pub fn set_track_role(&mut self, t: TrackId, role: TrackRole) {
+        if let Some(t) = self.tracks.get_mut(t.idx()) {
+            t.0.role = role;
+        }
+    }
+    pub fn track_role(&self, t: TrackId) -> TrackRole {
+        self.tracks.get(t.idx()).map_or(TrackRole::Generic, |t| t.0.role)
+    }
+    /// The operator node `name` at `level` under `parent` (`OpId::NONE` = a root), created once.
+    pub fn add_operator(&mut self, parent: OpId, level: OpLevel, name: &str) -> OpId {
+        let name = self.strings.intern(name);
+        let parent = if parent.idx() < self.operators.nodes.len() { parent } else { OpId::NONE };
+        if let Some(&id) = self.operator_index.get(&(parent, level, name)) {
+            return id;
+        }
+        let id = OpId(self.operators.nodes.len() as u32);
+        self.operators.nodes.push(OpNodeRow { name, level, parent });
+        self.operator_index.insert((parent, level, name), id);
+        id
+    }
+    /// A source location (interned).
+    pub fn add_source(&mut self, file: &str, line: u32) -> SourceId {
+        let loc = SourceLoc { file: self.strings.intern(file), line };
+        if let Some(&id) = self.source_index.get(&loc) {
+            return id;
+        }
+        let id = SourceId(self.sources.len() as u32);
+        self.sources.push(loc);
+        self.source_index.insert(loc, id);
+        id
     }
     pub fn set_slice_args(&mut self, h: SliceHandle, args: ArgsId) {
         if let Some(a) = self.tracks.get_mut(h.track.idx()).and_then(|t| t.1.args.get_mut(h.index as usize)) {
@@ -395,11 +459,20 @@ impl TraceBuilder {
                     stb.name.push(tb.name[i]);
                     stb.category.push(tb.category[i]);
                     stb.args.push(tb.args[i]);
+                    if !tb.domain.is_empty() {
+                        let d = tb.domain_of(i);
+                        let k = stb.start_ns.len() - 1;
+                        if stb.domain.len() <= k {
+                            stb.domain.resize(k + 1, SliceDomain::default());
+                        }
+                        stb.domain[k] = d;
+                    }
                 }
                 let st = Track {
                     name: self.strings.intern(&format!("{name} (overlapping)")),
                     group: track.group,
                     kind: TrackKind::Overlap,
+                    role: track.role,
                     layout: Layout::Lanes,
                     sort_index: track.sort_index,
                     source_id: track.source_id,
@@ -434,6 +507,7 @@ impl TraceBuilder {
                 category: Vec::with_capacity(m),
                 args: Vec::with_capacity(m),
                 depth_starts: if m == 0 { Vec::new() } else { depth_starts },
+                domain: None,
             };
             for (k, &i) in final_order.iter().enumerate() {
                 let i = i as usize;
@@ -443,6 +517,13 @@ impl TraceBuilder {
                 cols.category.push(tb.category[i]);
                 cols.args.push(tb.args[i]);
                 map[i].index = k as u32;
+            }
+            if !tb.domain.is_empty() {
+                let mut dc = DomainColumns::default();
+                for &i in &final_order {
+                    dc.push(tb.domain_of(i as usize));
+                }
+                cols.domain = Some(dc);
             }
             drop(tb.start_ns);
             drop(tb.dur_ns);
@@ -477,6 +558,9 @@ impl TraceBuilder {
                 cols.name.push(stb.name[i]);
                 cols.category.push(stb.category[i]);
                 cols.args.push(stb.args[i]);
+                if !stb.domain.is_empty() {
+                    cols.domain.get_or_insert_with(DomainColumns::default).push(stb.domain_of(i));
+                }
                 if let Some(r) = remap[src].get_mut(origin[i] as usize) {
                     *r = SliceRef { track: tid, index: k as u32 };
                 }
@@ -587,9 +671,21 @@ impl TraceBuilder {
             warnings,
             program: self.program,
             correlation: self.correlation,
+            operators: self.operators,
+            sources: self.sources,
             start_ns: lo,
             end_ns: hi,
         }
+    }
+}
+
+/// The role a track of `kind` has until an importer says more.
+fn default_role(kind: TrackKind) -> TrackRole {
+    match kind {
+        TrackKind::Thread => TrackRole::CpuThread,
+        TrackKind::Stream => TrackRole::GpuStream,
+        TrackKind::Dma => TrackRole::DmaQueue,
+        TrackKind::Async | TrackKind::Overlap => TrackRole::Generic,
     }
 }
 

@@ -8,12 +8,19 @@
 //! level-of-detail index ([`crate::lod`]) work. Times are i64 nanoseconds on the file's own clock.
 
 pub mod builder;
+pub mod domain;
 pub mod program;
 pub mod synth;
+pub mod validate;
 pub mod warnings;
 
 pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
+pub use domain::{
+    DomainColumns, Engine, OpId, OpLevel, OpNodeRow, OperatorTree, SliceDomain, SourceId, SourceLoc,
+    TrackRole,
+};
 pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
+pub use validate::InvalidTrace;
 pub use warnings::{Warning, Warnings};
 
 use crate::lod::LodIndex;
@@ -113,6 +120,9 @@ pub struct SliceColumns {
     pub args: Vec<ArgsId>,
     /// `depth_starts[d]..depth_starts[d+1]` are the slices at depth d.
     pub depth_starts: Vec<u32>,
+    /// Typed domain columns (opcode, operator, program slot, source, bytes), same order as the
+    /// slices; `None` when no slice of the track has any.
+    pub domain: Option<DomainColumns>,
 }
 
 impl SliceColumns {
@@ -145,6 +155,11 @@ impl SliceColumns {
             + self.category.capacity() * 4
             + self.args.capacity() * 4
             + self.depth_starts.capacity() * 4
+            + self.domain.as_ref().map_or(0, |d| d.heap_bytes())
+    }
+    /// The typed domain fields of slice `i` (all "none" when the track has no domain columns).
+    pub fn domain_of(&self, i: usize) -> SliceDomain {
+        self.domain.as_ref().map_or_else(SliceDomain::default, |d| d.get(i))
     }
     /// Slices at `depth` overlapping `[t0_ns, t1_ns)`, as an index range (binary search).
     pub fn range_at_depth(&self, depth: usize, t0_ns: i64, t1_ns: i64) -> std::ops::Range<usize> {
@@ -217,6 +232,8 @@ pub struct Track {
     pub name: StrId,
     pub group: GroupId,
     pub kind: TrackKind,
+    /// What the track is for analyses (engine, DMA queue, …).
+    pub role: TrackRole,
     pub layout: Layout,
     pub sort_index: i64,
     /// Identifier in the source (tid, engine index, …), shown in details.
@@ -341,6 +358,10 @@ pub struct Trace {
     pub program: Option<Program>,
     /// Report of the correlation pass (trace events → program), when one ran.
     pub correlation: Option<CorrelationReport>,
+    /// Operator hierarchy referenced by the slices' `domain.operator`.
+    pub operators: OperatorTree,
+    /// Source locations referenced by the slices' `domain.source`.
+    pub sources: Vec<SourceLoc>,
     /// Earliest and latest time of any event (0, 0 when empty).
     pub start_ns: i64,
     pub end_ns: i64,

@@ -36,7 +36,7 @@ pub fn program_from_neff(neff: &Neff) -> Program {
         .iter()
         .map(|s| ProgramSubgraph {
             name: s.name.clone(),
-            engines: Engine::ALL
+            engines: Engine::STREAMS
                 .iter()
                 .map(|&e| (e.name().to_string(), s.engine(e).map_or(0, |p| p.instruction_count())))
                 .collect(),

@@ -698,7 +698,7 @@ impl DebugInfo {
                 .position(|g| sg_num.is_some() && digits_suffix(&g.key) == sg_num)
                 .or(if globals.is_empty() { None } else { Some(0) });
             let mut engines = Vec::new();
-            for e in Engine::ALL {
+            for e in Engine::STREAMS {
                 let (mut asm_paths, mut bir_paths) = r
                     .engines
                     .iter()

@@ -6,88 +6,9 @@ use std::collections::BTreeMap;
 /// Bytes per instruction slot in `<ENGINE>.bin` (trn2 samples; neuron.md §1.5).
 pub const SLOT_SIZE: usize = 64;
 
-/// The five compute engines, under their profiler names (neuron.md §5.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum Engine {
-    /// PE, TensorE (`pe`, `PE.bin`).
-    Tensor,
-    /// DVE, VectorE (`dve`, `DVE.bin`).
-    Vector,
-    /// ACT, Activation, ScalarE (`act`, `Activation.bin`).
-    Scalar,
-    /// POOL, GpSimdE (`pool`, `Pool.bin`).
-    GpSimd,
-    /// SP, SyncE (`sp`, `SP.bin`).
-    Sync,
-}
-
-impl Engine {
-    pub const ALL: [Engine; 5] =
-        [Engine::Tensor, Engine::Vector, Engine::Scalar, Engine::GpSimd, Engine::Sync];
-
-    /// Profiler name: `Tensor`, `Vector`, `Scalar`, `GpSimd`, `Sync`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Tensor => "Tensor",
-            Engine::Vector => "Vector",
-            Engine::Scalar => "Scalar",
-            Engine::GpSimd => "GpSimd",
-            Engine::Sync => "Sync",
-        }
-    }
-
-    /// Normalise any known alias, case-insensitively: `pe`, `PE`, `TensorE`, `tensor`,
-    /// `act`, `Activation`, `ScalarE`, `dve`, `VectorE`, `pool`, `GPSIMD`, `sp`, `SyncE`…
-    pub fn from_alias(s: &str) -> Option<Engine> {
-        let l = s.trim().to_ascii_lowercase();
-        let l = l.strip_suffix(".json").or(l.strip_suffix(".bin")).unwrap_or(&l);
-        Some(match l {
-            "pe" | "tensor" | "tensore" | "tensor_engine" | "tensormatrix" | "tensormatrixe" | "tpb" => {
-                Engine::Tensor
-            }
-            "dve" | "vector" | "vectore" | "vector_engine" => Engine::Vector,
-            "act" | "activation" | "scalar" | "scalare" | "scalar_engine" => Engine::Scalar,
-            "pool" | "gpsimd" | "gpsimde" | "gpsimd_engine" => Engine::GpSimd,
-            "sp" | "sync" | "synce" | "sync_engine" => Engine::Sync,
-            _ => return None,
-        })
-    }
-
-    /// Engine code in the top-level field 4 of `debug_info_asm_*` / `debug_info_backend_*`
-    /// files (observed: 1 PE, 2 ACT, 3 POOL, 4 DMA, 5 DVE, 6 SP).
-    pub fn from_debug_code(code: u64) -> Option<Engine> {
-        Some(match code {
-            1 => Engine::Tensor,
-            2 => Engine::Scalar,
-            3 => Engine::GpSimd,
-            5 => Engine::Vector,
-            6 => Engine::Sync,
-            _ => return None,
-        })
-    }
-
-    /// Engine index used by NTFF instruction records (ntff-v5.md §3.1: PE 0, ACT 1, POOL 2,
-    /// DVE 3, SP 4).
-    pub fn ntff_index(self) -> u8 {
-        match self {
-            Engine::Tensor => 0,
-            Engine::Scalar => 1,
-            Engine::GpSimd => 2,
-            Engine::Vector => 3,
-            Engine::Sync => 4,
-        }
-    }
-
-    pub fn from_ntff_index(i: u8) -> Option<Engine> {
-        Engine::ALL.into_iter().find(|e| e.ntff_index() == i)
-    }
-}
-
-impl std::fmt::Display for Engine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// The engines (one enum for the whole project: [`crate::model::Engine`]); a NEFF has an
+/// instruction stream for each of [`Engine::STREAMS`].
+pub use crate::model::domain::Engine;
 
 /// Opcode names known from NTFF/JSON evidence (ntff-v5.md §8; inf2, 15 opcodes). The trn2
 /// samples share at least some of them; unknown bytes give None (show `op 0xNN`).

@@ -1,0 +1,5 @@
+//! Analyses: pure functions over the finished model, used by the app's widgets and the CLI.
+//! Nothing here knows a file format or a UI.
+
+pub mod search;
+pub mod summary;

@@ -1,0 +1,368 @@
+//! Domain meaning as typed data: which engine a track is, what role it plays in a device profile,
+//! and per-slice optional columns (opcode, operator node, program slot, source line, DMA bytes).
+//!
+//! Importers and the correlation pass fill these through [`super::TraceBuilder`]; widgets, the
+//! analysis module and the CLI read them. Nothing recovers meaning by matching strings in
+//! `category` or in args.
+
+use crate::strings::StrId;
+
+/// The Neuron compute engines as profile timelines (neuron.md §5.1). `TensorMatrix` is the PE
+/// array's matrix timeline; it shares the PE instruction stream (`Engine::Tensor`) in the NEFF.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    bincode::Encode,
+    bincode::Decode,
+)]
+pub enum Engine {
+    /// PE, TensorE (`pe`, `PE.bin`).
+    Tensor,
+    /// The PE array's matrix timeline (no instruction stream of its own).
+    TensorMatrix,
+    /// DVE, VectorE (`dve`, `DVE.bin`).
+    Vector,
+    /// ACT, Activation, ScalarE (`act`, `Activation.bin`).
+    Scalar,
+    /// POOL, GpSimdE (`pool`, `Pool.bin`).
+    GpSimd,
+    /// SP, SyncE (`sp`, `SP.bin`).
+    Sync,
+}
+
+impl Engine {
+    /// Every timeline, in display order.
+    pub const ALL: [Engine; 6] =
+        [Engine::Tensor, Engine::TensorMatrix, Engine::Vector, Engine::Scalar, Engine::GpSimd, Engine::Sync];
+    /// The five engines with an instruction stream in a NEFF.
+    pub const STREAMS: [Engine; 5] =
+        [Engine::Tensor, Engine::Vector, Engine::Scalar, Engine::GpSimd, Engine::Sync];
+
+    /// Profiler name: `Tensor`, `TensorMatrix`, `Vector`, `Scalar`, `GpSimd`, `Sync`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Tensor => "Tensor",
+            Engine::TensorMatrix => "TensorMatrix",
+            Engine::Vector => "Vector",
+            Engine::Scalar => "Scalar",
+            Engine::GpSimd => "GpSimd",
+            Engine::Sync => "Sync",
+        }
+    }
+
+    /// Display order (0 = first).
+    pub fn rank(self) -> i64 {
+        Engine::ALL.iter().position(|&e| e == self).unwrap_or(0) as i64
+    }
+
+    /// A profile timeline label, case-insensitively, with the aliases of neuron.md §5.1
+    /// (PE, ACT, DVE, POOL, SP). `TensorMatrix` stays its own timeline.
+    pub fn from_timeline_label(s: &str) -> Option<Engine> {
+        let l = s.trim().to_ascii_lowercase();
+        Some(match l.as_str() {
+            "tensormatrix" | "tensormatrixe" => Engine::TensorMatrix,
+            _ => return Engine::from_alias(&l),
+        })
+    }
+
+    /// The NEFF instruction stream of any known alias, case-insensitively: `pe`, `PE`, `TensorE`,
+    /// `tensor`, `act`, `Activation`, `ScalarE`, `dve`, `VectorE`, `pool`, `GPSIMD`, `sp`,
+    /// `SyncE`…; `TensorMatrix` maps to the PE stream (`Tensor`).
+    pub fn from_alias(s: &str) -> Option<Engine> {
+        let l = s.trim().to_ascii_lowercase();
+        let l = l.strip_suffix(".json").or(l.strip_suffix(".bin")).unwrap_or(&l);
+        Some(match l {
+            "pe" | "tensor" | "tensore" | "tensorengine" | "tensor_engine" | "tensormatrix"
+            | "tensormatrixe" | "tpb" => Engine::Tensor,
+            "dve" | "vector" | "vectore" | "vector_engine" => Engine::Vector,
+            "act" | "activation" | "scalar" | "scalare" | "scalar_engine" => Engine::Scalar,
+            "pool" | "gpsimd" | "gpsimde" | "gpsimd_engine" => Engine::GpSimd,
+            "sp" | "sync" | "synce" | "sync_engine" => Engine::Sync,
+            _ => return None,
+        })
+    }
+
+    /// The instruction stream this timeline executes (`TensorMatrix` → `Tensor`).
+    pub fn stream(self) -> Engine {
+        match self {
+            Engine::TensorMatrix => Engine::Tensor,
+            e => e,
+        }
+    }
+
+    /// Engine code in the top-level field 4 of `debug_info_asm_*` / `debug_info_backend_*`
+    /// files (observed: 1 PE, 2 ACT, 3 POOL, 4 DMA, 5 DVE, 6 SP).
+    pub fn from_debug_code(code: u64) -> Option<Engine> {
+        Some(match code {
+            1 => Engine::Tensor,
+            2 => Engine::Scalar,
+            3 => Engine::GpSimd,
+            5 => Engine::Vector,
+            6 => Engine::Sync,
+            _ => return None,
+        })
+    }
+
+    /// Engine index used by NTFF instruction records (ntff-v5.md §3.1: PE 0, ACT 1, POOL 2,
+    /// DVE 3, SP 4).
+    pub fn ntff_index(self) -> u8 {
+        match self.stream() {
+            Engine::Scalar => 1,
+            Engine::GpSimd => 2,
+            Engine::Vector => 3,
+            Engine::Sync => 4,
+            _ => 0,
+        }
+    }
+
+    pub fn from_ntff_index(i: u8) -> Option<Engine> {
+        Engine::STREAMS.into_iter().find(|e| e.ntff_index() == i)
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a track is, as far as analyses care. Set by importers; `Generic` otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, bincode::Encode, bincode::Decode)]
+pub enum TrackRole {
+    Generic,
+    /// A CPU thread of a host process.
+    CpuThread,
+    /// A GPU stream (Kineto, Chrome traces with device streams).
+    GpuStream,
+    /// The instruction timeline of one Neuron compute engine.
+    Engine(Engine),
+    /// DMA packets of one queue.
+    DmaQueue,
+    /// Aggregated DMA transfers (blocks) of one queue.
+    DmaTransfers,
+    /// Throttling periods.
+    Throttle,
+}
+
+impl TrackRole {
+    pub fn engine(self) -> Option<Engine> {
+        match self {
+            TrackRole::Engine(e) => Some(e),
+            _ => None,
+        }
+    }
+    pub fn is_dma(self) -> bool {
+        matches!(self, TrackRole::DmaQueue | TrackRole::DmaTransfers)
+    }
+}
+
+macro_rules! opt_id {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bincode::Encode, bincode::Decode, serde::Serialize)]
+        pub struct $name(pub u32);
+        impl $name {
+            pub const NONE: $name = $name(u32::MAX);
+            #[inline]
+            pub fn idx(self) -> usize {
+                self.0 as usize
+            }
+            #[inline]
+            pub fn is_none(self) -> bool {
+                self == $name::NONE
+            }
+            #[inline]
+            pub fn get(self) -> Option<$name> {
+                (!self.is_none()).then_some(self)
+            }
+        }
+    };
+}
+opt_id!(/// A node of [`OperatorTree`]; `OpId::NONE` = no operator.
+    OpId);
+opt_id!(/// A [`SourceLoc`] in [`Trace::sources`](super::Trace::sources); `SourceId::NONE` = none.
+    SourceId);
+
+/// Level of an operator node in the framework hierarchy.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    bincode::Encode,
+    bincode::Decode,
+)]
+pub enum OpLevel {
+    /// A framework layer / module (e.g. a PyTorch module path prefix, a Neuron `layer`).
+    Layer,
+    /// A framework operator (PyTorch/JAX op, Neuron `framework_name`).
+    Framework,
+    /// An HLO instruction.
+    Hlo,
+    /// A Neuron penguin (tensorizer) node.
+    Penguin,
+    /// A Neuron BIR instruction.
+    Bir,
+}
+
+impl OpLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            OpLevel::Layer => "layer",
+            OpLevel::Framework => "operator",
+            OpLevel::Hlo => "hlo",
+            OpLevel::Penguin => "penguin",
+            OpLevel::Bir => "bir",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, bincode::Encode, bincode::Decode)]
+pub struct OpNodeRow {
+    pub name: StrId,
+    pub level: OpLevel,
+    pub parent: OpId,
+}
+
+/// Interned operator hierarchy: one node per distinct (parent, level, name) path.
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct OperatorTree {
+    pub nodes: Vec<OpNodeRow>,
+}
+
+impl OperatorTree {
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+    pub fn node(&self, id: OpId) -> Option<&OpNodeRow> {
+        self.nodes.get(id.idx())
+    }
+    /// `id` and its ancestors, innermost first.
+    pub fn path(&self, id: OpId) -> Vec<OpId> {
+        let mut out = Vec::new();
+        let mut cur = id;
+        while let Some(n) = self.node(cur) {
+            out.push(cur);
+            if out.len() > self.nodes.len() {
+                break; // defensive: a cycle cannot be built, but never loop
+            }
+            cur = n.parent;
+        }
+        out
+    }
+    /// The nearest ancestor-or-self at `level`.
+    pub fn at_level(&self, id: OpId, level: OpLevel) -> OpId {
+        self.path(id).into_iter().find(|&i| self.nodes[i.idx()].level == level).unwrap_or(OpId::NONE)
+    }
+}
+
+/// A source location (file path as recorded by the producer, 1-based line; 0 = unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, bincode::Encode, bincode::Decode)]
+pub struct SourceLoc {
+    pub file: StrId,
+    pub line: u32,
+}
+
+/// The typed domain fields of one slice, as an importer sets them. Every field is optional.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SliceDomain {
+    /// Instruction opcode (`MATMULT`, `DRAIN`), `StrId::EMPTY` = none.
+    pub opcode: StrId,
+    /// Innermost operator node this slice belongs to.
+    pub operator: OpId,
+    /// Instruction slot in the program (NEFF compiler pc), `u32::MAX` = none.
+    pub instruction: u32,
+    pub source: SourceId,
+    /// Bytes moved (DMA), `u64::MAX` = none.
+    pub bytes: u64,
+}
+
+impl Default for SliceDomain {
+    fn default() -> Self {
+        SliceDomain {
+            opcode: StrId::EMPTY,
+            operator: OpId::NONE,
+            instruction: u32::MAX,
+            source: SourceId::NONE,
+            bytes: u64::MAX,
+        }
+    }
+}
+
+/// Per-slice typed columns, parallel to a track's [`super::SliceColumns`] (same order). Present
+/// on a track when any of its slices has a domain field.
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct DomainColumns {
+    pub opcode: Vec<StrId>,
+    pub operator: Vec<OpId>,
+    pub instruction: Vec<u32>,
+    pub source: Vec<SourceId>,
+    pub bytes: Vec<u64>,
+}
+
+impl DomainColumns {
+    pub fn with_len(n: usize) -> DomainColumns {
+        let d = SliceDomain::default();
+        DomainColumns {
+            opcode: vec![d.opcode; n],
+            operator: vec![d.operator; n],
+            instruction: vec![d.instruction; n],
+            source: vec![d.source; n],
+            bytes: vec![d.bytes; n],
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.opcode.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.opcode.is_empty()
+    }
+    pub fn get(&self, i: usize) -> SliceDomain {
+        let d = SliceDomain::default();
+        SliceDomain {
+            opcode: self.opcode.get(i).copied().unwrap_or(d.opcode),
+            operator: self.operator.get(i).copied().unwrap_or(d.operator),
+            instruction: self.instruction.get(i).copied().unwrap_or(d.instruction),
+            source: self.source.get(i).copied().unwrap_or(d.source),
+            bytes: self.bytes.get(i).copied().unwrap_or(d.bytes),
+        }
+    }
+    pub fn set(&mut self, i: usize, v: SliceDomain) {
+        if i < self.len() {
+            self.opcode[i] = v.opcode;
+            self.operator[i] = v.operator;
+            self.instruction[i] = v.instruction;
+            self.source[i] = v.source;
+            self.bytes[i] = v.bytes;
+        }
+    }
+    pub fn push(&mut self, v: SliceDomain) {
+        self.opcode.push(v.opcode);
+        self.operator.push(v.operator);
+        self.instruction.push(v.instruction);
+        self.source.push(v.source);
+        self.bytes.push(v.bytes);
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.opcode.capacity() * 4
+            + self.operator.capacity() * 4
+            + self.instruction.capacity() * 4
+            + self.source.capacity() * 4
+            + self.bytes.capacity() * 8
+    }
+}
