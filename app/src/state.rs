@@ -127,6 +127,138 @@ pub enum Selection {
     },
 }
 
+/// How the timeline colours slices (the "Colour by" menu).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColourBy {
+    /// Operator on instruction tracks that have one, else name (the default).
+    Auto,
+    /// Framework operator (typed column; slices without one are grey).
+    Operator,
+    /// Layer (outermost operator level).
+    Layer,
+    /// Instruction opcode (typed column).
+    Opcode,
+    Name,
+    /// Engine for Neuron engine tracks, else the track.
+    Track,
+    Category,
+    /// Duration as a heat scale (log).
+    Duration,
+}
+
+impl ColourBy {
+    pub const ALL: [ColourBy; 8] = [
+        ColourBy::Auto,
+        ColourBy::Operator,
+        ColourBy::Layer,
+        ColourBy::Opcode,
+        ColourBy::Name,
+        ColourBy::Track,
+        ColourBy::Category,
+        ColourBy::Duration,
+    ];
+    pub fn label(self) -> &'static str {
+        match self {
+            ColourBy::Auto => "Auto",
+            ColourBy::Operator => "Operator",
+            ColourBy::Layer => "Layer",
+            ColourBy::Opcode => "Opcode",
+            ColourBy::Name => "Name",
+            ColourBy::Track => "Engine / track",
+            ColourBy::Category => "Category",
+            ColourBy::Duration => "Duration (heat)",
+        }
+    }
+    pub fn key(self) -> &'static str {
+        match self {
+            ColourBy::Auto => "auto",
+            ColourBy::Operator => "operator",
+            ColourBy::Layer => "layer",
+            ColourBy::Opcode => "opcode",
+            ColourBy::Name => "name",
+            ColourBy::Track => "track",
+            ColourBy::Category => "category",
+            ColourBy::Duration => "duration",
+        }
+    }
+}
+
+/// The current search's hits (shared by the search widget, Event Details and the timeline's
+/// highlight). Replaced as a whole while a chunked search runs; `AppState::search_gen` bumps.
+#[derive(Debug, Clone, Default)]
+pub struct SearchHits {
+    pub query: String,
+    /// Per track: hit slice indices, ascending (for painting: binary search per visible item).
+    pub per_track: Vec<Vec<u32>>,
+    /// All hits by start time (for paging), filled when the search completes.
+    pub by_time: Vec<SliceRef>,
+    pub count: usize,
+    pub done: bool,
+    /// Slices examined / total (progress of a running search).
+    pub scanned: u64,
+    pub total: u64,
+    /// Parse error of the query, shown under the search box.
+    pub error: Option<String>,
+}
+
+impl SearchHits {
+    pub fn is_hit(&self, track: TrackId, index: u32) -> bool {
+        self.per_track.get(track.0 as usize).is_some_and(|v| v.binary_search(&index).is_ok())
+    }
+    /// Whether any hit lies in `first..end` of a track (for merged LOD blocks).
+    pub fn any_in(&self, track: TrackId, first: u32, end: u32) -> bool {
+        self.per_track.get(track.0 as usize).is_some_and(|v| {
+            let k = v.partition_point(|&i| i < first);
+            k < v.len() && v[k] < end
+        })
+    }
+}
+
+/// A box selection: tracks × a time range (drag with Shift on the timeline).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoxSelection {
+    pub t0_ns: i64,
+    pub t1_ns: i64,
+    /// Per track index: selected.
+    pub tracks: Vec<bool>,
+}
+
+/// A request to the timeline to move its view (from any widget; widgets never call the timeline).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ViewRequest {
+    /// Show `[t0, t1)`.
+    Range { t0_ns: i64, t1_ns: i64 },
+    /// Pan/scroll so the slice is visible, keeping the zoom unless it is too far out.
+    Reveal(SliceRef),
+    /// Fit the busy range of the data (ignoring isolated outliers).
+    ZoomToData,
+    /// Fit everything.
+    Reset,
+}
+
+/// The visible time window, published by the timeline after each paint (non-reactive: read it
+/// from a `Scheduler` redraw callback, which runs after the timeline's paint in the same frame).
+#[derive(Debug, Default)]
+pub struct ViewportBus {
+    pub t0_ns: std::cell::Cell<i64>,
+    pub t1_ns: std::cell::Cell<i64>,
+    /// Bumped whenever the window changes.
+    pub generation: std::cell::Cell<u64>,
+}
+
+impl ViewportBus {
+    pub fn publish(&self, t0_ns: i64, t1_ns: i64) {
+        if (self.t0_ns.get(), self.t1_ns.get()) != (t0_ns, t1_ns) {
+            self.t0_ns.set(t0_ns);
+            self.t1_ns.set(t1_ns);
+            self.generation.set(self.generation.get() + 1);
+        }
+    }
+    pub fn window(&self) -> (i64, i64) {
+        (self.t0_ns.get(), self.t1_ns.get())
+    }
+}
+
 /// All app-wide state; `Copy` (arena handles), provided once as context.
 #[derive(Clone, Copy)]
 pub struct AppState {
@@ -140,6 +272,17 @@ pub struct AppState {
     pub collapsed: RwSignal<HashSet<GroupId>>,
     /// A file is being dragged over the page.
     pub drag_over: RwSignal<bool>,
+    pub colour_by: RwSignal<ColourBy>,
+    /// The current search (see [`SearchHits`]); `search_gen` bumps when it changes.
+    pub search: StoredValue<Arc<SearchHits>>,
+    pub search_gen: RwSignal<u64>,
+    /// Index into `SearchHits::by_time` of the hit shown in Event Details.
+    pub search_page: RwSignal<usize>,
+    pub box_selection: RwSignal<Option<BoxSelection>>,
+    /// Requests to move the timeline's view (the timeline clears it after acting).
+    pub view_request: RwSignal<Option<ViewRequest>>,
+    /// Tracks hidden by the user (track ids of the current trace).
+    pub hidden_tracks: RwSignal<HashSet<TrackId>>,
 }
 
 impl AppState {
@@ -153,6 +296,13 @@ impl AppState {
             selection: RwSignal::new(None),
             collapsed: RwSignal::new(HashSet::new()),
             drag_over: RwSignal::new(false),
+            colour_by: RwSignal::new(ColourBy::Auto),
+            search: StoredValue::new(Arc::new(SearchHits::default())),
+            search_gen: RwSignal::new(0),
+            search_page: RwSignal::new(0),
+            box_selection: RwSignal::new(None),
+            view_request: RwSignal::new(None),
+            hidden_tracks: RwSignal::new(HashSet::new()),
         }
     }
 
@@ -161,7 +311,16 @@ impl AppState {
         self.trace.set_value(Arc::new(data));
         self.selection.set(None);
         self.collapsed.set(HashSet::new());
+        self.hidden_tracks.set(HashSet::new());
+        self.box_selection.set(None);
+        self.set_search(SearchHits::default());
         self.generation.update(|g| *g += 1);
+    }
+
+    /// Replace the current search hits and notify (timeline highlight, details, search widget).
+    pub fn set_search(&self, hits: SearchHits) {
+        self.search.set_value(Arc::new(hits));
+        self.search_gen.update(|g| *g += 1);
     }
 
     /// The current trace (cheap: an `Arc` clone). Subscribes to nothing.

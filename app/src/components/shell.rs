@@ -38,6 +38,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     let state = AppState::new(demo_data());
     provide_context(state);
     provide_context(SendWrapper::new(Scheduler::new()));
+    provide_context(SendWrapper::new(std::rc::Rc::new(crate::state::ViewportBus::default())));
     let timeline = TimelineHandle(StoredValue::new_local(None));
     provide_context(timeline);
     let job: StoredValue<Option<LoadHandle>, LocalStorage> = StoredValue::new_local(None);
