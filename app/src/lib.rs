@@ -6,6 +6,8 @@
 //! loader/         Web Worker protocol, page side and worker side
 //! canvas/         layout, scheduler (one rAF), painter, hit test, timeline controller
 //! components/     shell, details, tooltip, progress, warnings
+//! workbench/      dock layout (data) + the workbench component, Layout and Add-widget menus
+//! widgets/        the widget registry: one module per widget (timeline, details, search, …)
 //! ```
 
 pub mod canvas;
@@ -14,6 +16,8 @@ pub mod describe;
 pub mod dom;
 pub mod loader;
 pub mod state;
+pub mod widgets;
+pub mod workbench;
 
 pub use components::shell::App;
 pub use loader::LoaderMode;

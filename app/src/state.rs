@@ -68,6 +68,8 @@ pub struct TraceData {
     /// Per track: a Stream track of a Device group with framework-operator categories (Neuron
     /// instructions), whose slices are coloured by category instead of name.
     pub by_operator: Vec<bool>,
+    /// Prefix sums for window summaries (current selection, box selection, overall).
+    pub window_index: loupe_core::analysis::summary::WindowIndex,
 }
 
 impl TraceData {
@@ -87,7 +89,8 @@ impl TraceData {
                     && t.slices.category.iter().any(|&c| !trace.str(c).is_empty())
             })
             .collect();
-        TraceData { trace, color_of_str, source_label, is_demo, load_ms, by_operator }
+        let window_index = loupe_core::analysis::summary::WindowIndex::build(&trace);
+        TraceData { trace, color_of_str, source_label, is_demo, load_ms, by_operator, window_index }
     }
     /// Palette index of slice `i` of track `tid`: by operator (category) on instruction tracks
     /// when it has one, else by name.

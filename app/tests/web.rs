@@ -229,11 +229,10 @@ async fn neff_alone_opens_the_program_view() {
     assert!(program.contains("Header"), "{program}");
     let hier = by_testid("program-hierarchy").expect("operator hierarchy shown");
     assert!(hier.query_selector(".op-node").unwrap().is_some(), "hierarchy has nodes");
-    assert!(by_testid("tab-program").unwrap().get_attribute("aria-selected").as_deref() == Some("true"));
-    // switching to the timeline and back
-    by_testid("tab-timeline").unwrap().click();
-    until("timeline tab", Duration::from_secs(5), || by_testid("program").is_none()).await;
-    by_testid("tab-program").unwrap().click();
-    until("program tab", Duration::from_secs(5), || by_testid("program").is_some()).await;
+    // the workbench switched to the program-only layout: the Program widget is an active tab
+    assert!(by_testid("widget-program").is_some(), "program widget mounted");
+    let tab = document().query_selector(".wb-tab[data-widget=program]").unwrap().expect("program tab");
+    assert_eq!(tab.get_attribute("aria-selected").as_deref(), Some("true"));
+    assert!(by_testid("widget-timeline").is_none(), "no timeline widget for a program alone");
     unmount(wrap, handle);
 }

@@ -6,9 +6,8 @@ use leptos::prelude::*;
 use loupe_core::model::SliceRef;
 
 use crate::canvas::painter::fmt_value;
-use crate::canvas::timeline::TimelineHandle;
 use crate::describe;
-use crate::state::{use_app_state, Selection};
+use crate::state::{use_app_state, Selection, ViewRequest};
 
 fn field(key: &'static str, value: String) -> AnyView {
     view! { <tr><th>{key}</th><td>{value}</td></tr> }.into_any()
@@ -17,11 +16,10 @@ fn field(key: &'static str, value: String) -> AnyView {
 #[component]
 pub fn Details() -> impl IntoView {
     let state = use_app_state();
-    let timeline = use_context::<TimelineHandle>();
     let go_to = move |s: Selection| {
         state.selection.set(Some(s));
-        if let Some(t) = timeline {
-            t.with(|c| c.reveal(s));
+        if let Selection::Slice(r) = s {
+            state.view_request.set(Some(ViewRequest::Reveal(r)));
         }
     };
 
@@ -53,6 +51,30 @@ pub fn Details() -> impl IntoView {
                     field("start (ns, file clock)", cols.start_ns[i].to_string()),
                     field("duration (ns)", cols.dur_ns[i].to_string()),
                 ];
+                // typed domain fields (engine, opcode, operator path, program slot, source, bytes)
+                if let Some(e) = t.role.engine() {
+                    rows.push(field("engine", e.name().to_string()));
+                }
+                let d = cols.domain_of(i);
+                if d.opcode != loupe_core::StrId::EMPTY {
+                    rows.push(field("opcode", trace.str(d.opcode).to_string()));
+                }
+                if !d.operator.is_none() {
+                    for id in trace.operators.path(d.operator).into_iter().rev() {
+                        if let Some(n) = trace.operators.node(id) {
+                            rows.push(field(n.level.name(), trace.str(n.name).to_string()));
+                        }
+                    }
+                }
+                if d.instruction != u32::MAX {
+                    rows.push(field("program slot", d.instruction.to_string()));
+                }
+                if let Some(src) = d.source.get().and_then(|id| trace.sources.get(id.idx())) {
+                    rows.push(field("source", format!("{}:{}", trace.str(src.file), src.line)));
+                }
+                if d.bytes != u64::MAX {
+                    rows.push(field("bytes", d.bytes.to_string()));
+                }
                 let parents = describe::parents(trace, s.track, i);
                 if !parents.is_empty() {
                     let path: Vec<String> = parents
@@ -180,7 +202,6 @@ pub fn Details() -> impl IntoView {
 
     view! {
         <aside class="details" data-testid="details">
-            <h2 class="panel-title">"Details"</h2>
             {body}
         </aside>
     }

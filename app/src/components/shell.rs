@@ -7,20 +7,14 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use crate::canvas::scheduler::Scheduler;
-use crate::canvas::timeline::{Timeline, TimelineHandle};
-use crate::components::details::Details;
-use crate::components::program::{MetadataBanner, ProgramView};
+use crate::canvas::timeline::TimelineHandle;
+use crate::components::program::MetadataBanner;
 use crate::components::progress::ProgressBar;
 use crate::components::warnings::WarningsBanner;
 use crate::dom::{self, listen, Listener};
 use crate::loader::{self, LoadEvent, LoadHandle, LoaderMode};
 use crate::state::{AppState, LoadPhase, LoadProgress, TraceData};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tab {
-    Timeline,
-    Program,
-}
+use crate::workbench::Workbench;
 
 fn demo_data() -> TraceData {
     TraceData::new(loupe_core::demo::demo_trace(), "demo".into(), true, 0.0)
@@ -197,25 +191,6 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         })
     };
 
-    // Timeline | Program tabs, when the trace has a program; a program alone opens on Program
-    let tab = RwSignal::new(Tab::Timeline);
-    Effect::new(move |_| {
-        let d = state.tracked_data();
-        let t = &d.trace;
-        tab.set(if t.program.is_some() && t.slice_count() == 0 { Tab::Program } else { Tab::Timeline });
-    });
-    let tabs = move || {
-        let d = state.tracked_data();
-        (d.trace.program.is_some() || d.trace.correlation.is_some()).then(|| {
-            view! {
-                <nav class="tabs" role="tablist">
-                    <button class="tab" role="tab" data-testid="tab-timeline" aria-selected=move || (tab.get() == Tab::Timeline).to_string() on:click=move |_| tab.set(Tab::Timeline)>"Timeline"</button>
-                    <button class="tab" role="tab" data-testid="tab-program" aria-selected=move || (tab.get() == Tab::Program).to_string() on:click=move |_| tab.set(Tab::Program)>"Program"</button>
-                </nav>
-            }
-        })
-    };
-
     view! {
         <div class="app" class:dragging=move || state.drag_over.get()>
             <header class="topbar">
@@ -226,18 +201,15 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 </label>
                 <span class="source">{source}</span>
                 <span class="stats" data-testid="stats">{stats}</span>
-                <span class="keys-hint" title="Drag on tracks: zoom to range · drag ruler: pan · ctrl+wheel: zoom · shift+wheel: pan · wheel: scroll tracks · W/S zoom · A/D pan · 0 or R reset · Esc clear selection">"W/S zoom · A/D pan · 0 reset"</span>
+                <span class="keys-hint" title="Drag on tracks: zoom to range · drag ruler: pan · ctrl+wheel: zoom · shift+wheel: pan · wheel: scroll tracks · W/S zoom · A/D pan · 0 or R reset · Esc clear selection">"? keys · / search · W/S zoom · A/D pan"</span>
             </header>
             <ProgressBar on_cancel=cancel/>
             {error}
             <WarningsBanner/>
             <MetadataBanner/>
-            {tabs}
-            <main class="workspace" class:hidden=move || tab.get() == Tab::Program>
-                <Timeline/>
-                <Details/>
+            <main class="workspace">
+                <Workbench/>
             </main>
-            {move || (tab.get() == Tab::Program).then(|| view! { <div class="program-pane"><ProgramView/></div> })}
             <div class="drop-overlay" aria-hidden="true">"Drop trace files to open them"</div>
         </div>
     }

@@ -474,6 +474,11 @@ impl Search {
         }
     }
 
+    /// Hits per track (slice indices, ascending), indexed by track.
+    pub fn per_track(&self) -> &[Vec<u32>] {
+        &self.per_track
+    }
+
     /// All hits in time order (by start, then track), for paging.
     pub fn hits_by_time(&self, trace: &Trace) -> Vec<SliceRef> {
         let mut v: Vec<(i64, SliceRef)> = Vec::with_capacity(self.count);

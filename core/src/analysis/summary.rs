@@ -90,16 +90,21 @@ impl WindowIndex {
                 let c = &t.slices;
                 let n = c.len();
                 let mut dur_prefix = Vec::with_capacity(n + 1);
-                let mut bytes_prefix = Vec::with_capacity(n + 1);
                 let (mut acc, mut accb) = (0i64, 0u64);
                 dur_prefix.push(0);
-                bytes_prefix.push(0);
                 for i in 0..n {
                     acc = acc.saturating_add(c.dur_ns[i]);
                     dur_prefix.push(acc);
-                    let b = c.domain.as_ref().map_or(u64::MAX, |d| d.bytes[i]);
-                    accb = accb.saturating_add(if b == u64::MAX { 0 } else { b });
-                    bytes_prefix.push(accb);
+                }
+                // bytes only where some slice has them (DMA tracks): 8 bytes per slice saved elsewhere
+                let mut bytes_prefix = Vec::new();
+                if let Some(d) = c.domain.as_ref().filter(|d| d.bytes.iter().any(|&b| b != u64::MAX)) {
+                    bytes_prefix.reserve(n + 1);
+                    bytes_prefix.push(0);
+                    for &b in &d.bytes {
+                        accb = accb.saturating_add(if b == u64::MAX { 0 } else { b });
+                        bytes_prefix.push(accb);
+                    }
                 }
                 // union: depth 0 of a nested track covers every deeper slice; lanes need a merge
                 let mut iv: Vec<(i64, i64)> = match t.layout {
@@ -181,7 +186,9 @@ impl WindowIndex {
                 continue;
             }
             out.count += r.len() as u64;
-            out.bytes += ti.bytes_prefix[r.end] - ti.bytes_prefix[r.start];
+            if !ti.bytes_prefix.is_empty() {
+                out.bytes += ti.bytes_prefix[r.end] - ti.bytes_prefix[r.start];
+            }
             let mut sum = ti.dur_prefix[r.end] - ti.dur_prefix[r.start];
             let (a, b) = (r.start, r.end - 1);
             sum -= c.dur_ns[a] - clip(c.start_ns[a], c.end_ns(a), t0, t1);

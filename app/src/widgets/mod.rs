@@ -1,0 +1,40 @@
+//! The widget registry: one module per widget, each a component reading and writing only the
+//! shared [`crate::state::AppState`] (selection, search, view requests, box selection) and the
+//! viewport bus. Widgets never call each other. The workbench mounts them by [`WidgetKind`].
+
+pub mod details;
+pub mod program;
+pub mod search;
+pub mod selection_summary;
+pub mod summary;
+pub mod timeline;
+
+use leptos::prelude::*;
+
+use crate::workbench::layout::WidgetKind;
+
+/// Mount the widget of `kind`.
+pub fn render(kind: WidgetKind) -> AnyView {
+    match kind {
+        WidgetKind::Timeline => view! { <timeline::TimelineWidget/> }.into_any(),
+        WidgetKind::Details => view! { <details::DetailsWidget/> }.into_any(),
+        WidgetKind::Search => view! { <search::SearchWidget/> }.into_any(),
+        WidgetKind::Summary => view! { <summary::SummaryWidget/> }.into_any(),
+        WidgetKind::SelectionSummary => view! { <selection_summary::SelectionSummaryWidget/> }.into_any(),
+        WidgetKind::Program => view! { <program::ProgramWidget/> }.into_any(),
+    }
+}
+
+/// Format a byte count for people.
+pub fn fmt_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.2} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} KB", b / 1e3)
+    } else {
+        format!("{b:.0} B")
+    }
+}

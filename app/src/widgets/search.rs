@@ -1,0 +1,215 @@
+//! Search: a query box (plain words, `field:value`, `dur>10us`, `-negation`; see
+//! `loupe_core::analysis::search`), the hit count, progress while a large search runs, and the
+//! syntax help. The scan runs in chunks between frames (a `gloo-timers` timeout per chunk of
+//! ~200k slices), so 10 M events never freeze the page; a newer query cancels the running one.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use gloo_timers::callback::Timeout;
+use leptos::prelude::*;
+use loupe_core::analysis::search::{Query, Search};
+use wasm_bindgen::JsCast;
+
+use crate::dom::{self, listen, Listener};
+use crate::state::{use_app_state, AppState, SearchHits, TraceData};
+use crate::widgets::details::{page_by, page_to};
+
+/// Slices examined per chunk (a few ms of work in wasm).
+const CHUNK: usize = 200_000;
+
+struct Running {
+    search: Search,
+    data: Arc<TraceData>,
+    query: String,
+    token: u64,
+    timer: Option<Timeout>,
+}
+
+thread_local! {
+    static RUNNING: RefCell<Option<Running>> = const { RefCell::new(None) };
+    static TOKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn publish(state: AppState, r: &Running, done: bool) {
+    let (scanned, total) = r.search.progress();
+    let hits = SearchHits {
+        query: r.query.clone(),
+        per_track: if done { r.search.per_track().to_vec() } else { Vec::new() },
+        by_time: if done { r.search.hits_by_time(&r.data.trace) } else { Vec::new() },
+        count: r.search.hit_count(),
+        done,
+        scanned,
+        total,
+        error: None,
+    };
+    state.set_search(hits);
+}
+
+fn run_chunk(state: AppState, token: u64) {
+    let finished = RUNNING.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let Some(r) = slot.as_mut().filter(|r| r.token == token) else { return None };
+        let done = r.search.step(&r.data.trace, CHUNK);
+        Some(done)
+    });
+    match finished {
+        None => {}
+        Some(true) => {
+            let r = RUNNING.with(|c| c.borrow_mut().take());
+            if let Some(r) = r {
+                publish(state, &r, true);
+                state.search_page.set(0);
+                if !r.search.per_track().iter().all(|v| v.is_empty()) {
+                    page_to(state, 0);
+                }
+            }
+        }
+        Some(false) => {
+            RUNNING.with(|c| {
+                if let Some(r) = c.borrow_mut().as_mut() {
+                    publish(state, r, false);
+                    r.timer = Some(Timeout::new(0, move || run_chunk(state, token)));
+                }
+            });
+        }
+    }
+}
+
+/// Start searching `text` on the current trace (cancels a running search).
+pub fn start_search(state: AppState, text: &str) {
+    let token = TOKEN.with(|t| {
+        t.set(t.get() + 1);
+        t.get()
+    });
+    RUNNING.with(|c| c.borrow_mut().take());
+    let text = text.trim().to_string();
+    if text.is_empty() {
+        state.set_search(SearchHits::default());
+        return;
+    }
+    let query = match Query::parse(&text) {
+        Ok(q) => q,
+        Err(e) => {
+            state.set_search(SearchHits { query: text, error: Some(e.to_string()), done: true, ..Default::default() });
+            return;
+        }
+    };
+    let data = state.data();
+    let search = Search::new(&data.trace, query);
+    RUNNING.with(|c| *c.borrow_mut() = Some(Running { search, data, query: text, token, timer: None }));
+    run_chunk(state, token);
+}
+
+#[component]
+pub fn SearchWidget() -> impl IntoView {
+    let state = use_app_state();
+    let text = RwSignal::new(String::new());
+    let input_ref = NodeRef::<leptos::html::Input>::new();
+    let debounce: StoredValue<Option<Rc<Timeout>>, LocalStorage> = StoredValue::new_local(None);
+    // a new trace: run the same query again on it
+    Effect::new(move |prev: Option<()>| {
+        state.generation.track();
+        if prev.is_some() {
+            start_search(state, &text.get_untracked());
+        }
+    });
+    // `/` focuses the search box (the timeline's key help sends `loupe-focus-search` too)
+    let listeners: StoredValue<Vec<Listener>, LocalStorage> = StoredValue::new_local(Vec::new());
+    if let Some(w) = dom::window() {
+        let focus = move || {
+            if let Some(i) = input_ref.get_untracked() {
+                let _ = i.focus();
+                i.select();
+            }
+        };
+        let a = listen(w.as_ref(), "keydown", false, move |e| {
+            let Ok(ev) = e.dyn_into::<web_sys::KeyboardEvent>() else { return };
+            let in_field = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+            if ev.key() == "/" && !in_field {
+                ev.prevent_default();
+                focus();
+            }
+        });
+        let b = listen(w.as_ref(), "loupe-focus-search", false, move |_| focus());
+        listeners.set_value(vec![a, b]);
+    }
+    on_cleanup(move || listeners.set_value(Vec::new()));
+
+    let on_input = move |ev: web_sys::Event| {
+        let v = event_target_value(&ev);
+        text.set(v.clone());
+        let t = Timeout::new(180, move || start_search(state, &v));
+        debounce.set_value(Some(Rc::new(t)));
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
+        "Enter" => {
+            ev.prevent_default();
+            let hits = state.search.get_value();
+            if hits.query != text.get_untracked().trim() {
+                debounce.set_value(None);
+                start_search(state, &text.get_untracked());
+            } else {
+                page_by(state, if ev.shift_key() { -1 } else { 1 });
+            }
+        }
+        "Escape" => {
+            text.set(String::new());
+            debounce.set_value(None);
+            start_search(state, "");
+        }
+        _ => {}
+    };
+    let status = move || {
+        state.search_gen.track();
+        let h = state.search.get_value();
+        if let Some(e) = &h.error {
+            return view! { <p class="search-error" role="alert">{e.clone()}</p> }.into_any();
+        }
+        if h.query.is_empty() {
+            return ().into_any();
+        }
+        let pct = if h.total == 0 { 100.0 } else { h.scanned as f64 / h.total as f64 * 100.0 };
+        view! {
+            <p class="search-status">
+                <strong data-testid="search-count" data-done=h.done.to_string()>{h.count.to_string()}</strong>
+                {if h.count == 1 { " event matches" } else { " events match" }}
+                {(!h.done).then(|| format!(" so far ({pct:.0} % searched)"))}
+            </p>
+        }
+        .into_any()
+    };
+    let example = move |q: &'static str| {
+        view! {
+            <li><button class="link mono" on:click=move |_| {
+                text.set(q.to_string());
+                start_search(state, q);
+            }>{q}</button></li>
+        }
+    };
+    view! {
+        <div class="widget-body widget-scroll search-widget">
+            <input type="search" class="search-input" data-testid="search-input" node_ref=input_ref
+                placeholder="Search events — e.g. opcode:MATMUL dur>1us   (/ to focus)"
+                aria-label="Search events" spellcheck="false" autocomplete="off"
+                prop:value=move || text.get() on:input=on_input on:keydown=on_key/>
+            {status}
+            <details class="search-help">
+                <summary>"Query syntax"</summary>
+                <ul>
+                    <li><code>"matmul"</code>" — name contains (any case)"</li>
+                    <li><code>"opcode:MATMUL"</code>", "<code>"engine:Tensor"</code>", "<code>"operator:…"</code>", "<code>"layer:…"</code>", "<code>"hlo:…"</code>", "<code>"track:…"</code>", "<code>"group:…"</code>", "<code>"cat:…"</code>", "<code>"source:model.py:42"</code>" or any argument key — field equals value"</li>
+                    <li><code>"dur>10us"</code>", "<code>"start<2ms"</code>", "<code>"bytes>=4KiB"</code>" — numeric filters (ns, us, ms, s; B, KiB, MiB, GiB)"</li>
+                    <li><code>"-word"</code>" negates; "<code>"\"two words\""</code>" quotes; terms combine with AND"</li>
+                    <li>"Enter / Shift+Enter or ] / [ page through hits; Esc clears"</li>
+                </ul>
+                <p>"Try:"</p>
+                <ul class="search-examples">{example("dur>100us")}{example("engine:Tensor")}{example("opcode:DRAIN")}</ul>
+            </details>
+        </div>
+    }
+}

@@ -1,0 +1,122 @@
+//! Overall Summary: the whole profile at a glance. For a device profile, per engine instruction
+//! count, instruction time, active time and %, DMA transfers and bytes; for any trace, per track
+//! busy time, utilisation and event count, and the names that take the most time. Computed once
+//! per load from the model (prefix sums and one aggregation), never per frame.
+
+use leptos::prelude::*;
+use loupe_core::analysis::summary::WindowSummary;
+use loupe_core::model::TrackId;
+use loupe_core::time::format_duration_ns;
+
+use crate::state::{use_app_state, TraceData};
+use crate::widgets::fmt_bytes;
+
+/// Rows of the per-engine table (shared with the selection summary's reactive part).
+pub fn engine_rows(s: &WindowSummary) -> AnyView {
+    s.engines
+        .iter()
+        .map(|e| {
+            let name = e.engine.map_or("?", |e| e.name());
+            view! {
+                <tr data-engine=name>
+                    <th>{name}</th>
+                    <td class="num">{e.instruction_count.to_string()}</td>
+                    <td class="num">{format_duration_ns(e.instruction_time_ns)}</td>
+                    <td class="num">{format_duration_ns(e.active_time_ns)}</td>
+                    <td class="num">{format!("{:.2} %", e.active_percent)}</td>
+                </tr>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+/// Top `n` tracks by busy time, as table rows.
+pub fn track_rows(d: &TraceData, s: &WindowSummary, n: usize) -> AnyView {
+    let mut v: Vec<_> = s.tracks.iter().filter(|t| t.count > 0).copied().collect();
+    v.sort_by(|a, b| b.busy_ns.cmp(&a.busy_ns).then(b.count.cmp(&a.count)));
+    v.into_iter()
+        .take(n)
+        .map(|t| {
+            let label = d.trace.track_label(TrackId(t.track.0));
+            view! {
+                <tr>
+                    <th title=label.clone()>{label.clone()}</th>
+                    <td class="num">{t.count.to_string()}</td>
+                    <td class="num">{format_duration_ns(t.busy_ns)}</td>
+                    <td class="num">{format!("{:.1} %", s.utilisation(&t) * 100.0)}</td>
+                </tr>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+#[component]
+pub fn SummaryWidget() -> impl IntoView {
+    let state = use_app_state();
+    let body = move || {
+        let d = state.tracked_data();
+        let t = &d.trace;
+        let s = d.window_index.window(t, t.start_ns, t.end_ns, None);
+        let header = vec![
+            ("format", t.format.clone()),
+            ("events", t.slice_count().to_string()),
+            ("tracks", (t.tracks.len() + t.counters.len()).to_string()),
+            ("duration", format_duration_ns(t.duration_ns())),
+            ("warnings", t.warnings.total().to_string()),
+        ];
+        let engines = (!s.engines.is_empty()).then(|| {
+            view! {
+                <h4>"Engines"</h4>
+                <table class="grid" data-testid="summary-engines">
+                    <thead><tr><th>"engine"</th><th>"instructions"</th><th>"instruction time"</th><th>"active time"</th><th>"active %"</th></tr></thead>
+                    <tbody>{engine_rows(&s)}</tbody>
+                </table>
+            }
+        });
+        let dma = (s.dma_count > 0).then(|| {
+            view! {
+                <h4>"DMA"</h4>
+                <table class="kv">
+                    <tr><th>"packets"</th><td class="num">{s.dma_count.to_string()}</td></tr>
+                    <tr><th>"bytes"</th><td class="num" title=s.dma_bytes.to_string()>{fmt_bytes(s.dma_bytes)}</td></tr>
+                </table>
+            }
+        });
+        let top = loupe_core::query::aggregate_by_name(t, t.start_ns, t.end_ns);
+        let total: i64 = top.iter().map(|x| x.total_ns).sum::<i64>().max(1);
+        let top_rows = top
+            .iter()
+            .take(15)
+            .map(|x| {
+                view! {
+                    <tr>
+                        <th title=x.name.clone()>{x.name.clone()}</th>
+                        <td class="num">{x.count.to_string()}</td>
+                        <td class="num">{format_duration_ns(x.total_ns)}</td>
+                        <td class="num">{format!("{:.1} %", x.total_ns as f64 / total as f64 * 100.0)}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <table class="kv summary-head">
+                {header.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td>{v}</td></tr> }).collect_view()}
+            </table>
+            {engines}
+            {dma}
+            <h4>"Busiest tracks"</h4>
+            <table class="grid" data-testid="summary-tracks">
+                <thead><tr><th>"track"</th><th>"events"</th><th>"busy"</th><th>"utilisation"</th></tr></thead>
+                <tbody>{track_rows(&d, &s, 20)}</tbody>
+            </table>
+            <h4>"Top names by time"</h4>
+            <table class="grid" data-testid="summary-names">
+                <thead><tr><th>"name"</th><th>"count"</th><th>"total"</th><th>"% of sliced time"</th></tr></thead>
+                <tbody>{top_rows}</tbody>
+            </table>
+        }
+    };
+    view! { <div class="widget-body widget-scroll summary-widget">{body}</div> }
+}

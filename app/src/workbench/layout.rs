@@ -1,0 +1,479 @@
+//! The dock layout as data: a tree of splits whose leaves are slots holding widgets as tabs.
+//! Pure (no DOM): the workbench renders it by computing one rectangle per slot, so moving or
+//! resizing never remounts a widget. Serialised with serde for named layouts in localStorage.
+
+use serde::{Deserialize, Serialize};
+
+/// Every widget the workbench knows (the registry's keys). One instance of each at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WidgetKind {
+    Timeline,
+    Details,
+    Search,
+    Summary,
+    SelectionSummary,
+    Program,
+}
+
+impl WidgetKind {
+    pub const ALL: [WidgetKind; 6] = [
+        WidgetKind::Timeline,
+        WidgetKind::Details,
+        WidgetKind::Search,
+        WidgetKind::Summary,
+        WidgetKind::SelectionSummary,
+        WidgetKind::Program,
+    ];
+    pub fn title(self) -> &'static str {
+        match self {
+            WidgetKind::Timeline => "Timeline",
+            WidgetKind::Details => "Event Details",
+            WidgetKind::Search => "Search",
+            WidgetKind::Summary => "Overall Summary",
+            WidgetKind::SelectionSummary => "Current Selection",
+            WidgetKind::Program => "Program",
+        }
+    }
+    /// `data-testid="widget-<name>"` of the widget's root.
+    pub fn test_name(self) -> &'static str {
+        match self {
+            WidgetKind::Timeline => "timeline",
+            WidgetKind::Details => "details",
+            WidgetKind::Search => "search",
+            WidgetKind::Summary => "summary",
+            WidgetKind::SelectionSummary => "selection-summary",
+            WidgetKind::Program => "program",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Node {
+    /// Children side by side (`horizontal`) or stacked; `sizes` are fractions summing to 1.
+    Split { horizontal: bool, sizes: Vec<f64>, children: Vec<Node> },
+    /// A slot: its widgets are tabs; `active` indexes `widgets`.
+    Slot { widgets: Vec<WidgetKind>, active: usize },
+}
+
+/// A rectangle in fractions of the workbench (0..1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+/// Path from the root to a node: child indices.
+pub type Path = Vec<usize>;
+
+/// A slot's placement, for rendering.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotBox {
+    pub path: Path,
+    pub rect: Rect,
+    pub widgets: Vec<WidgetKind>,
+    pub active: usize,
+}
+
+/// A splitter between children `index` and `index + 1` of the split at `path`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitterBox {
+    pub path: Path,
+    pub index: usize,
+    pub horizontal: bool,
+    /// Position of the boundary (x for horizontal splits, y otherwise) in fractions.
+    pub at: f64,
+    /// The split's own rectangle (the splitter spans it across).
+    pub rect: Rect,
+}
+
+/// The smallest fraction a pane can be resized to.
+pub const MIN_SIZE: f64 = 0.05;
+
+fn slot(ws: &[WidgetKind]) -> Node {
+    Node::Slot { widgets: ws.to_vec(), active: 0 }
+}
+
+fn split(horizontal: bool, parts: Vec<(f64, Node)>) -> Node {
+    let (sizes, children) = parts.into_iter().unzip();
+    Node::Split { horizontal, sizes, children }
+}
+
+/// What kind of profile is open: chooses the default layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileKind {
+    /// A Neuron device profile (NTFF, JSON export, Parquet), possibly with its NEFF.
+    Device,
+    /// CPU/GPU trace (Chrome, Kineto, …).
+    Trace,
+    /// A compiled program alone (NEFF).
+    ProgramOnly,
+}
+
+impl Node {
+    /// The default layout of a kind of profile.
+    pub fn default_for(kind: ProfileKind) -> Node {
+        use WidgetKind::*;
+        match kind {
+            ProfileKind::Device | ProfileKind::Trace => {
+                let main: &[WidgetKind] =
+                    if kind == ProfileKind::Device { &[Timeline, Program] } else { &[Timeline] };
+                split(
+                    true,
+                    vec![
+                        (
+                            0.74,
+                            split(
+                                false,
+                                vec![(0.68, slot(main)), (0.32, split(true, vec![(0.55, slot(&[Details])), (0.45, slot(&[SelectionSummary]))]))],
+                            ),
+                        ),
+                        (0.26, split(false, vec![(0.42, slot(&[Search])), (0.58, slot(&[Summary]))])),
+                    ],
+                )
+            }
+            ProfileKind::ProgramOnly => split(true, vec![(0.72, slot(&[Program])), (0.28, slot(&[Summary, Search]))]),
+        }
+    }
+
+    /// Every widget in the layout, in tree order.
+    pub fn widgets(&self) -> Vec<WidgetKind> {
+        let mut v = Vec::new();
+        self.walk(&mut |n, _| {
+            if let Node::Slot { widgets, .. } = n {
+                v.extend(widgets.iter().copied());
+            }
+        });
+        v
+    }
+
+    pub fn contains(&self, w: WidgetKind) -> bool {
+        self.widgets().contains(&w)
+    }
+
+    fn walk(&self, f: &mut impl FnMut(&Node, &Path)) {
+        fn go(n: &Node, path: &mut Path, f: &mut impl FnMut(&Node, &Path)) {
+            f(n, path);
+            if let Node::Split { children, .. } = n {
+                for (i, c) in children.iter().enumerate() {
+                    path.push(i);
+                    go(c, path, f);
+                    path.pop();
+                }
+            }
+        }
+        go(self, &mut Vec::new(), f)
+    }
+
+    pub fn at(&self, path: &[usize]) -> Option<&Node> {
+        match path.split_first() {
+            None => Some(self),
+            Some((&i, rest)) => match self {
+                Node::Split { children, .. } => children.get(i)?.at(rest),
+                Node::Slot { .. } => None,
+            },
+        }
+    }
+
+    fn at_mut(&mut self, path: &[usize]) -> Option<&mut Node> {
+        match path.split_first() {
+            None => Some(self),
+            Some((&i, rest)) => match self {
+                Node::Split { children, .. } => children.get_mut(i)?.at_mut(rest),
+                Node::Slot { .. } => None,
+            },
+        }
+    }
+
+    /// Slots with their rectangles, and the splitters between panes.
+    pub fn boxes(&self) -> (Vec<SlotBox>, Vec<SplitterBox>) {
+        let mut slots = Vec::new();
+        let mut splitters = Vec::new();
+        fn go(n: &Node, r: Rect, path: &mut Path, slots: &mut Vec<SlotBox>, sp: &mut Vec<SplitterBox>) {
+            match n {
+                Node::Slot { widgets, active } => slots.push(SlotBox {
+                    path: path.clone(),
+                    rect: r,
+                    widgets: widgets.clone(),
+                    active: (*active).min(widgets.len().saturating_sub(1)),
+                }),
+                Node::Split { horizontal, sizes, children } => {
+                    let total: f64 = sizes.iter().sum::<f64>().max(1e-9);
+                    let mut off = 0.0;
+                    for (i, c) in children.iter().enumerate() {
+                        let f = sizes.get(i).copied().unwrap_or(0.0) / total;
+                        let cr = if *horizontal {
+                            Rect { x: r.x + off * r.w, y: r.y, w: f * r.w, h: r.h }
+                        } else {
+                            Rect { x: r.x, y: r.y + off * r.h, w: r.w, h: f * r.h }
+                        };
+                        off += f;
+                        if i + 1 < children.len() {
+                            let at = if *horizontal { r.x + off * r.w } else { r.y + off * r.h };
+                            sp.push(SplitterBox { path: path.clone(), index: i, horizontal: *horizontal, at, rect: r });
+                        }
+                        path.push(i);
+                        go(c, cr, path, slots, sp);
+                        path.pop();
+                    }
+                }
+            }
+        }
+        go(self, Rect { x: 0.0, y: 0.0, w: 1.0, h: 1.0 }, &mut Vec::new(), &mut slots, &mut splitters);
+        (slots, splitters)
+    }
+
+    /// Move the boundary after child `index` of the split at `path` to `at` (a fraction of the
+    /// whole workbench), keeping both neighbours at least [`MIN_SIZE`] of the split.
+    pub fn resize(&mut self, path: &[usize], index: usize, at: f64) {
+        let (_, splitters) = self.boxes();
+        let Some(sb) = splitters.iter().find(|s| s.path == path && s.index == index) else { return };
+        let (origin, extent) =
+            if sb.horizontal { (sb.rect.x, sb.rect.w) } else { (sb.rect.y, sb.rect.h) };
+        let Some(Node::Split { sizes, .. }) = self.at_mut(path) else { return };
+        let total: f64 = sizes.iter().sum::<f64>().max(1e-9);
+        let before: f64 = sizes[..index].iter().sum::<f64>() / total;
+        let pair = (sizes[index] + sizes[index + 1]) / total;
+        let local = ((at - origin) / extent.max(1e-9)).clamp(0.0, 1.0);
+        let a = (local - before).clamp(MIN_SIZE.min(pair / 2.0), (pair - MIN_SIZE).max(pair / 2.0));
+        let scale = total;
+        sizes[index] = a * scale;
+        sizes[index + 1] = (pair - a) * scale;
+    }
+
+    /// Remove a widget wherever it is; empty slots disappear and single-child splits collapse.
+    pub fn remove(&mut self, w: WidgetKind) {
+        if let Node::Slot { widgets, active } = self {
+            widgets.retain(|&x| x != w);
+            *active = (*active).min(widgets.len().saturating_sub(1));
+            return;
+        }
+        if let Node::Split { sizes, children, .. } = self {
+            for c in children.iter_mut() {
+                c.remove(w);
+            }
+            let mut k = 0;
+            while k < children.len() {
+                let empty = matches!(&children[k], Node::Slot { widgets, .. } if widgets.is_empty())
+                    || matches!(&children[k], Node::Split { children: cc, .. } if cc.is_empty());
+                if empty {
+                    children.remove(k);
+                    sizes.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+            if children.len() == 1 {
+                let only = children.remove(0);
+                *self = only;
+            }
+        }
+    }
+
+    /// Put `w` into the slot at `path` as its active tab (moving it if it is elsewhere).
+    pub fn place(&mut self, w: WidgetKind, path: &[usize]) {
+        let target = self.at(path).cloned();
+        let Some(Node::Slot { widgets: target_widgets, .. }) = target else { return };
+        // identify the target slot by one of its other widgets, since removing may reshape paths
+        let anchor = target_widgets.iter().copied().find(|&x| x != w);
+        if anchor.is_none() && target_widgets.contains(&w) {
+            return; // already alone there
+        }
+        self.remove(w);
+        let path = match anchor {
+            Some(a) => self.slot_of(a),
+            None => Some(path.to_vec()).filter(|p| matches!(self.at(p), Some(Node::Slot { .. }))),
+        };
+        match path.and_then(|p| self.at_mut(&p)) {
+            Some(Node::Slot { widgets, active }) => {
+                widgets.push(w);
+                *active = widgets.len() - 1;
+            }
+            _ => self.add(w),
+        }
+    }
+
+    /// Put `w` beside the slot at `path` as a new pane (`horizontal`: to its right, else below).
+    pub fn split_beside(&mut self, w: WidgetKind, path: &[usize], horizontal: bool) {
+        let anchor = self.at(path).and_then(|n| match n {
+            Node::Slot { widgets, .. } => widgets.iter().copied().find(|&x| x != w),
+            _ => None,
+        });
+        let Some(anchor) = anchor else { return };
+        self.remove(w);
+        let Some(p) = self.slot_of(anchor) else { return };
+        if let Some(n) = self.at_mut(&p) {
+            let old = std::mem::replace(n, slot(&[]));
+            *n = split(horizontal, vec![(0.5, old), (0.5, slot(&[w]))]);
+        }
+    }
+
+    /// Add `w` (if absent) to the largest slot.
+    pub fn add(&mut self, w: WidgetKind) {
+        if self.contains(w) {
+            return;
+        }
+        let (slots, _) = self.boxes();
+        let best = slots.iter().max_by(|a, b| (a.rect.w * a.rect.h).total_cmp(&(b.rect.w * b.rect.h))).map(|s| s.path.clone());
+        match best.and_then(|p| self.at_mut(&p)) {
+            Some(Node::Slot { widgets, active }) => {
+                widgets.push(w);
+                *active = widgets.len() - 1;
+            }
+            _ => *self = slot(&[w]),
+        }
+    }
+
+    /// Make `w` the active tab of its slot.
+    pub fn activate(&mut self, w: WidgetKind) {
+        if let Some(p) = self.slot_of(w) {
+            if let Some(Node::Slot { widgets, active }) = self.at_mut(&p) {
+                if let Some(i) = widgets.iter().position(|&x| x == w) {
+                    *active = i;
+                }
+            }
+        }
+    }
+
+    /// Path of the slot holding `w`.
+    pub fn slot_of(&self, w: WidgetKind) -> Option<Path> {
+        let mut found = None;
+        self.walk(&mut |n, p| {
+            if let Node::Slot { widgets, .. } = n {
+                if widgets.contains(&w) && found.is_none() {
+                    found = Some(p.clone());
+                }
+            }
+        });
+        found
+    }
+
+    /// Repair a layout read from storage: drop duplicates, fix sizes and active indices.
+    pub fn sanitize(mut self) -> Option<Node> {
+        let mut seen = Vec::new();
+        fn go(n: &mut Node, seen: &mut Vec<WidgetKind>) {
+            match n {
+                Node::Slot { widgets, active } => {
+                    widgets.retain(|w| {
+                        let new = !seen.contains(w);
+                        seen.push(*w);
+                        new
+                    });
+                    *active = (*active).min(widgets.len().saturating_sub(1));
+                }
+                Node::Split { sizes, children, .. } => {
+                    sizes.resize(children.len(), 1.0);
+                    for s in sizes.iter_mut() {
+                        if !s.is_finite() || *s <= 0.0 {
+                            *s = 1.0;
+                        }
+                    }
+                    for c in children {
+                        go(c, seen);
+                    }
+                }
+            }
+        }
+        go(&mut self, &mut seen);
+        if seen.is_empty() {
+            return None;
+        }
+        // collapse empties
+        for w in WidgetKind::ALL {
+            if !self.contains(w) {
+                self.remove(w);
+            }
+        }
+        Some(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use WidgetKind::*;
+
+    #[test]
+    fn default_layouts_hold_the_expected_widgets_and_tile_the_area() {
+        for kind in [ProfileKind::Device, ProfileKind::Trace, ProfileKind::ProgramOnly] {
+            let l = Node::default_for(kind);
+            let (slots, _) = l.boxes();
+            let area: f64 = slots.iter().map(|s| s.rect.w * s.rect.h).sum();
+            assert!((area - 1.0).abs() < 1e-9, "{kind:?} {area}");
+        }
+        let d = Node::default_for(ProfileKind::Device);
+        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program] {
+            assert!(d.contains(w), "{w:?}");
+        }
+        assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
+    }
+
+    #[test]
+    fn remove_collapses_and_add_goes_to_the_largest_slot() {
+        let mut l = Node::default_for(ProfileKind::Trace);
+        l.remove(SelectionSummary);
+        assert!(!l.contains(SelectionSummary));
+        let (slots, _) = l.boxes();
+        assert_eq!(slots.len(), 4);
+        let area: f64 = slots.iter().map(|s| s.rect.w * s.rect.h).sum();
+        assert!((area - 1.0).abs() < 1e-9);
+        l.add(SelectionSummary);
+        let p = l.slot_of(SelectionSummary).unwrap();
+        assert_eq!(l.slot_of(Timeline).unwrap(), p, "largest slot is the timeline's");
+        l.add(SelectionSummary);
+        assert_eq!(l.widgets().iter().filter(|&&w| w == SelectionSummary).count(), 1);
+    }
+
+    #[test]
+    fn place_moves_a_widget_between_slots() {
+        let mut l = Node::default_for(ProfileKind::Trace);
+        let target = l.slot_of(Summary).unwrap();
+        l.place(Details, &target);
+        assert_eq!(l.slot_of(Details), l.slot_of(Summary));
+        assert_eq!(l.widgets().len(), 5);
+        // moving the last widget of a slot onto its own slot is a no-op
+        let p = l.slot_of(Search).unwrap();
+        let before = l.clone();
+        l.place(Search, &p);
+        assert_eq!(l, before);
+        l.split_beside(Search, &l.slot_of(Timeline).unwrap(), true);
+        assert!(l.contains(Search));
+        let (slots, _) = l.boxes();
+        let area: f64 = slots.iter().map(|s| s.rect.w * s.rect.h).sum();
+        assert!((area - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn resize_moves_the_boundary_within_limits() {
+        let mut l = Node::default_for(ProfileKind::Trace);
+        let (_, sp) = l.boxes();
+        let root = sp.iter().find(|s| s.path.is_empty()).unwrap().clone();
+        l.resize(&[], root.index, 0.5);
+        let (_, sp) = l.boxes();
+        let root2 = sp.iter().find(|s| s.path.is_empty()).unwrap();
+        assert!((root2.at - 0.5).abs() < 1e-9, "{}", root2.at);
+        l.resize(&[], 0, 2.0);
+        let (_, sp) = l.boxes();
+        assert!(sp.iter().find(|s| s.path.is_empty()).unwrap().at <= 1.0 - MIN_SIZE + 1e-9);
+    }
+
+    #[test]
+    fn serde_round_trip_and_sanitize() {
+        let l = Node::default_for(ProfileKind::Device);
+        let j = serde_json::to_string(&l).unwrap();
+        let back: Node = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, l);
+        let dup = Node::Split {
+            horizontal: true,
+            sizes: vec![f64::NAN],
+            children: vec![slot(&[Timeline, Timeline]), slot(&[Timeline])],
+        };
+        let s = dup.sanitize().unwrap();
+        assert_eq!(s.widgets(), vec![Timeline]);
+        assert!(Node::Slot { widgets: vec![], active: 3 }.sanitize().is_none());
+    }
+}
