@@ -1,0 +1,133 @@
+//! Malformed and hostile input (issue 7 §1, §2, §6): every case must end with a typed error or a
+//! partial load, never a panic, a hang or an allocation failure. The cases are built in memory from
+//! small fixtures and, when present, from `../shared/samples` (never committed). No test asserts
+//! wall-clock time: sizes are chosen so that a correct implementation finishes each case in well
+//! under a second, and an O(n²) or exponent-stepping one takes minutes.
+
+use loupe_core::model::{GroupKind, Layout, Trace, TraceBuilder, TrackKind};
+
+// ---------------------------------------------------------------- invariants
+
+/// At one depth, slices are sorted by start and never overlap (the LOD index relies on it).
+fn assert_depth_invariant(t: &Trace, what: &str) {
+    for (ti, tr) in t.tracks.iter().enumerate() {
+        let s = &tr.slices;
+        for d in 0..s.depth_count() {
+            let r = s.depth_range(d);
+            for i in r.start + 1..r.end {
+                assert!(
+                    s.start_ns[i - 1] <= s.start_ns[i],
+                    "{what}: track {ti} depth {d}: starts not sorted at {i}"
+                );
+                assert!(
+                    s.end_ns(i - 1) <= s.start_ns[i],
+                    "{what}: track {ti} depth {d}: slices {} and {i} overlap",
+                    i - 1
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- lanes
+
+fn lanes_trace(slices: &[(i64, i64)], layout: Layout) -> Trace {
+    let mut b = TraceBuilder::new("test");
+    let g = b.add_group("g", GroupKind::Process);
+    let kind = if layout == Layout::Lanes { TrackKind::Async } else { TrackKind::Thread };
+    let t = b.add_track(g, "t", kind, "t");
+    b.set_track_layout(t, layout);
+    let cat = b.intern("c");
+    for (k, &(s, d)) in slices.iter().enumerate() {
+        let name = b.intern(&k.to_string());
+        b.add_slice(t, s, d, name, cat, loupe_core::model::ArgsId::NONE);
+    }
+    b.finish()
+}
+
+/// The greedy "first free lane" rule, written the obvious O(n × lanes) way.
+fn reference_lanes(slices: &[(i64, i64)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..slices.len()).collect();
+    order.sort_by(|&a, &b| slices[a].0.cmp(&slices[b].0).then(slices[b].1.cmp(&slices[a].1)).then(a.cmp(&b)));
+    let mut lanes: Vec<i64> = Vec::new();
+    let mut out = vec![0; slices.len()];
+    for i in order {
+        let (s, d) = slices[i];
+        let l = match lanes.iter().position(|&e| e <= s) {
+            Some(l) => l,
+            None => {
+                lanes.push(0);
+                lanes.len() - 1
+            }
+        };
+        lanes[l] = (s + d).max(s + 1);
+        out[i] = l;
+    }
+    out
+}
+
+#[test]
+fn lanes_match_the_first_free_lane_rule() {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut rnd = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for round in 0..20 {
+        let n = 3000;
+        let slices: Vec<(i64, i64)> = (0..n)
+            .map(|_| {
+                let d = if round % 4 == 0 { rnd(3) } else { rnd(500) };
+                (rnd(20_000) as i64, d as i64)
+            })
+            .collect();
+        let t = lanes_trace(&slices, Layout::Lanes);
+        assert_depth_invariant(&t, "random lanes");
+        let want = reference_lanes(&slices);
+        let tr = &t.tracks[0];
+        assert_eq!(tr.slices.len(), n);
+        for i in 0..n {
+            let k: usize = t.str(tr.slices.name[i]).parse().unwrap();
+            assert_eq!(tr.slices.depth_of(i), want[k], "round {round}, slice {k}");
+        }
+    }
+}
+
+#[test]
+fn lanes_300k_fully_overlapping_slices() {
+    let n = 300_000;
+    let slices = vec![(1_000i64, 5_000i64); n];
+    let t = lanes_trace(&slices, Layout::Lanes);
+    assert_depth_invariant(&t, "300k overlapping, lanes");
+    // 65 536 lanes on the track, 65 536 on its overlap track, the rest counted and dropped
+    let lanes = 65_536;
+    assert_eq!(t.tracks[0].slices.depth_count(), lanes);
+    assert_eq!(t.tracks.len(), 2);
+    assert_eq!(t.tracks[1].kind, TrackKind::Overlap);
+    assert_eq!(t.slice_count(), 2 * lanes);
+    assert!(t.warnings.count_of("lane_limit") >= 2, "{:?}", t.warnings);
+}
+
+#[test]
+fn nested_300k_identical_slices() {
+    // identical slices nest until the depth limit, then spill to lanes, then are dropped
+    let n = 300_000;
+    let slices = vec![(0i64, 1_000i64); n];
+    let t = lanes_trace(&slices, Layout::Nested);
+    assert_depth_invariant(&t, "300k identical, nested");
+    assert!(t.slice_count() <= n);
+    assert!(t.warnings.count_of("overlapping_slices") >= 1);
+    assert!(t.warnings.count_of("lane_limit") >= 1);
+}
+
+#[test]
+fn lanes_many_staggered_slices() {
+    // 200k slices, each overlapping the next 1000: a moving window of lanes
+    let slices: Vec<(i64, i64)> = (0..200_000i64).map(|i| (i, 1_000)).collect();
+    let t = lanes_trace(&slices, Layout::Lanes);
+    assert_depth_invariant(&t, "staggered");
+    assert_eq!(t.slice_count(), 200_000);
+    assert_eq!(t.tracks[0].slices.depth_count(), 1_000);
+}
