@@ -131,3 +131,77 @@ fn lanes_many_staggered_slices() {
     assert_eq!(t.slice_count(), 200_000);
     assert_eq!(t.tracks[0].slices.depth_count(), 1_000);
 }
+
+// ---------------------------------------------------------------- helpers
+
+use loupe_core::import::{import_bytes, ImportError, NoProgress};
+
+/// Import and require "a typed error or a (partial) trace"; a panic fails the test by itself.
+fn import(name: &str, bytes: &[u8]) -> Result<Trace, ImportError> {
+    let r = import_bytes(name, bytes, &mut NoProgress);
+    if let Ok(t) = &r {
+        assert_depth_invariant(t, name);
+    }
+    r
+}
+
+// ---------------------------------------------------------------- neuron JSON export: many ids
+
+/// A neuron-profile JSON export with `n` records in each of the tables whose lookups were quadratic.
+fn neuron_json_many_ids(n: usize) -> Vec<u8> {
+    let mut s = String::from(r#"{"model_info":[{"nc_idx":0,"nd_idx":0}],"semaphore_update":["#);
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(r#"{{"timestamp":{i},"value":1,"id":"S[{i}] (q)"}}"#));
+    }
+    // instructions on many physical cores, all starting at the same time (one DMA trigger key)
+    s.push_str(r#"],"instruction":["#);
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            r#"{{"timestamp":5,"duration":1,"id":{i},"trigger":{},"label":"Vector","opcode":"op","pcore_idx":{}}}"#,
+            1000 + i,
+            i % 2000
+        ));
+    }
+    s.push_str(r#"],"dma":["#);
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            r#"{{"timestamp":{},"duration":3,"aggregated":"yes","trigger":5,"subgroup":"q-Q0-E0","pcore_idx":{}}}"#,
+            1000 + i,
+            i % 2000
+        ));
+    }
+    s.push_str(r#"],"active_time":["#);
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            r#"{{"pcore_idx":{},"engine":"e{}","start_ts":{i},"end_ts":{}}}"#,
+            i % 2000,
+            i % 50,
+            i + 1
+        ));
+    }
+    s.push_str("]}");
+    s.into_bytes()
+}
+
+#[test]
+fn neuron_json_many_ids_are_not_quadratic() {
+    let n: usize = std::env::var("LOUPE_MANY_IDS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let t = import("many.json", &neuron_json_many_ids(n)).expect("loads");
+    assert_eq!(t.format, "neuron-profile-json");
+    assert_eq!(t.groups.len(), 2000);
+    let sems = t.counters.iter().filter(|c| t.str(c.name).starts_with("S[")).count();
+    assert_eq!(sems, n);
+    assert_eq!(t.flows.len(), n, "every DMA finds its trigger");
+}
