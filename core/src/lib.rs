@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod import;
+pub mod limits;
 pub mod lod;
 pub mod model;
 pub mod neuron;

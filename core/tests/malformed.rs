@@ -205,3 +205,83 @@ fn neuron_json_many_ids_are_not_quadratic() {
     assert_eq!(sems, n);
     assert_eq!(t.flows.len(), n, "every DMA finds its trigger");
 }
+
+// ---------------------------------------------------------------- NEFF: many names
+
+use loupe_core::neuron::neff::{self, writer};
+
+/// A NEFF with `n` subgraphs (def.json, engine JSON and binary each) and a graph naming `n`
+/// missing kelf files: every name resolution used to scan every member.
+fn neff_many_members(n: usize) -> Vec<u8> {
+    let mut b = writer::NeffBuilder::new();
+    let mut graphs = String::new();
+    let mut nodes = String::new();
+    for i in 0..n {
+        if i > 0 {
+            graphs.push(',');
+            nodes.push(',');
+        }
+        graphs.push_str(&format!(r#"{{"definition":"sg{i}/def.json","name":"sg{i}"}}"#));
+        nodes.push_str(&format!(r#"{{"op":"tvm_op","name":"n{i}","attrs":{{"kelf":"missing-{i}.json"}}}}"#));
+    }
+    b.member(
+        "neff.json",
+        format!(r#"{{"nodes":[{nodes},{{"op":"tvm_op","name":"k","attrs":{{"kelf":"kelf-0.json"}}}}]}}"#),
+    );
+    b.member("kelf-0.json", format!(r#"{{"graphs":[{graphs}]}}"#));
+    for i in 0..n {
+        b.member(
+            &format!("sg{i}/def.json"),
+            r#"{"pe":"PE.json","pe_instr":"PE.bin","var":{},"dma_queue":{}}"#,
+        );
+        b.member(&format!("sg{i}/PE.json"), r#"{"dma":[],"instr":"PE.bin"}"#);
+        b.member(&format!("sg{i}/PE.bin"), writer::slots(&[1, 2]));
+    }
+    b.build()
+}
+
+#[test]
+fn neff_many_members_resolve_by_map() {
+    let n: usize =
+        std::env::var("LOUPE_MANY_IDS").ok().and_then(|v| v.parse().ok()).map_or(1500, |v: usize| v / 10);
+    let bytes = neff_many_members(n);
+    let parsed = neff::parse(&bytes).expect("parses");
+    assert_eq!(parsed.subgraphs.len(), n);
+    assert!(parsed.subgraphs.iter().all(|s| s.engines.len() == 1 && s.engines[0].instructions.is_some()));
+    let t = import("many.neff", &bytes).expect("imports");
+    assert!(t.program.is_some());
+}
+
+/// `n` subgraphs whose def.json all name one large engine JSON: each used to receive a clone of
+/// the parsed tree (gigabytes from a small file); now each parse spends one shared budget.
+fn neff_shared_engine_json(n: usize, engine_json_bytes: usize) -> Vec<u8> {
+    let mut b = writer::NeffBuilder::new();
+    let mut graphs = String::new();
+    for i in 0..n {
+        if i > 0 {
+            graphs.push(',');
+        }
+        graphs.push_str(&format!(r#"{{"definition":"sg{i}/def.json","name":"sg{i}"}}"#));
+        b.member(&format!("sg{i}/def.json"), r#"{"pe":"../PE.json","pe_instr":"../PE.bin"}"#);
+    }
+    b.member("kelf-0.json", format!(r#"{{"graphs":[{graphs}]}}"#));
+    let mut big = String::from(r#"{"instr":"PE.bin","dma":["#);
+    while big.len() < engine_json_bytes {
+        big.push_str(r#"{"id":"1","desc":[0,0,0,0,0,0,0,0]},"#);
+    }
+    big.push_str(r#"{}]}"#);
+    b.member("PE.json", big);
+    b.member("PE.bin", writer::slots(&[1]));
+    b.build()
+}
+
+#[test]
+fn neff_shared_engine_json_spends_one_budget() {
+    let bytes = neff_shared_engine_json(200, 300_000);
+    let parsed = neff::parse(&bytes).expect("parses");
+    assert_eq!(parsed.subgraphs.len(), 200);
+    let with_dma = parsed.subgraphs.iter().filter(|s| s.engines.iter().any(|e| !e.dma.is_empty())).count();
+    assert!(with_dma > 0 && with_dma < 200, "{with_dma} subgraphs got the engine JSON");
+    assert!(parsed.warnings.iter().any(|w| w.contains("parse budget")), "{:?}", parsed.warnings.last());
+    assert!(import("shared.neff", &bytes).is_ok());
+}
