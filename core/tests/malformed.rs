@@ -285,3 +285,34 @@ fn neff_shared_engine_json_spends_one_budget() {
     assert!(parsed.warnings.iter().any(|w| w.contains("parse budget")), "{:?}", parsed.warnings.last());
     assert!(import("shared.neff", &bytes).is_ok());
 }
+
+// ---------------------------------------------------------------- NTFF: lying block descriptors
+
+use loupe_core::neuron::ntff::{self, writer as ntff_writer};
+
+/// A 1 MB synthetic capture plus `extra` descriptors that each claim the whole record area
+/// (and some beyond the file): every byte used to be decoded once per descriptor, with output
+/// vectors sized from the sum of the claims.
+fn ntff_overlapping_blocks(extra: usize) -> Vec<u8> {
+    let mut c = ntff_writer::synthetic_capture(1);
+    for k in 0..extra as u64 {
+        let ty = [0u64, 1, 4, 5][k as usize % 4];
+        c.extra_blocks.push((ty, (k % 3) * 16, u64::MAX / 2));
+    }
+    ntff_writer::write(&c)
+}
+
+#[test]
+fn ntff_overlapping_descriptors_decode_once() {
+    let clean = ntff::parse(&ntff_overlapping_blocks(0)).expect("clean capture");
+    let n: usize = std::env::var("LOUPE_NTFF_BLOCKS").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000);
+    let bytes = ntff_overlapping_blocks(n);
+    let t = ntff::parse(&bytes).expect("parses with warnings");
+    assert_eq!(t.instructions.len(), clean.instructions.len());
+    assert_eq!(t.dma_packets.len(), clean.dma_packets.len());
+    assert!(t.instructions.capacity() <= bytes.len() / 32 + 1);
+    let kinds: Vec<_> = t.warnings.iter().map(|w| w.kind).collect();
+    assert!(kinds.contains(&ntff::WarningKind::BlockTiling), "{kinds:?}");
+    assert!(kinds.contains(&ntff::WarningKind::BlockOutOfRange), "{kinds:?}");
+    assert!(import("overlap.ntff", &bytes).is_ok());
+}
