@@ -188,7 +188,7 @@ fn blocks<'a>(area: &'a [u8], meta: &Metadata, w: &mut Warnings) -> [Vec<&'a [u8
         touching.extend(claimed.range(start.saturating_add(1)..end).map(|(&a, &b)| (a, b)));
         // unclaimed pieces, cut to whole records of this block
         let mut at = start;
-        let mut piece = |from: u64, to: u64, list: &mut Vec<&'a [u8]>| {
+        let piece = |from: u64, to: u64, list: &mut Vec<&'a [u8]>| {
             let from = start + (from - start).div_ceil(rec) * rec;
             let to = if to == end { end } else { start + (to - start) / rec * rec };
             if from < to {
