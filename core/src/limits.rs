@@ -15,6 +15,21 @@ pub const MAX_JSON_INPUT_BYTES: u64 = 1_500_000_000;
 /// under ~256 MiB; the sample NEFFs hold about 110 KB of JSON.
 pub const NEFF_JSON_BUDGET_BYTES: u64 = 16 << 20;
 
+/// Refuse JSON text above `limit` bytes up front, before any parsing: the browser worker would
+/// die holding it (until streaming import lands). Binary formats pass; JSON is recognised by its
+/// first non-blank byte (after a UTF-8 byte-order mark).
+pub fn check_json_size(bytes: &[u8], limit: u64) -> Result<(), crate::import::ImportError> {
+    if bytes.len() as u64 <= limit {
+        return Ok(());
+    }
+    let b = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = b.iter().take(4096).find(|c| !c.is_ascii_whitespace());
+    if matches!(first, Some(b'{') | Some(b'[')) {
+        return Err(crate::import::ImportError::TooLarge { what: "this JSON file is".into(), limit });
+    }
+    Ok(())
+}
+
 /// `bytes` as a short human size ("1.5 GiB", "64 MiB", "512 KiB").
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
@@ -42,5 +57,22 @@ mod tests {
         assert_eq!(human_bytes(NEFF_JSON_BUDGET_BYTES), "16 MiB");
         assert_eq!(human_bytes(100), "100 bytes");
         assert_eq!(human_bytes(1536), "1.5 KiB");
+    }
+
+    #[test]
+    fn json_size() {
+        assert!(check_json_size(b"  [1,2,3]", 100).is_ok());
+        let e = check_json_size(b"  [1,2,3]", 4).unwrap_err();
+        assert_eq!(e.to_string(), "this JSON file is more than 4 bytes (the most Loupe can hold in memory)");
+        assert!(check_json_size(b"\xEF\xBB\xBF{\"a\":1}", 4).is_err());
+        assert!(check_json_size(b"\x05\x00\x00\x00binary", 4).is_ok());
+        let e = check_json_size(b"{}", 0).unwrap_err().to_string();
+        assert!(e.contains("more than 0 bytes"), "{e}");
+        let msg = crate::import::ImportError::TooLarge {
+            what: "this JSON file is".into(),
+            limit: MAX_JSON_INPUT_BYTES,
+        }
+        .to_string();
+        assert_eq!(msg, "this JSON file is more than 1.4 GiB (the most Loupe can hold in memory)");
     }
 }

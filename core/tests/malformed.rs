@@ -316,3 +316,116 @@ fn ntff_overlapping_descriptors_decode_once() {
     assert!(kinds.contains(&ntff::WarningKind::BlockOutOfRange), "{kinds:?}");
     assert!(import("overlap.ntff", &bytes).is_ok());
 }
+
+// ---------------------------------------------------------------- containers: bombs and budgets
+
+use loupe_core::import::container::{self, Budget};
+use std::io::Write;
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn deflate(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// A zip member: name, stored bytes, method (0 stored, 8 deflated), declared uncompressed size.
+struct ZipMember {
+    name: String,
+    data: Vec<u8>,
+    method: u16,
+    declared: u32,
+}
+
+fn zip_member(name: &str, content: &[u8], deflated: bool) -> ZipMember {
+    let (data, method) = if deflated { (deflate(content), 8) } else { (content.to_vec(), 0) };
+    ZipMember { name: name.into(), data, method, declared: content.len() as u32 }
+}
+
+/// A minimal zip writer (no CRCs: the reader does not check them).
+fn zip(members: &[ZipMember]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for m in members {
+        let off = out.len() as u32;
+        out.extend_from_slice(b"PK\x03\x04");
+        out.extend_from_slice(&[20, 0, 0, 0]);
+        out.extend_from_slice(&m.method.to_le_bytes());
+        out.extend_from_slice(&[0; 8]); // time, date, crc
+        out.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        out.extend_from_slice(&m.declared.to_le_bytes());
+        out.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(m.name.as_bytes());
+        out.extend_from_slice(&m.data);
+        central.extend_from_slice(b"PK\x01\x02");
+        central.extend_from_slice(&[20, 0, 20, 0, 0, 0]);
+        central.extend_from_slice(&m.method.to_le_bytes());
+        central.extend_from_slice(&[0; 8]);
+        central.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        central.extend_from_slice(&m.declared.to_le_bytes());
+        central.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
+        central.extend_from_slice(&[0; 12]);
+        central.extend_from_slice(&off.to_le_bytes());
+        central.extend_from_slice(m.name.as_bytes());
+    }
+    let cd_off = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_off.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
+}
+
+fn is_too_large<T: std::fmt::Debug>(r: &Result<T, ImportError>) -> bool {
+    matches!(r, Err(ImportError::TooLarge { .. }))
+}
+
+#[test]
+fn container_budget_is_shared_and_typed() {
+    let mb = vec![b' '; 1 << 20];
+    // gzip bomb beyond the budget: a typed error, not a silent truncation
+    let bomb = gz(&vec![0u8; 8 << 20]);
+    let r = container::unwrap_within("bomb.json.gz", &bomb, &mut Budget { left: 1 << 20 });
+    assert!(is_too_large(&r), "{r:?}");
+    let msg = r.unwrap_err().to_string();
+    assert!(msg.starts_with("this file expands to more than 1.5 GiB"), "{msg}");
+    // exactly at the budget: fine
+    let exact = gz(&mb);
+    assert_eq!(
+        container::unwrap_within("a.gz", &exact, &mut Budget { left: 1 << 20 }).unwrap()[0].1.len(),
+        1 << 20
+    );
+    // many zip members, each under the budget, together over it
+    let members: Vec<ZipMember> = (0..5).map(|i| zip_member(&format!("m{i}.json"), &mb, true)).collect();
+    let z = zip(&members);
+    let r = container::unwrap_within("many.zip", &z, &mut Budget { left: 3 << 20 });
+    assert!(is_too_large(&r), "{:?}", r.map(|v| v.len()));
+    assert_eq!(container::unwrap_within("many.zip", &z, &mut Budget { left: 5 << 20 }).unwrap().len(), 5);
+    // stored members spend the budget too
+    let stored: Vec<ZipMember> = (0..5).map(|i| zip_member(&format!("s{i}"), &mb, false)).collect();
+    assert!(is_too_large(&container::unwrap_within("s.zip", &zip(&stored), &mut Budget { left: 3 << 20 })));
+    // nesting: zip of gzips of a bomb, one budget through every level
+    let inner = gz(&vec![b'['; 2 << 20]);
+    let nested: Vec<ZipMember> = (0..3).map(|i| zip_member(&format!("n{i}.json.gz"), &inner, true)).collect();
+    let nz = gz(&zip(&nested));
+    assert!(is_too_large(&container::unwrap_within("n.zip.gz", &nz, &mut Budget { left: 5 << 20 })));
+    // a declared size of 0xFFFFFFFF (zip64 marker, or a lie) allocates nothing up front
+    let mut liar = zip_member("liar.json", b"[]", true);
+    liar.declared = u32::MAX;
+    let liar = zip(&[liar]);
+    let v = container::unwrap_within("liar.zip", &liar, &mut Budget::default()).unwrap();
+    assert_eq!(&*v[0].1, b"[]");
+    // a declared size beyond the budget is refused before inflating
+    let mut big = zip_member("big.json", b"[]", true);
+    big.declared = 0x7FFF_FFFF;
+    assert!(is_too_large(&container::unwrap_within("big.zip", &zip(&[big]), &mut Budget::default())));
+}
