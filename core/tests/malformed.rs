@@ -429,3 +429,266 @@ fn container_budget_is_shared_and_typed() {
     big.declared = 0x7FFF_FFFF;
     assert!(is_too_large(&container::unwrap_within("big.zip", &zip(&[big]), &mut Budget::default())));
 }
+
+// ---------------------------------------------------------------- the corpus
+
+/// Deterministic xorshift.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The malformed variants of one well-formed file: truncations, byte flips, lying 32-bit
+/// lengths at random offsets and in the first 64 bytes, zeroed and duplicated spans. 44 cases.
+fn mutations(base: &[u8], seed: u64) -> Vec<(String, Vec<u8>)> {
+    let mut r = Rng(seed | 1);
+    let n = base.len();
+    let mut out = Vec::new();
+    for k in 0..10 {
+        let cut = if k < 3 { k } else { r.below(n) };
+        out.push((format!("truncated at {cut}"), base[..cut.min(n)].to_vec()));
+    }
+    out.push(("last byte dropped".into(), base[..n.saturating_sub(1)].to_vec()));
+    for _ in 0..10 {
+        let mut v = base.to_vec();
+        let at = r.below(n);
+        if let Some(b) = v.get_mut(at) {
+            *b ^= 1 << (r.next() % 8);
+        }
+        out.push((format!("bit flip at {at}"), v));
+    }
+    for k in 0..12 {
+        let mut v = base.to_vec();
+        let at = if k < 6 { r.below(n.min(64)) } else { r.below(n) };
+        let lie: u32 = [u32::MAX, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_0000, 0x0100_0000, 0][k % 6];
+        for (i, b) in lie.to_le_bytes().iter().enumerate() {
+            if let Some(x) = v.get_mut(at + i) {
+                *x = *b;
+            }
+        }
+        out.push((format!("lying u32 {lie:#x} at {at}"), v));
+    }
+    for _ in 0..5 {
+        let mut v = base.to_vec();
+        let at = r.below(n);
+        let len = r.below(256).min(n - at.min(n));
+        v[at..at + len].fill(0);
+        out.push((format!("{len} bytes zeroed at {at}"), v));
+    }
+    for _ in 0..5 {
+        let at = r.below(n);
+        let len = r.below(4096).min(n - at.min(n));
+        let mut v = base[..at].to_vec();
+        v.extend_from_slice(&base[at..at + len]);
+        v.extend_from_slice(&base[at..]);
+        out.push((format!("{len} bytes duplicated at {at}"), v));
+    }
+    out.push(("doubled".into(), [base, base].concat()));
+    out
+}
+
+/// Run every case; each must end with a typed error or a (partial) trace. Returns how many
+/// loaded and how many were typed errors.
+fn run_corpus(format: &str, file_name: &str, cases: &[(String, Vec<u8>)]) -> (usize, usize) {
+    let (mut ok, mut err) = (0, 0);
+    for (what, bytes) in cases {
+        let r = std::panic::catch_unwind(|| import(file_name, bytes).map(|t| t.slice_count()));
+        match r {
+            Ok(Ok(_)) => ok += 1,
+            Ok(Err(_)) => err += 1,
+            Err(_) => panic!("{format}: {file_name}: {what}: panicked"),
+        }
+    }
+    assert!(ok + err >= 30 || cases.len() < 30, "{format}: {} cases", cases.len());
+    println!("{format} ({file_name}): {} cases, {ok} loaded, {err} typed errors", cases.len());
+    (ok, err)
+}
+
+fn sample(rel: &str) -> Option<Vec<u8>> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples").join(rel);
+    match std::fs::read(&p) {
+        Ok(b) => Some(b),
+        Err(_) => {
+            println!("SKIP: {} not present", p.display());
+            None
+        }
+    }
+}
+
+const CHROME_FIXTURE: &str = r#"{"traceEvents":[
+{"ph":"M","pid":1,"name":"process_name","args":{"name":"p"}},
+{"ph":"X","pid":1,"tid":1,"ts":1.5,"dur":10,"name":"a","args":{"k":1}},
+{"ph":"X","pid":1,"tid":1,"ts":2,"dur":3,"name":"b"},
+{"ph":"B","pid":1,"tid":2,"ts":5,"name":"c"},{"ph":"E","pid":1,"tid":2,"ts":9},
+{"ph":"b","pid":1,"id":"0x1","cat":"x","ts":1,"name":"async"},{"ph":"e","pid":1,"id":"0x1","cat":"x","ts":20,"name":"async"},
+{"ph":"s","pid":1,"tid":1,"id":7,"ts":3,"name":"f"},{"ph":"f","pid":1,"tid":2,"id":7,"ts":6,"name":"f","bp":"e"},
+{"ph":"C","pid":1,"ts":4,"name":"ctr","args":{"v":3}},
+{"ph":"i","pid":1,"tid":1,"ts":7,"name":"inst","s":"t"}
+]}"#;
+
+/// Hostile numbers in time fields: each used to loop up to 2^31 times or overflow.
+fn huge_exponent_cases() -> Vec<(String, Vec<u8>)> {
+    let nums = [
+        "0e999999999",
+        "1e999999999",
+        "-0E+2147483647",
+        "1.5e-2147483648",
+        "0.00e-2147483647",
+        "9e-99999999999999999999",
+        "1e18",
+        "-9223372036854775808",
+        "123456789012345678901234567890123456789012",
+        "1.0000000000000000000000000000000000000000001",
+    ];
+    let mut out = Vec::new();
+    for n in nums {
+        for field in ["ts", "dur"] {
+            let t = format!(
+                r#"{{"traceEvents":[{{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"ok"}},{{"ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"name":"x","{field}":{n}}}]}}"#
+            );
+            out.push((format!("{field} = {n}"), t.into_bytes()));
+        }
+    }
+    // one file holding all of them, many times (a 1 KB file must never take seconds)
+    let mut all = String::from(r#"{"traceEvents":["#);
+    for k in 0..200 {
+        if k > 0 {
+            all.push(',');
+        }
+        all.push_str(&format!(
+            r#"{{"ph":"X","pid":1,"tid":1,"ts":{},"dur":{},"name":"x"}}"#,
+            nums[k % 6],
+            nums[(k + 1) % 6]
+        ));
+    }
+    all.push_str("]}");
+    out.push(("200 hostile numbers".into(), all.into_bytes()));
+    out
+}
+
+#[test]
+fn corpus_chrome_json() {
+    let mut cases = mutations(CHROME_FIXTURE.as_bytes(), 1);
+    cases.extend(huge_exponent_cases());
+    let (ok, _) = run_corpus("chrome-json", "trace.json", &cases);
+    assert!(ok > 0);
+    // the hostile numbers become warnings, the rest of the file loads
+    let t = import("n.json", &huge_exponent_cases().last().unwrap().1).expect("loads");
+    assert!(t.slice_count() > 0 || t.warnings.total() > 0);
+    if let Some(b) = sample("chrome-trace-json/catapult_chromeos_system_trace.json") {
+        run_corpus("chrome-json", "catapult_chromeos_system_trace.json", &mutations(&b, 2));
+    }
+}
+
+const NEURON_JSON_FIXTURE: &str = r#"{"model_info":[{"nc_idx":0,"nd_idx":0}],
+"instruction":[{"timestamp":10,"duration":5,"id":1,"label":"Tensor","opcode":"MATMUL","trigger":30},
+ {"timestamp":12,"duration":5,"id":2,"label":"Vector","opcode":"ADD","predecessors":[{"id":1,"type":"data"}]}],
+"dma":[{"timestamp":30,"duration":4,"aggregated":"yes","trigger":10,"subgroup":"q-Q1-E0"},
+ {"timestamp":31,"duration":2,"aggregated":"no","subgroup":"q-Q1-E0","dma_engine":"0","dma_queue":1}],
+"semaphore_update":[{"timestamp":11,"value":1,"id":"2"},{"timestamp":13,"value":0,"id":"2"}],
+"ham":[{"timestamp":20,"duration":3,"k":1,"n":2}],
+"pending_dma":[{"timestamp":30,"value":1}],
+"active_time":[{"engine":"tensor","start_ts":10,"end_ts":15}],
+"summary":[{"nc_idx":0}]}"#;
+
+#[test]
+fn corpus_neuron_json() {
+    let mut cases = mutations(NEURON_JSON_FIXTURE.as_bytes(), 3);
+    // hostile values where the importer reads times and ids
+    for v in
+        ["1e999999999", "-9223372036854775808", "9223372036854775807", "\"x\"", "null", "[]", "{}", "0.5"]
+    {
+        let t = NEURON_JSON_FIXTURE.replace("\"timestamp\":10", &format!("\"timestamp\":{v}"));
+        cases.push((format!("timestamp {v}"), t.into_bytes()));
+        let t = NEURON_JSON_FIXTURE.replace("\"duration\":5", &format!("\"duration\":{v}"));
+        cases.push((format!("duration {v}"), t.into_bytes()));
+    }
+    run_corpus("neuron-profile-json", "profile.json", &cases);
+    // many ids: the lookups that were quadratic (small here; the scaling test is above)
+    run_corpus("neuron-profile-json", "many.json", &[("5000 ids".into(), neuron_json_many_ids(5000))]);
+    if let Some(b) = sample("neuron/profile_128x128x1024.json") {
+        run_corpus("neuron-profile-json", "profile_128x128x1024.json", &mutations(&b, 4));
+    }
+}
+
+#[test]
+fn corpus_ntff() {
+    let base = ntff_writer::write(&ntff_writer::synthetic_capture(0));
+    let mut cases = mutations(&base, 5);
+    // lying metadata length and descriptors
+    for len in [0u32, 1, 0x7F, 0xFF_FFFF] {
+        let mut v = base.clone();
+        v[1..4].copy_from_slice(&len.to_le_bytes()[..3]);
+        cases.push((format!("metadata length {len:#x}"), v));
+    }
+    cases.push(("overlapping descriptors".into(), ntff_overlapping_blocks(300)));
+    let (ok, _) = run_corpus("ntff", "profile.ntff", &cases);
+    assert!(ok > 0);
+    if let Some(b) = sample("neuron/profile_128x128x1024.ntff") {
+        run_corpus("ntff", "profile_128x128x1024.ntff", &mutations(&b, 6));
+    }
+}
+
+#[test]
+fn corpus_neff() {
+    let base = writer::minimal_neff();
+    let mut cases = mutations(&base, 7);
+    // the tarball uncompressed: flips land in tar headers and JSON members
+    let mut plain = writer::minimal();
+    plain.gzip = false;
+    cases.extend(mutations(&plain.build(), 8));
+    // hostile JSON members
+    for (path, body) in [
+        ("sg00/def.json", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["),
+        ("sg00/PE.json", r#"{"dma":[{"desc":{"desc":{"desc":null}}},1,"x",null],"instr":"../../../../PE.bin"}"#),
+        ("kelf-0.json", r#"{"graphs":[{"definition":"sg00/def.json"},{"definition":"sg00/def.json"},{"definition":"/etc/passwd"}]}"#),
+        ("neff.json", r#"{"nodes":[{"attrs":{"kelf":"kelf-0.json"}},{"attrs":{"kelf":"kelf-0.json"}},{"attrs":"x"}]}"#),
+    ] {
+        let mut b = writer::minimal();
+        b.members.retain(|m| m.0 != path);
+        b.member(path, body);
+        cases.push((format!("hostile {path}"), b.build()));
+    }
+    cases.push(("shared engine JSON".into(), neff_shared_engine_json(50, 50_000)));
+    cases.push(("many members".into(), neff_many_members(300)));
+    let (ok, _) = run_corpus("neff", "graph.neff", &cases);
+    assert!(ok > 0);
+    if let Some(b) = sample("neuron/matmul_small.neff") {
+        run_corpus("neff", "matmul_small.neff", &mutations(&b, 9));
+    }
+}
+
+#[test]
+fn corpus_containers() {
+    let json = CHROME_FIXTURE.as_bytes();
+    let mut cases = mutations(&gz(json), 10);
+    let z = zip(&[zip_member("a.json", json, true), zip_member("b.json", json, false)]);
+    cases.extend(mutations(&z, 11));
+    // structural lies: member count, central directory offset, local header offset
+    let eocd = z.len() - 22;
+    for (what, at, val) in [
+        ("count 65535", eocd + 10, 0xFFFFu32),
+        ("cd offset past end", eocd + 16, u32::MAX),
+        ("cd offset 0", eocd + 16, 0),
+    ] {
+        let mut v = z.clone();
+        let bytes = val.to_le_bytes();
+        let w = if what.starts_with("count") { 2 } else { 4 };
+        v[at..at + w].copy_from_slice(&bytes[..w]);
+        cases.push((what.into(), v));
+    }
+    cases.push(("empty zip".into(), zip(&[])));
+    cases.push(("gzip of nothing".into(), gz(b"")));
+    cases.push(("gzip in gzip in gzip in gzip in gzip".into(), gz(&gz(&gz(&gz(&gz(json)))))));
+    cases.push(("zip of a zip bomb".into(), zip(&[zip_member("z.gz", &gz(&vec![0u8; 4 << 20]), true)])));
+    let (ok, _) = run_corpus("containers", "trace.json.gz", &cases);
+    assert!(ok > 0);
+}
