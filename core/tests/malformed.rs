@@ -692,3 +692,30 @@ fn corpus_containers() {
     let (ok, _) = run_corpus("containers", "trace.json.gz", &cases);
     assert!(ok > 0);
 }
+
+#[test]
+fn chrome_identical_events_finish() {
+    // a few MB of gzip of identical events used to never finish (lanes past 65 535)
+    let mut s = String::from(r#"{"traceEvents":["#);
+    for k in 0..150_000 {
+        if k > 0 {
+            s.push(',');
+        }
+        s.push_str(r#"{"ph":"X","pid":1,"tid":1,"ts":5,"dur":10,"name":"same"}"#);
+    }
+    s.push_str("]}");
+    let t = import("same.json.gz", &gz(s.as_bytes())).expect("loads");
+    assert!(t.slice_count() > 65_535);
+    assert!(t.warnings.total() > 0);
+    // async events that all overlap: lanes, then the overlap track, then dropped with a warning
+    let mut s = String::from(r#"{"traceEvents":["#);
+    for k in 0..150_000 {
+        if k > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(r#"{{"ph":"b","pid":1,"id":{k},"cat":"c","ts":5,"name":"a"}},{{"ph":"e","pid":1,"id":{k},"cat":"c","ts":15,"name":"a"}}"#));
+    }
+    s.push_str("]}");
+    let t = import("async.json", s.as_bytes()).expect("loads");
+    assert!(t.slice_count() > 65_535);
+}
