@@ -582,6 +582,7 @@ fn corpus_chrome_json() {
     assert!(ok > 0);
     // the hostile numbers become warnings, the rest of the file loads
     let t = import("n.json", &huge_exponent_cases().last().unwrap().1).expect("loads");
+    println!("200 hostile numbers: {} slices, warnings {:?}", t.slice_count(), t.warnings);
     assert!(t.slice_count() > 0 || t.warnings.total() > 0);
     if let Some(b) = sample("chrome-trace-json/catapult_chromeos_system_trace.json") {
         run_corpus("chrome-json", "catapult_chromeos_system_trace.json", &mutations(&b, 2));
