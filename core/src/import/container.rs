@@ -11,6 +11,9 @@ use crate::limits::MAX_EXPANDED_BYTES;
 use std::borrow::Cow;
 use std::io::Read;
 
+/// Unwrapped files: (name, bytes), borrowed when nothing had to be unwrapped.
+pub type Unwrapped<'a> = Vec<(String, Cow<'a, [u8]>)>;
+
 /// Bytes that unwrapping may still produce (shared by all members of one import).
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
@@ -74,7 +77,7 @@ pub fn gunzip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<u8>, ImportErr
 }
 
 /// Unwrap gzip/zip; returns the inner files with their names. Plain files pass through borrowed.
-pub fn unwrap<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
+pub fn unwrap<'a>(name: &str, bytes: &'a [u8]) -> Result<Unwrapped<'a>, ImportError> {
     unwrap_within(name, bytes, &mut Budget::default())
 }
 
@@ -83,7 +86,7 @@ pub fn unwrap_within<'a>(
     name: &str,
     bytes: &'a [u8],
     budget: &mut Budget,
-) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
+) -> Result<Unwrapped<'a>, ImportError> {
     unwrap_depth(name, Cow::Borrowed(bytes), 0, budget)
 }
 
@@ -92,7 +95,7 @@ fn unwrap_depth<'a>(
     bytes: Cow<'a, [u8]>,
     depth: u32,
     budget: &mut Budget,
-) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
+) -> Result<Unwrapped<'a>, ImportError> {
     if depth > 3 {
         return Ok(vec![(name.to_string(), bytes)]);
     }
