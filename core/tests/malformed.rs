@@ -394,30 +394,40 @@ fn container_budget_is_shared_and_typed() {
     let mb = vec![b' '; 1 << 20];
     // gzip bomb beyond the budget: a typed error, not a silent truncation
     let bomb = gz(&vec![0u8; 8 << 20]);
-    let r = container::unwrap_within("bomb.json.gz", &bomb, &mut Budget { left: 1 << 20 });
+    let r = container::unwrap_within("bomb.json.gz", &bomb, &mut Budget::new(1 << 20));
     assert!(is_too_large(&r), "{r:?}");
     let msg = r.unwrap_err().to_string();
-    assert!(msg.starts_with("this file expands to more than 1.5 GiB"), "{msg}");
+    assert_eq!(msg, "this file expands to more than 1 MiB (the most Loupe can hold in memory)");
+    let msg = container::unwrap_within("b.gz", &bomb, &mut Budget::default());
+    assert!(msg.is_ok(), "8 MiB is within the default budget");
+    assert_eq!(
+        ImportError::TooLarge {
+            what: "this file expands to".into(),
+            limit: loupe_core::limits::MAX_EXPANDED_BYTES
+        }
+        .to_string(),
+        "this file expands to more than 1.5 GiB (the most Loupe can hold in memory)"
+    );
     // exactly at the budget: fine
     let exact = gz(&mb);
     assert_eq!(
-        container::unwrap_within("a.gz", &exact, &mut Budget { left: 1 << 20 }).unwrap()[0].1.len(),
+        container::unwrap_within("a.gz", &exact, &mut Budget::new(1 << 20)).unwrap()[0].1.len(),
         1 << 20
     );
     // many zip members, each under the budget, together over it
     let members: Vec<ZipMember> = (0..5).map(|i| zip_member(&format!("m{i}.json"), &mb, true)).collect();
     let z = zip(&members);
-    let r = container::unwrap_within("many.zip", &z, &mut Budget { left: 3 << 20 });
+    let r = container::unwrap_within("many.zip", &z, &mut Budget::new(3 << 20));
     assert!(is_too_large(&r), "{:?}", r.map(|v| v.len()));
-    assert_eq!(container::unwrap_within("many.zip", &z, &mut Budget { left: 5 << 20 }).unwrap().len(), 5);
+    assert_eq!(container::unwrap_within("many.zip", &z, &mut Budget::new(5 << 20)).unwrap().len(), 5);
     // stored members spend the budget too
     let stored: Vec<ZipMember> = (0..5).map(|i| zip_member(&format!("s{i}"), &mb, false)).collect();
-    assert!(is_too_large(&container::unwrap_within("s.zip", &zip(&stored), &mut Budget { left: 3 << 20 })));
+    assert!(is_too_large(&container::unwrap_within("s.zip", &zip(&stored), &mut Budget::new(3 << 20))));
     // nesting: zip of gzips of a bomb, one budget through every level
     let inner = gz(&vec![b'['; 2 << 20]);
     let nested: Vec<ZipMember> = (0..3).map(|i| zip_member(&format!("n{i}.json.gz"), &inner, true)).collect();
     let nz = gz(&zip(&nested));
-    assert!(is_too_large(&container::unwrap_within("n.zip.gz", &nz, &mut Budget { left: 5 << 20 })));
+    assert!(is_too_large(&container::unwrap_within("n.zip.gz", &nz, &mut Budget::new(5 << 20))));
     // a declared size of 0xFFFFFFFF (zip64 marker, or a lie) allocates nothing up front
     let mut liar = zip_member("liar.json", b"[]", true);
     liar.declared = u32::MAX;

@@ -17,24 +17,32 @@ pub type Unwrapped<'a> = Vec<(String, Cow<'a, [u8]>)>;
 /// Bytes that unwrapping may still produce (shared by all members of one import).
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
-    pub left: u64,
+    limit: u64,
+    left: u64,
 }
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget { left: MAX_EXPANDED_BYTES }
+        Budget::new(MAX_EXPANDED_BYTES)
     }
 }
 
 impl Budget {
-    fn too_large() -> ImportError {
-        ImportError::TooLarge { what: "this file expands to".into(), limit: MAX_EXPANDED_BYTES }
+    pub fn new(limit: u64) -> Budget {
+        Budget { limit, left: limit }
+    }
+    /// Bytes that may still be produced.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+    fn too_large(&self) -> ImportError {
+        ImportError::TooLarge { what: "this file expands to".into(), limit: self.limit }
     }
     /// Spend `n` bytes, or fail with the "expands to more than" error.
     fn spend(&mut self, n: u64) -> Result<(), ImportError> {
         if n > self.left {
             self.left = 0;
-            return Err(Self::too_large());
+            return Err(self.too_large());
         }
         self.left -= n;
         Ok(())
@@ -66,7 +74,7 @@ pub fn gunzip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<u8>, ImportErr
     let (out, res, over) =
         budget.read_all(flate2::read::MultiGzDecoder::new(b), (b.len() as u64).saturating_mul(4));
     if over {
-        return Err(Budget::too_large());
+        return Err(budget.too_large());
     }
     match res {
         Ok(_) => Ok(out),
@@ -177,12 +185,12 @@ pub fn read_zip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<(String, Vec
                 // the declared size is a hint only (0xFFFFFFFF in zip64 archives, or a lie);
                 // a real size beyond the budget is refused before inflating
                 if usize_ > budget.left && usize_ != u64::from(u32::MAX) {
-                    return Err(Budget::too_large());
+                    return Err(budget.too_large());
                 }
                 let hint = if usize_ == u64::from(u32::MAX) { csize as u64 } else { usize_ };
                 let (v, res, over) = budget.read_all(flate2::read::DeflateDecoder::new(data), hint);
                 if over {
-                    return Err(Budget::too_large());
+                    return Err(budget.too_large());
                 }
                 res.map_err(|e| bad(&format!("member '{name}': {e}")))?;
                 v
