@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod demo;
 pub mod import;
+pub mod limits;
 pub mod lod;
 pub mod model;
 pub mod neuron;

@@ -1,10 +1,39 @@
 //! Time: i64 nanoseconds, parsed exactly from decimal text (no f64 drift on absolute timestamps).
 
+/// Why decimal text could not become nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecimalError {
+    /// Not a JSON-style number.
+    NotANumber,
+    /// A number, but outside the i64 nanosecond range (about ±292 years).
+    OutOfRange,
+}
+
+impl std::fmt::Display for DecimalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DecimalError::NotANumber => "not a number",
+            DecimalError::OutOfRange => "outside the i64 nanosecond range",
+        })
+    }
+}
+
+/// Largest decimal scale that can still matter: `10^38` is the largest power of ten in i128.
+const MAX_SCALE: i64 = 38;
+
 /// Parse a JSON number (decimal text, optional sign, fraction and exponent) given in a unit of
 /// `ns_per_unit` nanoseconds, into integer nanoseconds. Exact: the digits are scaled with integer
 /// arithmetic; digits finer than 1 ns are floored (towards negative infinity).
-/// Returns `None` for text that is not a number or does not fit in i64.
+/// Returns `None` for text that is not a number or does not fit in i64 (see
+/// [`parse_decimal_ns_checked`] to tell the two apart).
 pub fn parse_decimal_ns(text: &[u8], ns_per_unit: i64) -> Option<i64> {
+    parse_decimal_ns_checked(text, ns_per_unit).ok()
+}
+
+/// [`parse_decimal_ns`] with the reason for a failure. Runs in time linear in the text whatever
+/// the exponent (`0e999999999` is 0, `1e999999999` is [`DecimalError::OutOfRange`], both at once).
+pub fn parse_decimal_ns_checked(text: &[u8], ns_per_unit: i64) -> Result<i64, DecimalError> {
+    use DecimalError::{NotANumber, OutOfRange};
     let mut i = 0;
     let neg = match text.first() {
         Some(b'-') => {
@@ -19,9 +48,10 @@ pub fn parse_decimal_ns(text: &[u8], ns_per_unit: i64) -> Option<i64> {
     };
     let mut mantissa: i128 = 0;
     let mut digits = 0u32;
-    let mut frac_digits: i32 = 0;
+    let mut frac_digits: i64 = 0;
     let mut seen_dot = false;
     let mut dropped_nonzero = false;
+    let mut too_many_int_digits = false;
     while i < text.len() {
         let c = text[i];
         if c.is_ascii_digit() {
@@ -31,12 +61,12 @@ pub fn parse_decimal_ns(text: &[u8], ns_per_unit: i64) -> Option<i64> {
                     digits += 1;
                 }
                 if seen_dot {
-                    frac_digits += 1;
+                    frac_digits = frac_digits.saturating_add(1);
                 }
             } else {
                 // beyond i128 precision: integer digits scale, fraction digits are dropped
                 if !seen_dot {
-                    return None;
+                    too_many_int_digits = true;
                 }
                 if c != b'0' {
                     dropped_nonzero = true;
@@ -51,9 +81,10 @@ pub fn parse_decimal_ns(text: &[u8], ns_per_unit: i64) -> Option<i64> {
     }
     let had_digits = i > usize::from(neg || text.first() == Some(&b'+')) + usize::from(seen_dot);
     if !had_digits {
-        return None;
+        return Err(NotANumber);
     }
-    let mut exp: i32 = 0;
+    // the exponent saturates far beyond any scale that matters (no overflow, no loop)
+    let mut exp: i64 = 0;
     if i < text.len() && (text[i] == b'e' || text[i] == b'E') {
         i += 1;
         let eneg = match text.get(i) {
@@ -69,45 +100,50 @@ pub fn parse_decimal_ns(text: &[u8], ns_per_unit: i64) -> Option<i64> {
         };
         let start = i;
         while i < text.len() && text[i].is_ascii_digit() {
-            exp = exp.saturating_mul(10).saturating_add((text[i] - b'0') as i32);
+            exp = exp.saturating_mul(10).saturating_add((text[i] - b'0') as i64).min(i64::from(i32::MAX));
             i += 1;
         }
         if i == start {
-            return None;
+            return Err(NotANumber);
         }
         if eneg {
             exp = -exp;
         }
     }
     if i != text.len() {
-        return None;
+        return Err(NotANumber);
+    }
+    if mantissa == 0 {
+        return Ok(0); // zero times any power of ten, however large
     }
     // value = mantissa * 10^(exp - frac_digits) * ns_per_unit
-    let mut v = mantissa.checked_mul(ns_per_unit as i128)?;
-    let scale = exp - frac_digits;
+    let mut v = mantissa.checked_mul(ns_per_unit as i128).ok_or(OutOfRange)?;
+    if v == 0 {
+        return Ok(0);
+    }
+    if too_many_int_digits {
+        return Err(OutOfRange); // more than 36 integer digits (and a non-zero value)
+    }
+    let scale = exp.saturating_sub(frac_digits);
     if scale >= 0 {
-        for _ in 0..scale {
-            v = v.checked_mul(10)?;
-            if v > i64::MAX as i128 * 10 {
-                return None;
-            }
+        if scale > MAX_SCALE {
+            return Err(OutOfRange);
         }
+        v = v.checked_mul(10i128.pow(scale as u32)).ok_or(OutOfRange)?;
+    } else if -scale > MAX_SCALE {
+        // |v| < 10^38 (i128), so the quotient is 0 (or -1 after flooring a negative)
+        v = i128::from(neg);
     } else {
-        let div = 10i128.checked_pow((-scale) as u32);
-        match div {
-            Some(d) => {
-                let q = v / d;
-                let r = v % d;
-                v = q;
-                if neg && (r != 0 || dropped_nonzero) {
-                    v += 1; // floor of a negative number: round away from zero after negation
-                }
-            }
-            None => v = if neg && mantissa != 0 { 1 } else { 0 },
+        let d = 10i128.pow((-scale) as u32);
+        let q = v / d;
+        let r = v % d;
+        v = q;
+        if neg && (r != 0 || dropped_nonzero) {
+            v += 1; // floor of a negative number: round away from zero after negation
         }
     }
     let v = if neg { -v } else { v };
-    i64::try_from(v).ok()
+    i64::try_from(v).map_err(|_| OutOfRange)
 }
 
 /// Format a duration in nanoseconds with a readable unit ("1.25 ms", "340 ns").
@@ -156,6 +192,56 @@ mod tests {
     fn rejects_garbage() {
         for t in [&b""[..], b"-", b".", b"1.2.3", b"abc", b"1e", b"12x", b"1e400", b"99999999999999999999"] {
             assert_eq!(parse_decimal_ns(t, 1000), None, "{:?}", std::str::from_utf8(t));
+        }
+    }
+
+    #[test]
+    fn huge_exponents_are_bounded() {
+        // zero with any exponent is zero, at once
+        assert_eq!(parse_decimal_ns(b"0e999999999", 1000), Some(0));
+        assert_eq!(parse_decimal_ns(b"0.000e-999999999999999999999", 1000), Some(0));
+        assert_eq!(parse_decimal_ns(b"-0E+2147483647", 1000), Some(0));
+        // non-zero: out of range, or floored to 0 / -1
+        assert_eq!(parse_decimal_ns_checked(b"1e999999999", 1000), Err(DecimalError::OutOfRange));
+        assert_eq!(parse_decimal_ns_checked(b"1e2147483647", 1), Err(DecimalError::OutOfRange));
+        assert_eq!(parse_decimal_ns_checked(b"1e99999999999999999999999", 1), Err(DecimalError::OutOfRange));
+        assert_eq!(parse_decimal_ns(b"1e-999999999", 1000), Some(0));
+        assert_eq!(parse_decimal_ns(b"-1e-999999999", 1000), Some(-1));
+        // an exponent near i32::MIN with fraction digits: no overflow in exp - frac_digits
+        assert_eq!(parse_decimal_ns(b"1.5e-2147483648", 1000), Some(0));
+        assert_eq!(parse_decimal_ns(b"-1.5e-2147483648", 1000), Some(-1));
+        assert_eq!(parse_decimal_ns(b"1.5e-99999999999999999999", 1000), Some(0));
+        // edges of i64 and of the scale
+        assert_eq!(parse_decimal_ns(b"9223372036854775807", 1), Some(i64::MAX));
+        assert_eq!(parse_decimal_ns(b"-9223372036854775808", 1), Some(i64::MIN));
+        assert_eq!(parse_decimal_ns_checked(b"9223372036854775808", 1), Err(DecimalError::OutOfRange));
+        assert_eq!(parse_decimal_ns(b"9.223372036854775807e18", 1), Some(i64::MAX));
+        assert_eq!(parse_decimal_ns(b"1e18", 1), Some(1_000_000_000_000_000_000));
+        assert_eq!(parse_decimal_ns_checked(b"1e19", 1), Err(DecimalError::OutOfRange));
+        assert_eq!(parse_decimal_ns_checked(b"1e38", 1), Err(DecimalError::OutOfRange));
+        assert_eq!(parse_decimal_ns_checked(b"1e39", 1), Err(DecimalError::OutOfRange));
+        assert_eq!(parse_decimal_ns(b"1e-38", 1), Some(0));
+        assert_eq!(parse_decimal_ns(b"1e-39", 1), Some(0));
+        assert_eq!(parse_decimal_ns(b"-1e-39", 1), Some(-1));
+        // many fraction digits (more than i128 holds)
+        let long = format!("1.{}", "0".repeat(100_000));
+        assert_eq!(parse_decimal_ns(long.as_bytes(), 1000), Some(1000));
+        let long = format!("-0.{}1", "0".repeat(100_000));
+        assert_eq!(parse_decimal_ns(long.as_bytes(), 1000), Some(-1));
+        // garbage stays garbage
+        assert_eq!(parse_decimal_ns_checked(b"1e", 1), Err(DecimalError::NotANumber));
+        assert_eq!(parse_decimal_ns_checked(b"e5", 1), Err(DecimalError::NotANumber));
+    }
+
+    #[test]
+    fn huge_exponents_are_fast() {
+        // 10 000 hostile numbers: with a loop per exponent step this would take hours
+        for k in 0..10_000u32 {
+            let t = format!("{}e{}", k % 7, 999_999_000 + k);
+            let r = parse_decimal_ns_checked(t.as_bytes(), 1000);
+            assert!(r == Ok(0) || r == Err(DecimalError::OutOfRange), "{t}: {r:?}");
+            let t = format!("3.25e-{}", 2_147_483_000 + k);
+            assert_eq!(parse_decimal_ns(t.as_bytes(), 1000), Some(0));
         }
     }
 

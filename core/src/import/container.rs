@@ -1,12 +1,62 @@
 //! Containers: gzip (by magic, not extension) and zip (stored or deflated members).
 //! Unwrapping is recursive up to a small depth (a .zip holding a .json.gz).
+//!
+//! Memory: everything unwrapped from one import (every member, every nesting level, every
+//! input file) spends one [`Budget`] ([`crate::limits::MAX_EXPANDED_BYTES`]); going beyond it
+//! is [`ImportError::TooLarge`] ("this file expands to more than 1.5 GiB"), never a silent
+//! truncation. Declared sizes are never trusted for allocation.
 
 use super::ImportError;
+use crate::limits::MAX_EXPANDED_BYTES;
 use std::borrow::Cow;
 use std::io::Read;
 
-/// Refuse to inflate beyond this (a zip bomb guard): 8 GiB.
-const MAX_INFLATED: u64 = 8 << 30;
+/// Unwrapped files: (name, bytes), borrowed when nothing had to be unwrapped.
+pub type Unwrapped<'a> = Vec<(String, Cow<'a, [u8]>)>;
+
+/// Bytes that unwrapping may still produce (shared by all members of one import).
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    limit: u64,
+    left: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget::new(MAX_EXPANDED_BYTES)
+    }
+}
+
+impl Budget {
+    pub fn new(limit: u64) -> Budget {
+        Budget { limit, left: limit }
+    }
+    /// Bytes that may still be produced.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+    fn too_large(&self) -> ImportError {
+        ImportError::TooLarge { what: "this file expands to".into(), limit: self.limit }
+    }
+    /// Spend `n` bytes, or fail with the "expands to more than" error.
+    fn spend(&mut self, n: u64) -> Result<(), ImportError> {
+        if n > self.left {
+            self.left = 0;
+            return Err(self.too_large());
+        }
+        self.left -= n;
+        Ok(())
+    }
+    /// Read `r` to the end within the budget (capacity from `hint`, itself capped).
+    fn read_all(&mut self, r: impl Read, hint: u64) -> (Vec<u8>, std::io::Result<()>, bool) {
+        let cap = hint.min(self.left).min(256 << 20) as usize;
+        let mut out = Vec::with_capacity(cap);
+        let res = r.take(self.left.saturating_add(1)).read_to_end(&mut out).map(|_| ());
+        let over = out.len() as u64 > self.left;
+        self.left = self.left.saturating_sub(out.len() as u64);
+        (out, res, over)
+    }
+}
 
 pub fn is_gzip(b: &[u8]) -> bool {
     b.len() >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8
@@ -16,9 +66,17 @@ pub fn is_zip(b: &[u8]) -> bool {
 }
 
 pub fn gunzip(b: &[u8]) -> Result<Vec<u8>, ImportError> {
-    let mut out = Vec::with_capacity(b.len().saturating_mul(4).min(1 << 30));
-    let mut d = flate2::read::MultiGzDecoder::new(b).take(MAX_INFLATED);
-    match d.read_to_end(&mut out) {
+    gunzip_within(b, &mut Budget::default())
+}
+
+/// [`gunzip`] spending `budget`.
+pub fn gunzip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<u8>, ImportError> {
+    let (out, res, over) =
+        budget.read_all(flate2::read::MultiGzDecoder::new(b), (b.len() as u64).saturating_mul(4));
+    if over {
+        return Err(budget.too_large());
+    }
+    match res {
         Ok(_) => Ok(out),
         // a truncated gzip still yields what was inflated: let the importer judge the damage
         Err(e) if !out.is_empty() && e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(out),
@@ -27,27 +85,37 @@ pub fn gunzip(b: &[u8]) -> Result<Vec<u8>, ImportError> {
 }
 
 /// Unwrap gzip/zip; returns the inner files with their names. Plain files pass through borrowed.
-pub fn unwrap<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
-    unwrap_depth(name, Cow::Borrowed(bytes), 0)
+pub fn unwrap<'a>(name: &str, bytes: &'a [u8]) -> Result<Unwrapped<'a>, ImportError> {
+    unwrap_within(name, bytes, &mut Budget::default())
+}
+
+/// [`unwrap`] spending `budget` (share one between the files of one import).
+pub fn unwrap_within<'a>(
+    name: &str,
+    bytes: &'a [u8],
+    budget: &mut Budget,
+) -> Result<Unwrapped<'a>, ImportError> {
+    unwrap_depth(name, Cow::Borrowed(bytes), 0, budget)
 }
 
 fn unwrap_depth<'a>(
     name: &str,
     bytes: Cow<'a, [u8]>,
     depth: u32,
-) -> Result<Vec<(String, Cow<'a, [u8]>)>, ImportError> {
+    budget: &mut Budget,
+) -> Result<Unwrapped<'a>, ImportError> {
     if depth > 3 {
         return Ok(vec![(name.to_string(), bytes)]);
     }
     if is_gzip(&bytes) {
-        let inner = gunzip(&bytes)?;
+        let inner = gunzip_within(&bytes, budget)?;
         let inner_name = name.strip_suffix(".gz").unwrap_or(name).to_string();
-        return unwrap_depth(&inner_name, Cow::Owned(inner), depth + 1);
+        return unwrap_depth(&inner_name, Cow::Owned(inner), depth + 1, budget);
     }
     if is_zip(&bytes) {
         let mut out = Vec::new();
-        for (n, data) in read_zip(&bytes)? {
-            out.extend(unwrap_depth(&n, Cow::Owned(data), depth + 1)?);
+        for (n, data) in read_zip_within(&bytes, budget)? {
+            out.extend(unwrap_depth(&n, Cow::Owned(data), depth + 1, budget)?);
         }
         if out.is_empty() {
             return Err(ImportError::Container("zip archive holds no files".into()));
@@ -67,6 +135,11 @@ fn u32le(b: &[u8], o: usize) -> Option<u32> {
 /// Read a zip through its central directory (sizes are reliable there, unlike in local headers
 /// written with data descriptors). Directories and empty files are skipped.
 pub fn read_zip(b: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ImportError> {
+    read_zip_within(b, &mut Budget::default())
+}
+
+/// [`read_zip`] spending `budget` for every member together.
+pub fn read_zip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<(String, Vec<u8>)>, ImportError> {
     let bad = |m: &str| ImportError::Container(format!("zip: {m}"));
     // end of central directory: last 22..22+65535 bytes
     let min = b.len().saturating_sub(22 + 65535);
@@ -104,16 +177,22 @@ pub fn read_zip(b: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ImportError> {
             .get(start..start.saturating_add(csize))
             .ok_or_else(|| bad(&format!("member '{name}' is truncated")))?;
         let content = match method {
-            0 => data.to_vec(),
+            0 => {
+                budget.spend(data.len() as u64)?;
+                data.to_vec()
+            }
             8 => {
-                if usize_ > MAX_INFLATED {
-                    return Err(bad("member too large"));
+                // the declared size is a hint only (0xFFFFFFFF in zip64 archives, or a lie);
+                // a real size beyond the budget is refused before inflating
+                if usize_ > budget.left && usize_ != u64::from(u32::MAX) {
+                    return Err(budget.too_large());
                 }
-                let mut v = Vec::with_capacity(usize_ as usize);
-                flate2::read::DeflateDecoder::new(data)
-                    .take(MAX_INFLATED)
-                    .read_to_end(&mut v)
-                    .map_err(|e| bad(&format!("member '{name}': {e}")))?;
+                let hint = if usize_ == u64::from(u32::MAX) { csize as u64 } else { usize_ };
+                let (v, res, over) = budget.read_all(flate2::read::DeflateDecoder::new(data), hint);
+                if over {
+                    return Err(budget.too_large());
+                }
+                res.map_err(|e| bad(&format!("member '{name}': {e}")))?;
                 v
             }
             m => return Err(bad(&format!("member '{name}' uses unsupported compression method {m}"))),

@@ -44,6 +44,9 @@ pub enum ImportError {
     Container(String),
     #[error("cancelled")]
     Cancelled,
+    /// The input, or what it expands to, is more than Loupe can hold ([`crate::limits`]).
+    #[error("{what} more than {} (the most Loupe can hold in memory)", crate::limits::human_bytes(*.limit))]
+    TooLarge { what: String, limit: u64 },
 }
 
 /// Progress sink: importers call `report` every few MB; returning `false` cancels the import.
@@ -137,16 +140,18 @@ pub fn import_bytes(
 /// Import several files into one trace (e.g. a NEFF and its NTFF, or several Parquet tables).
 pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Result<Trace, ImportError> {
     let mut unwrapped: Vec<(String, std::borrow::Cow<'_, [u8]>)> = Vec::new();
+    let mut budget = container::Budget::default();
     for f in files {
         if f.bytes.is_empty() {
             return Err(ImportError::Empty);
         }
-        unwrapped.extend(container::unwrap(f.name, f.bytes)?);
+        unwrapped.extend(container::unwrap_within(f.name, f.bytes, &mut budget)?);
     }
     // group the files by the importer that claims them (first-appearance order of importers,
     // file order within a group), so a multi-file format sees all its files at once
     let mut groups: Vec<(&'static dyn Importer, Vec<InputFile<'_>>)> = Vec::new();
     for (name, bytes) in &unwrapped {
+        crate::limits::check_json_size(bytes, crate::limits::MAX_JSON_INPUT_BYTES)?;
         let Some(imp) = detect(name, bytes) else {
             return Err(ImportError::UnknownFormat(describe_unknown(name, bytes)));
         };

@@ -80,10 +80,11 @@ fn import_pair(
     let mut ntffs = Vec::new();
     for f in files {
         if neff::sniff(&f.bytes[..f.bytes.len().min(super::SNIFF_BYTES)]) {
-            let n = neff::parse(f.bytes).map_err(|e| ImportError::Malformed {
-                format: "NEFF",
-                offset: 0,
-                message: e.to_string(),
+            let n = neff::parse(f.bytes).map_err(|e| match e {
+                neff::NeffError::TooLarge(limit) => {
+                    ImportError::TooLarge { what: "this file expands to".into(), limit }
+                }
+                e => ImportError::Malformed { format: "NEFF", offset: 0, message: e.to_string() },
             })?;
             neffs.push(n);
         } else {

@@ -160,6 +160,8 @@ impl Device {
 /// Devices keyed by physical-core index, created on demand with a name from `name_of`.
 pub(crate) struct Devices {
     list: Vec<(i64, Device)>,
+    /// pcore → index in `list`.
+    index: HashMap<i64, usize>,
     base_name: String,
     /// Whether every group name carries its pcore (an LNC of several physical cores).
     pub multi_core: bool,
@@ -167,11 +169,11 @@ pub(crate) struct Devices {
 
 impl Devices {
     pub fn new(base_name: String, multi_core: bool) -> Self {
-        Devices { list: Vec::new(), base_name, multi_core }
+        Devices { list: Vec::new(), index: HashMap::new(), base_name, multi_core }
     }
     pub fn get(&mut self, b: &mut TraceBuilder, pcore: i64) -> &mut Device {
-        let i = match self.list.iter().position(|(p, _)| *p == pcore) {
-            Some(i) => i,
+        let i = match self.index.get(&pcore) {
+            Some(&i) => i,
             None => {
                 let name = if self.multi_core || pcore != 0 {
                     format!("{} pcore {pcore}", self.base_name)
@@ -180,6 +182,7 @@ impl Devices {
                 };
                 let d = Device::new(b, &name);
                 self.list.push((pcore, d));
+                self.index.insert(pcore, self.list.len() - 1);
                 self.list.len() - 1
             }
         };

@@ -25,7 +25,7 @@ use super::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{ArgValue, FlowEnd, SliceHandle, TraceBuilder};
 use crate::strings::StrId;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub struct NeuronJson;
 
@@ -411,8 +411,10 @@ impl<'b> Conv<'b> {
         let cat_transfer = self.b.intern("dma_transfer");
         let trig_name = self.b.intern("dma trigger");
         let trig_cat = self.b.intern("dma_trigger");
-        // instructions that trigger a DMA: (their start, the DMA start they name)
-        let mut triggers: HashMap<i64, Vec<(i64, SliceHandle)>> = HashMap::new();
+        // instructions that trigger a DMA, by their start: the first one, and the first one per
+        // DMA start it names (maps, not lists: many instructions may share one start)
+        let mut trig_first: HashMap<i64, SliceHandle> = HashMap::new();
+        let mut trig_exact: HashMap<(i64, i64), SliceHandle> = HashMap::new();
         for r in records(top, "instruction") {
             if let (Some(ts), Some(t), Some(id)) = (
                 r.get("timestamp").and_then(int_of),
@@ -420,7 +422,8 @@ impl<'b> Conv<'b> {
                 r.get("id").and_then(int_of),
             ) {
                 if let Some(&h) = instr.get(&id) {
-                    triggers.entry(ts).or_default().push((t, h));
+                    trig_first.entry(ts).or_insert(h);
+                    trig_exact.entry((ts, t)).or_insert(h);
                 }
             }
         }
@@ -458,10 +461,7 @@ impl<'b> Conv<'b> {
             self.b.set_slice_domain(h, d);
             if aggregated {
                 if let Some(t) = r.get("trigger").and_then(int_of) {
-                    let from = triggers
-                        .get(&t)
-                        .and_then(|v| v.iter().find(|(dma_ts, _)| *dma_ts == ts).or(v.first()))
-                        .map(|x| x.1);
+                    let from = trig_exact.get(&(t, ts)).or_else(|| trig_first.get(&t)).copied();
                     match from {
                         Some(from) => {
                             self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), trig_name, trig_cat)
@@ -478,6 +478,7 @@ impl<'b> Conv<'b> {
     fn semaphores(&mut self, top: &Map<String, Value>) {
         // counters in semaphore order, created before the samples
         let mut ids: Vec<(i64, String, (i64, String))> = Vec::new();
+        let mut seen: HashSet<(i64, String)> = HashSet::new();
         for r in records(top, "semaphore_update") {
             let id = match r.get("id") {
                 Some(Value::String(s)) => s.clone(),
@@ -485,7 +486,8 @@ impl<'b> Conv<'b> {
                 None => String::new(),
             };
             let p = Self::pcore(r);
-            if !ids.iter().any(|(pp, i, _)| *pp == p && *i == id) {
+            if !seen.contains(&(p, id.clone())) {
+                seen.insert((p, id.clone()));
                 let key = semaphore_display(&id).1;
                 ids.push((p, id, key));
             }
@@ -597,12 +599,16 @@ impl<'b> Conv<'b> {
         }
         // engine activity (union of instruction intervals), one 0/1 step counter per engine
         let mut spans: neuron_device::SpansBy<(i64, String)> = Vec::new();
+        let mut span_of: HashMap<(i64, String), usize> = HashMap::new();
         for r in records(top, "active_time") {
             let (Some(s), Some(e)) = (self.time(r, "start_ts"), self.time(r, "end_ts")) else { continue };
             let key = (Self::pcore(r), neuron_device::engine_display(str_of(r, "engine")).0);
-            match spans.iter_mut().find(|x| x.0 == key) {
-                Some(x) => x.1.push((s, e)),
-                None => spans.push((key, vec![(s, e)])),
+            match span_of.get(&key) {
+                Some(&k) => spans[k].1.push((s, e)),
+                None => {
+                    span_of.insert(key.clone(), spans.len());
+                    spans.push((key, vec![(s, e)]));
+                }
             }
         }
         spans.sort_by_key(|x| (x.0 .0, neuron_device::engine_display(&x.0 .1).1));

@@ -437,7 +437,16 @@ impl TraceBuilder {
                         stack.push(e);
                     }
                 }
-                Layout::Lanes => assign_lanes(&order, &tb.start_ns, &tb.dur_ns, &mut depth),
+                Layout::Lanes => {
+                    assign_lanes(&order, &tb.start_ns, &tb.dur_ns, &mut depth, &mut spilled);
+                    if !spilled.is_empty() {
+                        let name = self.strings.get(track.name).to_string();
+                        let count = spilled.len();
+                        warnings.add("lane_limit", || {
+                            format!("{count} slice(s) on track '{name}' need more than {MAX_LANES} lanes; moved to an '(overlapping)' track")
+                        });
+                    }
+                }
             }
             let mut map = vec![SliceRef { track: TrackId(ti as u32), index: u32::MAX }; n];
             if !spilled.is_empty() {
@@ -542,7 +551,20 @@ impl TraceBuilder {
             let mut order: Vec<u32> = (0..n as u32).collect();
             order.sort_unstable_by_key(|&i| (stb.start_ns[i as usize], -stb.dur_ns[i as usize]));
             let mut depth = vec![0u16; n];
-            assign_lanes(&order, &stb.start_ns, &stb.dur_ns, &mut depth);
+            let mut dropped: Vec<u32> = Vec::new();
+            assign_lanes(&order, &stb.start_ns, &stb.dur_ns, &mut depth, &mut dropped);
+            if !dropped.is_empty() {
+                let name = self.strings.get(st.name).to_string();
+                let count = dropped.len();
+                warnings.add("lane_limit", || {
+                    format!("{count} slice(s) on track '{name}' need more than {MAX_LANES} lanes; not shown")
+                });
+                let mut is_dropped = vec![false; n];
+                for &i in &dropped {
+                    is_dropped[i as usize] = true;
+                }
+                order.retain(|&i| !is_dropped[i as usize]);
+            }
             let mut idx: Vec<u32> = order.clone();
             idx.sort_by_key(|&i| (depth[i as usize], stb.start_ns[i as usize]));
             let mut cols = SliceColumns::default();
@@ -689,22 +711,45 @@ fn default_role(kind: TrackKind) -> TrackRole {
     }
 }
 
-/// Greedy lanes: in start order, each slice goes to the first lane free at its start (a
-/// zero-length slice still occupies 1 ns so that lanes stay disjoint).
-fn assign_lanes(order: &[u32], start_ns: &[i64], dur_ns: &[i64], depth: &mut [u16]) {
-    let mut lanes: Vec<i64> = Vec::new();
+/// Lanes one track can hold: depths are `u16`.
+pub const MAX_LANES: usize = u16::MAX as usize + 1;
+
+/// Greedy lanes: in start order, each slice goes to the lowest-numbered lane free at its start
+/// (a zero-length slice still occupies 1 ns so that lanes stay disjoint). `order` must be sorted
+/// by start. O(n log lanes): a min-heap of busy lanes keyed by end time and a min-heap of free
+/// lane numbers; since starts only grow, a lane free at one start stays free for the next, so
+/// this is exactly the "first free lane" rule. A slice that would need a lane beyond
+/// [`MAX_LANES`] gets none: it is appended to `overflow` (the caller spills or drops it), so
+/// slices never overlap at one depth.
+fn assign_lanes(order: &[u32], start_ns: &[i64], dur_ns: &[i64], depth: &mut [u16], overflow: &mut Vec<u32>) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut busy: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
+    let mut free: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
+    let mut lanes: u32 = 0;
     for &i in order {
         let i = i as usize;
         let s = start_ns[i];
-        let lane = match lanes.iter().position(|&end| end <= s) {
-            Some(l) => l,
+        while let Some(&Reverse((end, lane))) = busy.peek() {
+            if end > s {
+                break;
+            }
+            busy.pop();
+            free.push(Reverse(lane));
+        }
+        let lane = match free.pop() {
+            Some(Reverse(l)) => l,
+            None if (lanes as usize) < MAX_LANES => {
+                lanes += 1;
+                lanes - 1
+            }
             None => {
-                lanes.push(i64::MIN);
-                lanes.len() - 1
+                overflow.push(i as u32);
+                continue;
             }
         };
-        lanes[lane] = s.saturating_add(dur_ns[i]).max(s.saturating_add(1));
-        depth[i] = lane.min(u16::MAX as usize) as u16;
+        busy.push(Reverse((s.saturating_add(dur_ns[i]).max(s.saturating_add(1)), lane)));
+        depth[i] = lane as u16;
     }
 }
 

@@ -81,7 +81,7 @@ fn packed(b: &[u8]) -> Option<Vec<u64>> {
 }
 
 /// What a debug-info file holds, from its description (field 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum DebugFileKind {
     Framework,
     Hlo,
@@ -440,6 +440,9 @@ pub struct DebugInfo {
     pub files: Vec<DebugFileInfo>,
     pub globals: Vec<GlobalDebug>,
     pub subgraphs: Vec<SubgraphDebug>,
+    /// Subgraph lookup by name (built by [`DebugInfo::build`]).
+    #[serde(skip)]
+    names: super::NameIndex,
 }
 
 /// A named node of a lineage.
@@ -668,6 +671,7 @@ impl DebugInfo {
 
         // global levels, grouped by the suffix after ".dbg"
         let mut globals: Vec<GlobalDebug> = Vec::new();
+        let mut global_of: HashMap<String, usize> = HashMap::new();
         for (fi, info) in files.iter().enumerate() {
             if !matches!(info.kind, DebugFileKind::Framework | DebugFileKind::Hlo | DebugFileKind::Penguin) {
                 continue;
@@ -678,10 +682,11 @@ impl DebugInfo {
                 Some(p) => base[p + 4..].trim_start_matches(['_', '.', '-']).to_string(),
                 None => String::new(),
             };
-            let gi = match globals.iter().position(|g| g.key == key) {
-                Some(g) => g,
+            let gi = match global_of.get(&key) {
+                Some(&g) => g,
                 None => {
-                    globals.push(GlobalDebug { key: key.clone(), ..Default::default() });
+                    global_of.insert(key.clone(), globals.len());
+                    globals.push(GlobalDebug { key, ..Default::default() });
                     globals.len() - 1
                 }
             };
@@ -690,6 +695,13 @@ impl DebugInfo {
         }
         globals.sort_by(|a, b| a.key.cmp(&b.key));
 
+        // (kind, engine, directory) → files, for the fallback by content
+        let mut by_dir: HashMap<(DebugFileKind, Engine, &str), Vec<String>> = HashMap::new();
+        for f in &files {
+            if let Some(e) = f.engine {
+                by_dir.entry((f.kind, e, dir_of(&f.path))).or_default().push(f.path.clone());
+            }
+        }
         let mut sgs = Vec::new();
         for r in subgraphs {
             let sg_num = digits_suffix(r.name);
@@ -707,11 +719,7 @@ impl DebugInfo {
                     .unwrap_or_default();
                 // fallback by content: files in the subgraph directory with this engine code
                 let in_dir = |k: DebugFileKind| -> Vec<String> {
-                    files
-                        .iter()
-                        .filter(|f| f.kind == k && f.engine == Some(e) && dir_of(&f.path) == r.dir)
-                        .map(|f| f.path.clone())
-                        .collect()
+                    by_dir.get(&(k, e, r.dir)).cloned().unwrap_or_default()
                 };
                 if asm_paths.iter().all(|p| !parsed.contains_key(p)) {
                     asm_paths = in_dir(DebugFileKind::Assembly);
@@ -751,14 +759,13 @@ impl DebugInfo {
             }
             sgs.push(SubgraphDebug { subgraph: r.name.to_string(), global, engines, dma });
         }
-        DebugInfo { files, globals, subgraphs: sgs }
+        let names = super::NameIndex::new(sgs.iter().map(|s| s.subgraph.as_str()));
+        DebugInfo { files, globals, subgraphs: sgs, names }
     }
 
     pub fn subgraph(&self, name: &str) -> Option<&SubgraphDebug> {
-        self.subgraphs
-            .iter()
-            .find(|s| s.subgraph == name)
-            .or_else(|| self.subgraphs.iter().find(|s| s.subgraph.eq_ignore_ascii_case(name)))
+        let i = self.names.find(self.subgraphs.iter().map(|s| s.subgraph.as_str()), name)?;
+        self.subgraphs.get(i)
     }
 
     /// Walk instruction slot → asm → BIR → penguin → HLO → framework. None when the

@@ -1,6 +1,10 @@
 //! Typed views of the NEFF JSON members (neuron.md §1.3). Every struct keeps the original
 //! JSON in `raw` so keys we do not model stay visible. Extraction is lenient: wrong types
 //! become `None`/empty, never errors.
+//!
+//! Memory (issue 7 §2): the constructors take the parsed tree by value and move its parts into
+//! the typed records; no tree is cloned. Where a part moves into a typed list (`var`,
+//! `dma_queue`, an engine's `dma`, graph `nodes`), the parent's `raw` no longer holds it.
 
 use super::engine::{Engine, InstructionStream};
 use serde::Serialize;
@@ -166,31 +170,37 @@ fn signature(v: Option<&Value>) -> Vec<SignatureTensor> {
     out
 }
 
+/// Remove `key` from an object value (`None` when absent or `v` is not an object).
+fn take(v: &mut Value, key: &str) -> Option<Value> {
+    v.as_object_mut()?.remove(key)
+}
+
 impl NeffGraph {
-    pub fn from_json(path: &str, v: Value) -> NeffGraph {
-        let nodes = match v.get("nodes") {
+    /// `raw` is the graph without `nodes` (moved into [`NeffGraph::nodes`]).
+    pub fn from_json(path: &str, mut v: Value) -> NeffGraph {
+        let nodes = match take(&mut v, "nodes") {
             Some(Value::Array(a)) => a
-                .iter()
+                .into_iter()
                 .map(|n| {
-                    let attrs = n.get("attrs").cloned().unwrap_or(Value::Null);
+                    let attrs = n.get("attrs");
                     GraphNode {
-                        op: s(n, "op").unwrap_or_default(),
-                        name: s(n, "name").unwrap_or_default(),
-                        func_name: s(&attrs, "func_name"),
-                        kelf: s(&attrs, "kelf"),
+                        op: s(&n, "op").unwrap_or_default(),
+                        name: s(&n, "name").unwrap_or_default(),
+                        func_name: attrs.and_then(|a| s(a, "func_name")),
+                        kelf: attrs.and_then(|a| s(a, "kelf")),
                         output_names: strs(n.get("output_names")),
-                        raw: n.clone(),
+                        raw: n,
                     }
                 })
                 .collect(),
             _ => vec![],
         };
-        let sig = v.pointer("/metadata/signatures/default").cloned().unwrap_or(Value::Null);
+        let sig = v.pointer("/metadata/signatures/default");
         NeffGraph {
             path: path.into(),
             nodes,
-            inputs: signature(sig.get("inputs")),
-            outputs: signature(sig.get("outputs")),
+            inputs: signature(sig.and_then(|x| x.get("inputs"))),
+            outputs: signature(sig.and_then(|x| x.get("outputs"))),
             raw: v,
         }
     }
@@ -294,16 +304,25 @@ pub struct DmaDescriptor {
 }
 
 impl DmaDescriptor {
-    pub fn from_json(v: &Value) -> DmaDescriptor {
+    /// `raw` is the entry without `desc` (moved into [`DmaDescriptor::desc`]).
+    pub fn from_json(mut v: Value) -> DmaDescriptor {
         DmaDescriptor {
-            id: s(v, "id"),
-            queue: s(v, "queue"),
-            instance_name: s(v, "instance_name"),
-            semaphore: i(v, "semaphore"),
-            event: i(v, "event"),
-            desc: v.get("desc").cloned(),
-            raw: v.clone(),
+            id: s(&v, "id"),
+            queue: s(&v, "queue"),
+            instance_name: s(&v, "instance_name"),
+            semaphore: i(&v, "semaphore"),
+            event: i(&v, "event"),
+            desc: take(&mut v, "desc"),
+            raw: v,
         }
+    }
+}
+
+/// The `dma[]` entries of an engine JSON, moved out of it.
+pub fn take_dma(engine_json: &mut Value) -> Vec<DmaDescriptor> {
+    match take(engine_json, "dma") {
+        Some(Value::Array(a)) => a.into_iter().map(DmaDescriptor::from_json).collect(),
+        _ => vec![],
     }
 }
 
@@ -324,22 +343,22 @@ pub struct Tensor {
     pub raw: Value,
 }
 
-pub fn tensors_from_json(v: &Value) -> Vec<Tensor> {
+pub fn tensors_from_json(v: Value) -> Vec<Tensor> {
     let Value::Object(m) = v else { return vec![] };
-    m.iter()
+    m.into_iter()
         .filter(|(_, x)| x.is_object())
         .map(|(k, x)| Tensor {
-            name: k.clone(),
-            dtype: s(x, "dtype"),
-            kind: s(x, "kind"),
-            is_const: b(x, "is_const"),
-            layer_name: s(x, "layer_name"),
-            sim_format: s(x, "sim_format"),
+            name: k,
+            dtype: s(&x, "dtype"),
+            kind: s(&x, "kind"),
+            is_const: b(&x, "is_const"),
+            layer_name: s(&x, "layer_name"),
+            sim_format: s(&x, "sim_format"),
             sim_shape: ints(x.get("sim_shape")),
-            tf_file: s(x, "tf_file"),
-            tf_format: s(x, "tf_format"),
+            tf_file: s(&x, "tf_file"),
+            tf_format: s(&x, "tf_format"),
             tf_shape: ints(x.get("tf_shape")),
-            raw: x.clone(),
+            raw: x,
         })
         .collect()
 }
@@ -363,7 +382,8 @@ pub struct EngineProgram {
     pub key: String,
     /// Member path of the engine JSON (`sg00/PE.json`), if found.
     pub json_path: Option<String>,
-    /// The engine JSON as written (`dma`, `instr`, `act_info`, `dve_tables`, …).
+    /// The engine JSON as written (`instr`, `act_info`, `dve_tables`, …) without `dma`, which
+    /// is moved into [`EngineProgram::dma`].
     pub json: Value,
     /// The instruction stream, if the binary was found.
     pub instructions: Option<InstructionStream>,
@@ -399,7 +419,7 @@ pub struct Subgraph {
     pub dma_dbg: Vec<String>,
     pub tensor_map_path: Option<String>,
     pub tensors: Vec<Tensor>,
-    /// The whole `def.json`.
+    /// The `def.json` without `var` and `dma_queue` (moved into `vars` and `dma_queues`).
     pub def: Value,
 }
 
@@ -409,47 +429,49 @@ impl Subgraph {
     }
 }
 
-pub fn dma_queues_from_def(def: &Value) -> Vec<DmaQueueSet> {
-    let Some(Value::Object(m)) = def.get("dma_queue") else { return vec![] };
-    m.iter()
+/// The `dma_queue` sets of a `def.json`, moved out of it.
+pub fn dma_queues_from_def(def: &mut Value) -> Vec<DmaQueueSet> {
+    let Some(Value::Object(m)) = take(def, "dma_queue") else { return vec![] };
+    m.into_iter()
         .map(|(k, x)| {
-            let owner = s(x, "owner");
+            let owner = s(&x, "owner");
             DmaQueueSet {
-                name: k.clone(),
-                kind: s(x, "type"),
-                num_queues: u(x, "num_queues"),
+                name: k,
+                kind: s(&x, "type"),
+                num_queues: u(&x, "num_queues"),
                 owner_engine: owner.as_deref().and_then(Engine::from_alias),
                 owner,
                 semaphore_set: uints(x.get("semaphore_set")),
-                semaphore: i(x, "semaphore"),
+                semaphore: i(&x, "semaphore"),
                 queue_instances: strs(x.get("queue_instances")),
-                fabric_path: s(x, "fabric_path"),
-                pinned: b(x, "pinned"),
-                raw: x.clone(),
+                fabric_path: s(&x, "fabric_path"),
+                pinned: b(&x, "pinned"),
+                raw: x,
             }
         })
         .collect()
 }
 
-pub fn vars_from_def(def: &Value) -> Vec<Variable> {
-    let Some(Value::Object(m)) = def.get("var") else { return vec![] };
+/// The variables (`var`) of a `def.json`, moved out of it.
+pub fn vars_from_def(def: &mut Value) -> Vec<Variable> {
+    let Some(Value::Object(m)) = take(def, "var") else { return vec![] };
     let mut v: Vec<Variable> = m
-        .iter()
+        .into_iter()
         .map(|(k, x)| Variable {
-            name: k.clone(),
-            kind: s(x, "type"),
-            var_id: u(x, "var_id"),
-            size: u(x, "size"),
-            alignment: u(x, "alignment"),
-            fabric_path: s(x, "fabric_path"),
-            file_name: s(x, "file_name"),
-            backing_variable_off: u(x, "backing_variable_off"),
-            referenced_var_id: u(x, "referenced_var_id"),
+            name: k,
+            kind: s(&x, "type"),
+            var_id: u(&x, "var_id"),
+            size: u(&x, "size"),
+            alignment: u(&x, "alignment"),
+            fabric_path: s(&x, "fabric_path"),
+            file_name: s(&x, "file_name"),
+            backing_variable_off: u(&x, "backing_variable_off"),
+            referenced_var_id: u(&x, "referenced_var_id"),
             list: uints(x.get("list")),
-            raw: x.clone(),
+            raw: x,
         })
         .collect();
-    v.sort_by_key(|x| (x.var_id.unwrap_or(u64::MAX), x.name.clone()));
+    v.sort_by(|a, b| (a.var_id.unwrap_or(u64::MAX), &a.name).cmp(&(b.var_id.unwrap_or(u64::MAX), &b.name)));
     v
 }
 

@@ -40,13 +40,16 @@ pub use tar::{Archive, Member};
 
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use tar::{base_name, dir_of, join};
 use thiserror::Error;
 
 /// Refuse to unpack more than this (decompression-bomb guard; also fits wasm32 memory).
-pub const MAX_UNPACKED: u64 = 1 << 31;
+pub const MAX_UNPACKED: u64 = crate::limits::MAX_EXPANDED_BYTES;
+
+/// Bytes of JSON members parsed into trees, all together (see [`crate::limits`]).
+pub const JSON_BUDGET: u64 = crate::limits::NEFF_JSON_BUDGET_BYTES;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum NeffError {
@@ -58,7 +61,7 @@ pub enum NeffError {
     UnknownPayload,
     #[error("gzip payload could not be decompressed: {0}")]
     Gzip(String),
-    #[error("unpacked payload exceeds {0} bytes")]
+    #[error("this file expands to more than {}", crate::limits::human_bytes(*.0))]
     TooLarge(u64),
     #[error("tar: {0}")]
     Tar(String),
@@ -89,10 +92,50 @@ pub struct Neff {
     pub info: Option<Info>,
     /// `hlo_stats.json`.
     pub hlo_stats: Option<HloStats>,
-    /// Every other JSON member (`act_info.json`, activation tables, metrics…), by path.
-    pub other_json: BTreeMap<String, Value>,
+    /// Every other JSON member (`act_info.json`, activation tables, metrics…): path → size.
+    /// Not parsed (they are not needed); [`Neff::member_json`] parses one on demand.
+    pub other_json: BTreeMap<String, u64>,
     pub debug: DebugInfo,
     pub warnings: Vec<String>,
+    /// Subgraph lookup by name (built by [`parse`]).
+    #[serde(skip)]
+    names: NameIndex,
+}
+
+/// Position lookup by name: exact first, then ASCII case-insensitive; the first occurrence wins
+/// (as a linear `find` would). Falls back to a scan when the list no longer has the indexed length.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NameIndex {
+    exact: HashMap<String, usize>,
+    folded: HashMap<String, usize>,
+    len: usize,
+}
+
+impl NameIndex {
+    pub(crate) fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> NameIndex {
+        let mut ix = NameIndex::default();
+        for (i, n) in names.into_iter().enumerate() {
+            ix.exact.entry(n.to_string()).or_insert(i);
+            ix.folded.entry(n.to_ascii_lowercase()).or_insert(i);
+            ix.len = i + 1;
+        }
+        ix
+    }
+
+    /// Position of `name` in `names` (the list this index was built from).
+    pub(crate) fn find<'a>(
+        &self,
+        names: impl ExactSizeIterator<Item = &'a str> + Clone,
+        name: &str,
+    ) -> Option<usize> {
+        if self.len == names.len() && self.len > 0 {
+            return self.exact.get(name).or_else(|| self.folded.get(&name.to_ascii_lowercase())).copied();
+        }
+        names
+            .clone()
+            .position(|n| n == name)
+            .or_else(|| names.clone().position(|n| n.eq_ignore_ascii_case(name)))
+    }
 }
 
 /// Per-subgraph instruction counts, for the CLI.
@@ -193,7 +236,15 @@ pub fn parse(bytes: &[u8]) -> Result<Neff, NeffError> {
         return Err(NeffError::NoMembers);
     }
     warnings.extend(archive.warnings.iter().cloned());
-    let mut nav = Navigator { archive: &archive, json: HashMap::new(), used: BTreeSet::new(), warnings };
+    let mut nav = Navigator {
+        archive: &archive,
+        json: HashMap::new(),
+        bad_json: HashSet::new(),
+        used: BTreeSet::new(),
+        warnings,
+        json_budget: JSON_BUDGET,
+        over_budget: 0,
+    };
     let (graph, kelfs, subgraphs) = nav.structure();
     let info =
         nav.find_json("info.json", |v| v.get("tool_version").is_some()).map(|(p, v)| Info::from_json(&p, v));
@@ -201,12 +252,17 @@ pub fn parse(bytes: &[u8]) -> Result<Neff, NeffError> {
         .find_json("hlo_stats.json", |v| v.get("HloMacCount").is_some())
         .map(|(p, v)| HloStats::from_json(&p, v));
     let mut other_json = BTreeMap::new();
-    for (i, m) in archive.members.iter().enumerate() {
+    for m in &archive.members {
         if m.path.to_lowercase().ends_with(".json") && !nav.used.contains(&m.path) {
-            if let Some(v) = nav.json_at(i) {
-                other_json.insert(m.path.clone(), v);
-            }
+            other_json.insert(m.path.clone(), m.size);
         }
+    }
+    if nav.over_budget > 0 {
+        let n = nav.over_budget;
+        nav.warnings.push(format!(
+            "{n} JSON member(s) not read: the JSON members exceed the {} parse budget",
+            crate::limits::human_bytes(JSON_BUDGET)
+        ));
     }
     let refs: Vec<debuginfo::SubgraphDebugRefs> = subgraphs
         .iter()
@@ -224,7 +280,9 @@ pub fn parse(bytes: &[u8]) -> Result<Neff, NeffError> {
         }
     }
     let warnings = nav.warnings;
+    let names = NameIndex::new(subgraphs.iter().map(|s| s.name.as_str()));
     Ok(Neff {
+        names,
         header,
         compression,
         graph,
@@ -241,25 +299,69 @@ pub fn parse(bytes: &[u8]) -> Result<Neff, NeffError> {
 
 struct Navigator<'a> {
     archive: &'a Archive,
-    json: HashMap<usize, Option<Value>>,
+    /// Parsed members not yet taken.
+    json: HashMap<usize, Value>,
+    /// Members that are invalid JSON or over the budget (not tried again).
+    bad_json: HashSet<usize>,
     used: BTreeSet<String>,
     warnings: Vec<String>,
+    /// JSON text bytes that may still be parsed; every parse (a re-parse too) spends it.
+    json_budget: u64,
+    /// Members skipped because of the budget.
+    over_budget: u64,
 }
 
 impl<'a> Navigator<'a> {
-    fn json_at(&mut self, i: usize) -> Option<Value> {
-        if let Some(v) = self.json.get(&i) {
-            return v.clone();
+    /// Parse member `i` (spending the budget); `None` when invalid or over budget.
+    fn parse_json(&mut self, i: usize) -> Option<Value> {
+        let bytes = self.archive.bytes(i);
+        let p = || self.archive.members.get(i).map(|m| m.path.as_str()).unwrap_or("?");
+        let len = bytes.len() as u64;
+        if len > self.json_budget {
+            self.over_budget += 1;
+            return None;
         }
-        let v = match serde_json::from_slice::<Value>(self.archive.bytes(i)) {
+        self.json_budget -= len;
+        match serde_json::from_slice::<Value>(bytes) {
             Ok(v) => Some(v),
             Err(e) => {
-                let p = self.archive.members.get(i).map(|m| m.path.as_str()).unwrap_or("?");
-                self.warnings.push(format!("{p}: invalid JSON ({e})"));
+                let w = format!("{}: invalid JSON ({e})", p());
+                self.warnings.push(w);
                 None
             }
-        };
-        self.json.insert(i, v.clone());
+        }
+    }
+
+    /// A look at member `i`'s tree (parsed once, kept until taken).
+    fn peek_json(&mut self, i: usize) -> Option<&Value> {
+        if self.bad_json.contains(&i) {
+            return None;
+        }
+        if !self.json.contains_key(&i) {
+            match self.parse_json(i) {
+                Some(v) => self.json.insert(i, v),
+                None => {
+                    self.bad_json.insert(i);
+                    return None;
+                }
+            };
+        }
+        self.json.get(&i)
+    }
+
+    /// Member `i`'s tree, to keep. Moved out of the cache, never cloned: a member taken twice
+    /// (several subgraphs naming one file) is parsed again and spends the budget again.
+    fn take_json(&mut self, i: usize) -> Option<Value> {
+        if let Some(v) = self.json.remove(&i) {
+            return Some(v);
+        }
+        if self.bad_json.contains(&i) {
+            return None;
+        }
+        let v = self.parse_json(i);
+        if v.is_none() {
+            self.bad_json.insert(i);
+        }
         v
     }
 
@@ -274,8 +376,9 @@ impl<'a> Navigator<'a> {
             .filter(|&i| base_name(&self.archive.members[i].path).eq_ignore_ascii_case(name))
             .collect();
         by_name.sort_by_key(|&i| self.archive.members[i].path.matches('/').count());
+        let named: HashSet<usize> = by_name.iter().copied().collect();
         let by_content: Vec<usize> = (0..self.archive.members.len())
-            .filter(|i| !by_name.contains(i) && self.is_json(*i))
+            .filter(|i| !named.contains(i) && self.is_json(*i))
             .filter(|&i| self.archive.members[i].path.matches('/').count() == 0)
             .collect();
         for (i, need_pred) in
@@ -284,8 +387,9 @@ impl<'a> Navigator<'a> {
             if need_pred && !self.archive.members[i].path.to_lowercase().ends_with(".json") {
                 continue;
             }
-            if let Some(v) = self.json_at(i) {
-                if !need_pred || pred(&v) {
+            if let Some(v) = self.peek_json(i) {
+                if !need_pred || pred(v) {
+                    let v = self.take_json(i)?;
                     let p = self.archive.members[i].path.clone();
                     self.used.insert(p.clone());
                     return Some((p, v));
@@ -300,12 +404,10 @@ impl<'a> Navigator<'a> {
         if name.trim().is_empty() {
             return None;
         }
-        self.archive.find(&join(dir, name)).or_else(|| self.archive.find(name)).or_else(|| {
-            let b = base_name(name);
-            self.archive.members.iter().rposition(|m| {
-                dir_of(&m.path).eq_ignore_ascii_case(dir) && base_name(&m.path).eq_ignore_ascii_case(b)
-            })
-        })
+        self.archive
+            .find(&join(dir, name))
+            .or_else(|| self.archive.find(name))
+            .or_else(|| self.archive.find_in_dir(dir, base_name(name)))
     }
 
     fn structure(&mut self) -> (Option<NeffGraph>, Vec<Kelf>, Vec<Subgraph>) {
@@ -313,12 +415,13 @@ impl<'a> Navigator<'a> {
             self.find_json("neff.json", NeffGraph::looks_like).map(|(p, v)| NeffGraph::from_json(&p, v));
         // kelf files named by the graph, else by name pattern, else by content
         let mut kelf_idx: Vec<usize> = Vec::new();
+        let mut kelf_seen: HashSet<usize> = HashSet::new();
         if let Some(g) = &graph {
             let dir = dir_of(&g.path).to_string();
             for n in &g.nodes {
                 if let Some(k) = &n.kelf {
                     match self.resolve(&dir, k) {
-                        Some(i) if !kelf_idx.contains(&i) => kelf_idx.push(i),
+                        Some(i) if kelf_seen.insert(i) => kelf_idx.push(i),
                         Some(_) => {}
                         None => self.warnings.push(format!("neff.json names missing kelf {k}")),
                     }
@@ -335,19 +438,18 @@ impl<'a> Navigator<'a> {
         }
         if kelf_idx.is_empty() {
             for i in 0..self.archive.members.len() {
-                if self.archive.members[i].path.to_lowercase().ends_with(".json") {
-                    if let Some(v) = self.json_at(i) {
-                        if Kelf::looks_like(&v) {
-                            kelf_idx.push(i);
-                        }
-                    }
+                if self.archive.members[i].path.to_lowercase().ends_with(".json")
+                    && self.peek_json(i).is_some_and(Kelf::looks_like)
+                {
+                    kelf_idx.push(i);
                 }
             }
         }
         let mut kelfs = Vec::new();
         let mut defs: Vec<(String, usize, Option<String>)> = Vec::new(); // (name, def idx, kelf path)
+        let mut def_seen: HashSet<usize> = HashSet::new();
         for i in kelf_idx {
-            let Some(v) = self.json_at(i) else { continue };
+            let Some(v) = self.take_json(i) else { continue };
             let path = self.archive.members[i].path.clone();
             self.used.insert(path.clone());
             let k = Kelf::from_json(&path, v);
@@ -357,9 +459,7 @@ impl<'a> Navigator<'a> {
                     .resolve(&dir, &g.definition)
                     .or_else(|| self.resolve(&join(&dir, &g.name), "def.json"));
                 match found {
-                    Some(d) if !defs.iter().any(|x| x.1 == d) => {
-                        defs.push((g.name.clone(), d, Some(path.clone())))
-                    }
+                    Some(d) if def_seen.insert(d) => defs.push((g.name.clone(), d, Some(path.clone()))),
                     Some(_) => {}
                     None => self.warnings.push(format!("{path}: definition {} not found", g.definition)),
                 }
@@ -370,12 +470,10 @@ impl<'a> Navigator<'a> {
             // no kelf: every def.json (by name, confirmed by content)
             for i in 0..self.archive.members.len() {
                 let p = self.archive.members[i].path.clone();
-                if base_name(&p).eq_ignore_ascii_case("def.json") {
-                    if let Some(v) = self.json_at(i) {
-                        if json::looks_like_def(&v) {
-                            defs.push((base_name(dir_of(&p)).to_string(), i, None));
-                        }
-                    }
+                if base_name(&p).eq_ignore_ascii_case("def.json")
+                    && self.peek_json(i).is_some_and(json::looks_like_def)
+                {
+                    defs.push((base_name(dir_of(&p)).to_string(), i, None));
                 }
             }
         }
@@ -390,7 +488,7 @@ impl<'a> Navigator<'a> {
 
     fn subgraph(&mut self, name: String, di: usize, kelf: Option<String>) -> Option<Subgraph> {
         let def_path = self.archive.members[di].path.clone();
-        let def = self.json_at(di)?;
+        let mut def = self.take_json(di)?;
         self.used.insert(def_path.clone());
         let dir = dir_of(&def_path).to_string();
         let name = if name.is_empty() { base_name(&dir).to_string() } else { name };
@@ -400,6 +498,7 @@ impl<'a> Navigator<'a> {
         };
         // engine key prefixes: `<p>_instr`, or `<p>` naming a .json with a known engine alias
         let mut prefixes: Vec<String> = Vec::new();
+        let mut prefix_seen: HashSet<String> = HashSet::new();
         for (k, v) in obj {
             let p = if let Some(p) = k.strip_suffix("_instr") {
                 Some(p.to_string())
@@ -411,7 +510,7 @@ impl<'a> Navigator<'a> {
                 None
             };
             if let Some(p) = p {
-                if !prefixes.contains(&p) {
+                if prefix_seen.insert(p.clone()) {
                     prefixes.push(p);
                 }
             }
@@ -423,7 +522,7 @@ impl<'a> Navigator<'a> {
             if let (Some(n), None) = (&json_name, json_idx) {
                 self.warnings.push(format!("{def_path}: engine file {n} not found"));
             }
-            let ej = json_idx.and_then(|i| self.json_at(i)).unwrap_or(Value::Null);
+            let mut ej = json_idx.and_then(|i| self.take_json(i)).unwrap_or(Value::Null);
             let json_path = json_idx.map(|i| self.archive.members[i].path.clone());
             if let Some(jp) = &json_path {
                 self.used.insert(jp.clone());
@@ -459,10 +558,7 @@ impl<'a> Navigator<'a> {
                 },
                 None => None,
             };
-            let dma = match ej.get("dma") {
-                Some(Value::Array(a)) => a.iter().map(DmaDescriptor::from_json).collect(),
-                _ => vec![],
-            };
+            let dma = json::take_dma(&mut ej);
             let paths = |nav: &Self, key: String| -> Vec<String> {
                 json::strs(def.get(&key))
                     .iter()
@@ -490,18 +586,14 @@ impl<'a> Navigator<'a> {
         // tensor map: by name in the subgraph directory, else by content
         let mut tm = self.resolve(&dir, "tensor_map.json");
         if tm.is_none() {
-            for i in 0..self.archive.members.len() {
+            for i in self.archive.members_in_dir(&dir) {
                 let m = &self.archive.members[i];
-                if dir_of(&m.path) == dir
-                    && m.path.to_lowercase().ends_with(".json")
+                if m.path.to_lowercase().ends_with(".json")
                     && !self.used.contains(&m.path)
+                    && self.peek_json(i).is_some_and(json::looks_like_tensor_map)
                 {
-                    if let Some(v) = self.json_at(i) {
-                        if json::looks_like_tensor_map(&v) {
-                            tm = Some(i);
-                            break;
-                        }
-                    }
+                    tm = Some(i);
+                    break;
                 }
             }
         }
@@ -509,7 +601,7 @@ impl<'a> Navigator<'a> {
             Some(i) => {
                 let p = self.archive.members[i].path.clone();
                 self.used.insert(p.clone());
-                let t = self.json_at(i).map(|v| json::tensors_from_json(&v)).unwrap_or_default();
+                let t = self.take_json(i).map(json::tensors_from_json).unwrap_or_default();
                 (Some(p), t)
             }
             None => (None, vec![]),
@@ -519,8 +611,8 @@ impl<'a> Navigator<'a> {
             kelf,
             version: json::s(&def, "version"),
             neff_features: json::strs(def.get("neff_features")),
-            dma_queues: json::dma_queues_from_def(&def),
-            vars: json::vars_from_def(&def),
+            dma_queues: json::dma_queues_from_def(&mut def),
+            vars: json::vars_from_def(&mut def),
             engines,
             dma_dbg,
             tensor_map_path,
@@ -537,16 +629,24 @@ impl Neff {
         &self.archive.members
     }
 
+    /// A member parsed as JSON, on demand (e.g. one of [`Neff::other_json`]); `None` when absent,
+    /// invalid or larger than the NEFF JSON budget.
+    pub fn member_json(&self, path: &str) -> Option<Value> {
+        let b = self.member_bytes(path)?;
+        if b.len() as u64 > JSON_BUDGET {
+            return None;
+        }
+        serde_json::from_slice(b).ok()
+    }
+
     /// Bytes of a member, by path (case-insensitive fallback).
     pub fn member_bytes(&self, path: &str) -> Option<&[u8]> {
         self.archive.find(path).map(|i| self.archive.bytes(i))
     }
 
     pub fn subgraph(&self, name: &str) -> Option<&Subgraph> {
-        self.subgraphs
-            .iter()
-            .find(|s| s.name == name)
-            .or_else(|| self.subgraphs.iter().find(|s| s.name.eq_ignore_ascii_case(name)))
+        let i = self.names.find(self.subgraphs.iter().map(|s| s.name.as_str()), name)?;
+        self.subgraphs.get(i)
     }
 
     /// Instruction stream of one engine of one subgraph.

@@ -3,6 +3,7 @@
 //! panics; a damaged archive yields the members read so far plus a warning.
 
 use serde::Serialize;
+use std::collections::HashMap;
 
 pub const BLOCK: usize = 512;
 
@@ -28,6 +29,42 @@ pub struct Archive {
     pub members: Vec<Member>,
     /// Problems met while reading (truncation, bad checksum, unsupported entries).
     pub warnings: Vec<String>,
+    /// Path lookups (built by [`Archive::read`]; an archive assembled by hand falls back to scans).
+    #[serde(skip)]
+    index: PathIndex,
+}
+
+/// Member indexes by path, last occurrence winning (as with `tar x`).
+#[derive(Debug, Clone, Default)]
+struct PathIndex {
+    exact: HashMap<String, usize>,
+    lower: HashMap<String, usize>,
+    /// (ASCII-lower-case directory, ASCII-lower-case base name) → member.
+    dir_base: HashMap<(String, String), usize>,
+    /// Directory (exact) → members in it, in archive order.
+    by_dir: HashMap<String, Vec<usize>>,
+    /// How many members were indexed (a different count means the list was edited: scan).
+    len: usize,
+}
+
+impl PathIndex {
+    fn build(members: &[Member]) -> PathIndex {
+        let mut ix = PathIndex::default();
+        for (i, m) in members.iter().enumerate() {
+            ix.exact.insert(m.path.clone(), i);
+            ix.lower.insert(m.path.to_lowercase(), i);
+            ix.dir_base
+                .insert((dir_of(&m.path).to_ascii_lowercase(), base_name(&m.path).to_ascii_lowercase()), i);
+        }
+        for (i, m) in members.iter().enumerate() {
+            ix.by_dir.entry(dir_of(&m.path).to_string()).or_default().push(i);
+        }
+        ix.len = members.len();
+        ix
+    }
+    fn is_for(&self, members: &[Member]) -> bool {
+        self.len == members.len() && self.len > 0
+    }
 }
 
 fn field_str(b: &[u8]) -> String {
@@ -196,7 +233,8 @@ impl Archive {
             }
             pos = next as usize;
         }
-        Ok(Archive { data, members, warnings })
+        let index = PathIndex::build(&members);
+        Ok(Archive { data, members, warnings, index })
     }
 
     /// Data of member `i` (bounds-checked).
@@ -211,11 +249,32 @@ impl Archive {
     /// occurrence wins, as with `tar x`.
     pub fn find(&self, path: &str) -> Option<usize> {
         let p = normalise_path(path);
+        let lp = p.to_lowercase();
+        if self.index.is_for(&self.members) {
+            return self.index.exact.get(&p).or_else(|| self.index.lower.get(&lp)).copied();
+        }
         if let Some(i) = self.members.iter().rposition(|m| m.path == p) {
             return Some(i);
         }
-        let lp = p.to_lowercase();
         self.members.iter().rposition(|m| m.path.to_lowercase() == lp)
+    }
+
+    /// Members whose directory is exactly `dir`, in archive order.
+    pub fn members_in_dir(&self, dir: &str) -> Vec<usize> {
+        if self.index.is_for(&self.members) {
+            return self.index.by_dir.get(dir).cloned().unwrap_or_default();
+        }
+        (0..self.members.len()).filter(|&i| dir_of(&self.members[i].path) == dir).collect()
+    }
+
+    /// The last member in directory `dir` whose base name is `base`, both case-insensitive.
+    pub fn find_in_dir(&self, dir: &str, base: &str) -> Option<usize> {
+        if self.index.is_for(&self.members) {
+            return self.index.dir_base.get(&(dir.to_ascii_lowercase(), base.to_ascii_lowercase())).copied();
+        }
+        self.members.iter().rposition(|m| {
+            dir_of(&m.path).eq_ignore_ascii_case(dir) && base_name(&m.path).eq_ignore_ascii_case(base)
+        })
     }
 }
 

@@ -113,6 +113,7 @@ fn errors_and_sniff() {
     assert_eq!(parse(&[0u8; 100]).unwrap_err(), NeffError::TooShort(100));
     assert!(matches!(parse(&[0u8; 2000]), Err(NeffError::BadHeader(_))));
     assert!(!sniff(&[0u8; 2000]));
+    assert_eq!(NeffError::TooLarge(MAX_UNPACKED).to_string(), "this file expands to more than 1.5 GiB");
     let mut b = writer::minimal_neff();
     b[1024] = 0x00;
     assert!(!sniff(&b));

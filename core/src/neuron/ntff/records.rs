@@ -138,10 +138,19 @@ impl<T: Copy> Fifos<T> {
 }
 
 /// Split the record area into per-type block lists (types 0..=5), checking the tiling.
+///
+/// Descriptors are validated against the file: each is clamped to the record area, and bytes
+/// that an earlier descriptor (in file order) already claimed are not handed out again: a block
+/// overlapping earlier ones keeps only its unclaimed pieces (whole records of its own), a block
+/// inside claimed bytes is dropped. So every byte is decoded at most once and the output tables
+/// are sized by what the file holds, whatever the descriptors claim (issue 7 §2).
 fn blocks<'a>(area: &'a [u8], meta: &Metadata, w: &mut Warnings) -> [Vec<&'a [u8]>; 6] {
     let mut out: [Vec<&[u8]>; 6] = Default::default();
     let len = area.len() as u64;
-    let mut spans: Vec<(u64, u64)> = Vec::with_capacity(meta.blocks.len());
+    let rec = RECORD_LEN as u64;
+    // claimed byte ranges, disjoint: start -> end
+    let mut claimed: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+    let mut overlap = 0u64;
     for d in &meta.blocks {
         let start = d.offset_bytes.min(len);
         let want_end = d.offset_bytes.saturating_add(d.size_bytes);
@@ -154,40 +163,62 @@ fn blocks<'a>(area: &'a [u8], meta: &Metadata, w: &mut Warnings) -> [Vec<&'a [u8
                 )
             });
         }
-        let slice = &area[start as usize..end as usize];
-        if !slice.len().is_multiple_of(RECORD_LEN) {
+        if !(end - start).is_multiple_of(rec) {
             w.add(WarningKind::BlockMisaligned, || {
-                format!("block type {} has {} bytes (not a multiple of 16)", d.notification_type, slice.len())
+                format!("block type {} has {} bytes (not a multiple of 16)", d.notification_type, end - start)
             });
         }
-        if start < end {
-            spans.push((start, end));
+        if start >= end {
+            continue;
         }
-        match out.get_mut(d.notification_type as usize) {
-            Some(v) if d.notification_type != 3 => v.push(slice),
-            _ => {
-                if !slice.is_empty() {
-                    w.add(WarningKind::UnknownBlockType, || {
-                        format!("block type {} ({} bytes) ignored", d.notification_type, slice.len())
-                    });
-                }
+        let Some(list) = out.get_mut(d.notification_type as usize).filter(|_| d.notification_type != 3)
+        else {
+            w.add(WarningKind::UnknownBlockType, || {
+                format!("block type {} ({} bytes) ignored", d.notification_type, end - start)
+            });
+            continue;
+        };
+        // claimed ranges touching [start, end): the one starting at or before `start`, then the rest
+        let mut touching: Vec<(u64, u64)> = Vec::new();
+        if let Some((&s0, &e0)) = claimed.range(..=start).next_back() {
+            if e0 > start {
+                touching.push((s0, e0));
             }
         }
-    }
-    spans.sort_unstable();
-    let (mut covered_to, mut gaps, mut overlap) = (0u64, 0u64, 0u64);
-    for &(s, e) in &spans {
-        if s > covered_to {
-            gaps += s - covered_to;
-        } else {
-            overlap += covered_to.min(e) - s;
+        touching.extend(claimed.range(start.saturating_add(1)..end).map(|(&a, &b)| (a, b)));
+        // unclaimed pieces, cut to whole records of this block
+        let mut at = start;
+        let piece = |from: u64, to: u64, list: &mut Vec<&'a [u8]>| {
+            let from = start + (from - start).div_ceil(rec) * rec;
+            let to = if to == end { end } else { start + (to - start) / rec * rec };
+            if from < to {
+                list.push(&area[from as usize..to as usize]);
+            }
+        };
+        for &(cs, ce) in &touching {
+            if cs > at {
+                piece(at, cs, list);
+            }
+            overlap += ce.min(end) - cs.max(start);
+            at = at.max(ce);
         }
-        covered_to = covered_to.max(e);
+        if at < end {
+            piece(at, end, list);
+        }
+        // merge [start, end) with what it touches
+        let (mut ms, mut me) = (start, end);
+        for (cs, ce) in touching {
+            claimed.remove(&cs);
+            ms = ms.min(cs);
+            me = me.max(ce);
+        }
+        claimed.insert(ms, me);
     }
-    gaps += len - covered_to.min(len);
+    let covered: u64 = claimed.iter().map(|(s, e)| e - s).sum();
+    let gaps = len - covered.min(len);
     if gaps > 0 || overlap > 0 {
         w.add(WarningKind::BlockTiling, || {
-            format!("record area: {gaps} bytes in no block, {overlap} bytes in more than one")
+            format!("record area: {gaps} bytes in no block, {overlap} bytes claimed again (decoded once)")
         });
     }
     out

@@ -160,6 +160,9 @@ pub struct Capture {
     /// Extra block-1 records `(w0, w1, ps)` (events, unknown kinds).
     pub raw_events: Vec<(u32, u32, i64)>,
     pub throttles: Vec<ThrottleEvent>,
+    /// Extra block descriptors `(type, offset, size)` written after the real ones (damaged or
+    /// hostile captures in tests: overlapping, out of range).
+    pub extra_blocks: Vec<(u64, u64, u64)>,
 }
 
 impl Default for Capture {
@@ -186,6 +189,7 @@ impl Default for Capture {
             semaphores: Vec::new(),
             raw_events: Vec::new(),
             throttles: Vec::new(),
+            extra_blocks: Vec::new(),
         }
     }
 }
@@ -315,6 +319,13 @@ pub fn write(c: &Capture) -> Vec<u8> {
         nz(&mut m, 6, blk.len() as u64);
         sg.message(6, &m);
         off += blk.len() as u64;
+    }
+    for &(ty, offset, size) in &c.extra_blocks {
+        let mut m = Writer::new();
+        nz(&mut m, 1, ty);
+        nz(&mut m, 5, offset);
+        nz(&mut m, 6, size);
+        sg.message(6, &m);
     }
     for q in &c.dma_queues {
         let mut m = Writer::new();

@@ -1,0 +1,732 @@
+//! Malformed and hostile input (issue 7 §1, §2, §6): every case must end with a typed error or a
+//! partial load, never a panic, a hang or an allocation failure. The cases are built in memory from
+//! small fixtures and, when present, from `../shared/samples` (never committed). No test asserts
+//! wall-clock time: sizes are chosen so that a correct implementation finishes each case in well
+//! under a second, and an O(n²) or exponent-stepping one takes minutes.
+
+use loupe_core::model::{GroupKind, Layout, Trace, TraceBuilder, TrackKind};
+
+// ---------------------------------------------------------------- invariants
+
+/// At one depth, slices are sorted by start and never overlap (the LOD index relies on it).
+fn assert_depth_invariant(t: &Trace, what: &str) {
+    for (ti, tr) in t.tracks.iter().enumerate() {
+        let s = &tr.slices;
+        for d in 0..s.depth_count() {
+            let r = s.depth_range(d);
+            for i in r.start + 1..r.end {
+                assert!(
+                    s.start_ns[i - 1] <= s.start_ns[i],
+                    "{what}: track {ti} depth {d}: starts not sorted at {i}"
+                );
+                assert!(
+                    s.end_ns(i - 1) <= s.start_ns[i],
+                    "{what}: track {ti} depth {d}: slices {} and {i} overlap",
+                    i - 1
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- lanes
+
+fn lanes_trace(slices: &[(i64, i64)], layout: Layout) -> Trace {
+    let mut b = TraceBuilder::new("test");
+    let g = b.add_group("g", GroupKind::Process);
+    let kind = if layout == Layout::Lanes { TrackKind::Async } else { TrackKind::Thread };
+    let t = b.add_track(g, "t", kind, "t");
+    b.set_track_layout(t, layout);
+    let cat = b.intern("c");
+    for (k, &(s, d)) in slices.iter().enumerate() {
+        let name = b.intern(&k.to_string());
+        b.add_slice(t, s, d, name, cat, loupe_core::model::ArgsId::NONE);
+    }
+    b.finish()
+}
+
+/// The greedy "first free lane" rule, written the obvious O(n × lanes) way.
+fn reference_lanes(slices: &[(i64, i64)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..slices.len()).collect();
+    order.sort_by(|&a, &b| slices[a].0.cmp(&slices[b].0).then(slices[b].1.cmp(&slices[a].1)).then(a.cmp(&b)));
+    let mut lanes: Vec<i64> = Vec::new();
+    let mut out = vec![0; slices.len()];
+    for i in order {
+        let (s, d) = slices[i];
+        let l = match lanes.iter().position(|&e| e <= s) {
+            Some(l) => l,
+            None => {
+                lanes.push(0);
+                lanes.len() - 1
+            }
+        };
+        lanes[l] = (s + d).max(s + 1);
+        out[i] = l;
+    }
+    out
+}
+
+#[test]
+fn lanes_match_the_first_free_lane_rule() {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut rnd = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for round in 0..20 {
+        let n = 3000;
+        let slices: Vec<(i64, i64)> = (0..n)
+            .map(|_| {
+                let d = if round % 4 == 0 { rnd(3) } else { rnd(500) };
+                (rnd(20_000) as i64, d as i64)
+            })
+            .collect();
+        let t = lanes_trace(&slices, Layout::Lanes);
+        assert_depth_invariant(&t, "random lanes");
+        let want = reference_lanes(&slices);
+        let tr = &t.tracks[0];
+        assert_eq!(tr.slices.len(), n);
+        for i in 0..n {
+            let k: usize = t.str(tr.slices.name[i]).parse().unwrap();
+            assert_eq!(tr.slices.depth_of(i), want[k], "round {round}, slice {k}");
+        }
+    }
+}
+
+#[test]
+fn lanes_300k_fully_overlapping_slices() {
+    let n = 300_000;
+    let slices = vec![(1_000i64, 5_000i64); n];
+    let t = lanes_trace(&slices, Layout::Lanes);
+    assert_depth_invariant(&t, "300k overlapping, lanes");
+    // 65 536 lanes on the track, 65 536 on its overlap track, the rest counted and dropped
+    let lanes = 65_536;
+    assert_eq!(t.tracks[0].slices.depth_count(), lanes);
+    assert_eq!(t.tracks.len(), 2);
+    assert_eq!(t.tracks[1].kind, TrackKind::Overlap);
+    assert_eq!(t.slice_count(), 2 * lanes);
+    assert!(t.warnings.count_of("lane_limit") >= 2, "{:?}", t.warnings);
+}
+
+#[test]
+fn nested_300k_identical_slices() {
+    // identical slices nest until the depth limit, then spill to lanes, then are dropped
+    let n = 300_000;
+    let slices = vec![(0i64, 1_000i64); n];
+    let t = lanes_trace(&slices, Layout::Nested);
+    assert_depth_invariant(&t, "300k identical, nested");
+    assert!(t.slice_count() <= n);
+    assert!(t.warnings.count_of("overlapping_slices") >= 1);
+    assert!(t.warnings.count_of("lane_limit") >= 1);
+}
+
+#[test]
+fn lanes_many_staggered_slices() {
+    // 200k slices, each overlapping the next 1000: a moving window of lanes
+    let slices: Vec<(i64, i64)> = (0..200_000i64).map(|i| (i, 1_000)).collect();
+    let t = lanes_trace(&slices, Layout::Lanes);
+    assert_depth_invariant(&t, "staggered");
+    assert_eq!(t.slice_count(), 200_000);
+    assert_eq!(t.tracks[0].slices.depth_count(), 1_000);
+}
+
+// ---------------------------------------------------------------- helpers
+
+use loupe_core::import::{import_bytes, ImportError, NoProgress};
+
+/// Import and require "a typed error or a (partial) trace"; a panic fails the test by itself.
+fn import(name: &str, bytes: &[u8]) -> Result<Trace, ImportError> {
+    let r = import_bytes(name, bytes, &mut NoProgress);
+    if let Ok(t) = &r {
+        assert_depth_invariant(t, name);
+    }
+    r
+}
+
+// ---------------------------------------------------------------- neuron JSON export: many ids
+
+/// A neuron-profile JSON export with `n` records in each of the tables whose lookups were quadratic.
+fn neuron_json_many_ids(n: usize) -> Vec<u8> {
+    let mut s = String::from(r#"{"model_info":[{"nc_idx":0,"nd_idx":0}],"semaphore_update":["#);
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(r#"{{"timestamp":{i},"value":1,"id":"S[{i}] (q)"}}"#));
+    }
+    // instructions on many physical cores, all starting at the same time (one DMA trigger key)
+    s.push_str(r#"],"instruction":["#);
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            r#"{{"timestamp":5,"duration":1,"id":{i},"trigger":{},"label":"Vector","opcode":"op","pcore_idx":{}}}"#,
+            1000 + i,
+            i % 2000
+        ));
+    }
+    s.push_str(r#"],"dma":["#);
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            r#"{{"timestamp":{},"duration":3,"aggregated":"yes","trigger":5,"subgroup":"q-Q0-E0","pcore_idx":{}}}"#,
+            1000 + i,
+            i % 2000
+        ));
+    }
+    s.push_str(r#"],"active_time":["#);
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(
+            r#"{{"pcore_idx":{},"engine":"e{}","start_ts":{i},"end_ts":{}}}"#,
+            i % 2000,
+            i % 50,
+            i + 1
+        ));
+    }
+    s.push_str("]}");
+    s.into_bytes()
+}
+
+#[test]
+fn neuron_json_many_ids_are_not_quadratic() {
+    let n: usize = std::env::var("LOUPE_MANY_IDS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let t = import("many.json", &neuron_json_many_ids(n)).expect("loads");
+    assert_eq!(t.format, "neuron-profile-json");
+    assert_eq!(t.groups.len(), 2000);
+    let sems = t.counters.iter().filter(|c| t.str(c.name).starts_with("S[")).count();
+    assert_eq!(sems, n);
+    assert_eq!(t.flows.len(), n, "every DMA finds its trigger");
+}
+
+// ---------------------------------------------------------------- NEFF: many names
+
+use loupe_core::neuron::neff::{self, writer};
+
+/// A NEFF with `n` subgraphs (def.json, engine JSON and binary each) and a graph naming `n`
+/// missing kelf files: every name resolution used to scan every member.
+fn neff_many_members(n: usize) -> Vec<u8> {
+    let mut b = writer::NeffBuilder::new();
+    let mut graphs = String::new();
+    let mut nodes = String::new();
+    for i in 0..n {
+        if i > 0 {
+            graphs.push(',');
+            nodes.push(',');
+        }
+        graphs.push_str(&format!(r#"{{"definition":"sg{i}/def.json","name":"sg{i}"}}"#));
+        nodes.push_str(&format!(r#"{{"op":"tvm_op","name":"n{i}","attrs":{{"kelf":"missing-{i}.json"}}}}"#));
+    }
+    b.member(
+        "neff.json",
+        format!(r#"{{"nodes":[{nodes},{{"op":"tvm_op","name":"k","attrs":{{"kelf":"kelf-0.json"}}}}]}}"#),
+    );
+    b.member("kelf-0.json", format!(r#"{{"graphs":[{graphs}]}}"#));
+    for i in 0..n {
+        b.member(
+            &format!("sg{i}/def.json"),
+            r#"{"pe":"PE.json","pe_instr":"PE.bin","var":{},"dma_queue":{}}"#,
+        );
+        b.member(&format!("sg{i}/PE.json"), r#"{"dma":[],"instr":"PE.bin"}"#);
+        b.member(&format!("sg{i}/PE.bin"), writer::slots(&[1, 2]));
+    }
+    b.build()
+}
+
+#[test]
+fn neff_many_members_resolve_by_map() {
+    let n: usize =
+        std::env::var("LOUPE_MANY_IDS").ok().and_then(|v| v.parse().ok()).map_or(1500, |v: usize| v / 10);
+    let bytes = neff_many_members(n);
+    let parsed = neff::parse(&bytes).expect("parses");
+    assert_eq!(parsed.subgraphs.len(), n);
+    assert!(parsed.subgraphs.iter().all(|s| s.engines.len() == 1 && s.engines[0].instructions.is_some()));
+    let t = import("many.neff", &bytes).expect("imports");
+    assert!(t.program.is_some());
+}
+
+/// `n` subgraphs whose def.json all name one large engine JSON: each used to receive a clone of
+/// the parsed tree (gigabytes from a small file); now each parse spends one shared budget.
+fn neff_shared_engine_json(n: usize, engine_json_bytes: usize) -> Vec<u8> {
+    let mut b = writer::NeffBuilder::new();
+    let mut graphs = String::new();
+    for i in 0..n {
+        if i > 0 {
+            graphs.push(',');
+        }
+        graphs.push_str(&format!(r#"{{"definition":"sg{i}/def.json","name":"sg{i}"}}"#));
+        b.member(&format!("sg{i}/def.json"), r#"{"pe":"../PE.json","pe_instr":"../PE.bin"}"#);
+    }
+    b.member("kelf-0.json", format!(r#"{{"graphs":[{graphs}]}}"#));
+    let mut big = String::from(r#"{"instr":"PE.bin","dma":["#);
+    while big.len() < engine_json_bytes {
+        big.push_str(r#"{"id":"1","desc":[0,0,0,0,0,0,0,0]},"#);
+    }
+    big.push_str(r#"{}]}"#);
+    b.member("PE.json", big);
+    b.member("PE.bin", writer::slots(&[1]));
+    b.build()
+}
+
+#[test]
+fn neff_shared_engine_json_spends_one_budget() {
+    let bytes = neff_shared_engine_json(200, 300_000);
+    let parsed = neff::parse(&bytes).expect("parses");
+    assert_eq!(parsed.subgraphs.len(), 200);
+    let with_dma = parsed.subgraphs.iter().filter(|s| s.engines.iter().any(|e| !e.dma.is_empty())).count();
+    assert!(with_dma > 0 && with_dma < 200, "{with_dma} subgraphs got the engine JSON");
+    assert!(parsed.warnings.iter().any(|w| w.contains("parse budget")), "{:?}", parsed.warnings.last());
+    assert!(import("shared.neff", &bytes).is_ok());
+}
+
+// ---------------------------------------------------------------- NTFF: lying block descriptors
+
+use loupe_core::neuron::ntff::{self, writer as ntff_writer};
+
+/// A 1 MB synthetic capture plus `extra` descriptors that each claim the whole record area
+/// (and some beyond the file): every byte used to be decoded once per descriptor, with output
+/// vectors sized from the sum of the claims.
+fn ntff_overlapping_blocks(extra: usize) -> Vec<u8> {
+    let mut c = ntff_writer::synthetic_capture(1);
+    for k in 0..extra as u64 {
+        let ty = [0u64, 1, 4, 5][k as usize % 4];
+        c.extra_blocks.push((ty, (k % 3) * 16, u64::MAX / 2));
+    }
+    ntff_writer::write(&c)
+}
+
+#[test]
+fn ntff_overlapping_descriptors_decode_once() {
+    let clean = ntff::parse(&ntff_overlapping_blocks(0)).expect("clean capture");
+    let n: usize = std::env::var("LOUPE_NTFF_BLOCKS").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000);
+    let bytes = ntff_overlapping_blocks(n);
+    let t = ntff::parse(&bytes).expect("parses with warnings");
+    assert_eq!(t.instructions.len(), clean.instructions.len());
+    assert_eq!(t.dma_packets.len(), clean.dma_packets.len());
+    assert!(t.instructions.capacity() <= bytes.len() / 32 + 1);
+    let kinds: Vec<_> = t.warnings.iter().map(|w| w.kind).collect();
+    assert!(kinds.contains(&ntff::WarningKind::BlockTiling), "{kinds:?}");
+    assert!(kinds.contains(&ntff::WarningKind::BlockOutOfRange), "{kinds:?}");
+    assert!(import("overlap.ntff", &bytes).is_ok());
+}
+
+// ---------------------------------------------------------------- containers: bombs and budgets
+
+use loupe_core::import::container::{self, Budget};
+use std::io::Write;
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn deflate(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// A zip member: name, stored bytes, method (0 stored, 8 deflated), declared uncompressed size.
+struct ZipMember {
+    name: String,
+    data: Vec<u8>,
+    method: u16,
+    declared: u32,
+}
+
+fn zip_member(name: &str, content: &[u8], deflated: bool) -> ZipMember {
+    let (data, method) = if deflated { (deflate(content), 8) } else { (content.to_vec(), 0) };
+    ZipMember { name: name.into(), data, method, declared: content.len() as u32 }
+}
+
+/// A minimal zip writer (no CRCs: the reader does not check them).
+fn zip(members: &[ZipMember]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for m in members {
+        let off = out.len() as u32;
+        out.extend_from_slice(b"PK\x03\x04");
+        out.extend_from_slice(&[20, 0, 0, 0]);
+        out.extend_from_slice(&m.method.to_le_bytes());
+        out.extend_from_slice(&[0; 8]); // time, date, crc
+        out.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        out.extend_from_slice(&m.declared.to_le_bytes());
+        out.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(m.name.as_bytes());
+        out.extend_from_slice(&m.data);
+        central.extend_from_slice(b"PK\x01\x02");
+        central.extend_from_slice(&[20, 0, 20, 0, 0, 0]);
+        central.extend_from_slice(&m.method.to_le_bytes());
+        central.extend_from_slice(&[0; 8]);
+        central.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        central.extend_from_slice(&m.declared.to_le_bytes());
+        central.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
+        central.extend_from_slice(&[0; 12]);
+        central.extend_from_slice(&off.to_le_bytes());
+        central.extend_from_slice(m.name.as_bytes());
+    }
+    let cd_off = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_off.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
+}
+
+fn is_too_large<T: std::fmt::Debug>(r: &Result<T, ImportError>) -> bool {
+    matches!(r, Err(ImportError::TooLarge { .. }))
+}
+
+#[test]
+fn container_budget_is_shared_and_typed() {
+    let mb = vec![b' '; 1 << 20];
+    // gzip bomb beyond the budget: a typed error, not a silent truncation
+    let bomb = gz(&vec![0u8; 8 << 20]);
+    let r = container::unwrap_within("bomb.json.gz", &bomb, &mut Budget::new(1 << 20));
+    assert!(is_too_large(&r), "{r:?}");
+    let msg = r.unwrap_err().to_string();
+    assert_eq!(msg, "this file expands to more than 1 MiB (the most Loupe can hold in memory)");
+    let msg = container::unwrap_within("b.gz", &bomb, &mut Budget::default());
+    assert!(msg.is_ok(), "8 MiB is within the default budget");
+    assert_eq!(
+        ImportError::TooLarge {
+            what: "this file expands to".into(),
+            limit: loupe_core::limits::MAX_EXPANDED_BYTES
+        }
+        .to_string(),
+        "this file expands to more than 1.5 GiB (the most Loupe can hold in memory)"
+    );
+    // exactly at the budget: fine
+    let exact = gz(&mb);
+    assert_eq!(
+        container::unwrap_within("a.gz", &exact, &mut Budget::new(1 << 20)).unwrap()[0].1.len(),
+        1 << 20
+    );
+    // many zip members, each under the budget, together over it
+    let members: Vec<ZipMember> = (0..5).map(|i| zip_member(&format!("m{i}.json"), &mb, true)).collect();
+    let z = zip(&members);
+    let r = container::unwrap_within("many.zip", &z, &mut Budget::new(3 << 20));
+    assert!(is_too_large(&r), "{:?}", r.map(|v| v.len()));
+    assert_eq!(container::unwrap_within("many.zip", &z, &mut Budget::new(5 << 20)).unwrap().len(), 5);
+    // stored members spend the budget too
+    let stored: Vec<ZipMember> = (0..5).map(|i| zip_member(&format!("s{i}"), &mb, false)).collect();
+    assert!(is_too_large(&container::unwrap_within("s.zip", &zip(&stored), &mut Budget::new(3 << 20))));
+    // nesting: zip of gzips of a bomb, one budget through every level
+    let inner = gz(&vec![b'['; 2 << 20]);
+    let nested: Vec<ZipMember> = (0..3).map(|i| zip_member(&format!("n{i}.json.gz"), &inner, true)).collect();
+    let nz = gz(&zip(&nested));
+    assert!(is_too_large(&container::unwrap_within("n.zip.gz", &nz, &mut Budget::new(5 << 20))));
+    // a declared size of 0xFFFFFFFF (zip64 marker, or a lie) allocates nothing up front
+    let mut liar = zip_member("liar.json", b"[]", true);
+    liar.declared = u32::MAX;
+    let liar = zip(&[liar]);
+    let v = container::unwrap_within("liar.zip", &liar, &mut Budget::default()).unwrap();
+    assert_eq!(&*v[0].1, b"[]");
+    // a declared size beyond the budget is refused before inflating
+    let mut big = zip_member("big.json", b"[]", true);
+    big.declared = 0x7FFF_FFFF;
+    assert!(is_too_large(&container::unwrap_within("big.zip", &zip(&[big]), &mut Budget::default())));
+}
+
+// ---------------------------------------------------------------- the corpus
+
+/// Deterministic xorshift.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The malformed variants of one well-formed file: truncations, byte flips, lying 32-bit
+/// lengths at random offsets and in the first 64 bytes, zeroed and duplicated spans. 44 cases.
+fn mutations(base: &[u8], seed: u64) -> Vec<(String, Vec<u8>)> {
+    let mut r = Rng(seed | 1);
+    let n = base.len();
+    let mut out = Vec::new();
+    for k in 0..10 {
+        let cut = if k < 3 { k } else { r.below(n) };
+        out.push((format!("truncated at {cut}"), base[..cut.min(n)].to_vec()));
+    }
+    out.push(("last byte dropped".into(), base[..n.saturating_sub(1)].to_vec()));
+    for _ in 0..10 {
+        let mut v = base.to_vec();
+        let at = r.below(n);
+        if let Some(b) = v.get_mut(at) {
+            *b ^= 1 << (r.next() % 8);
+        }
+        out.push((format!("bit flip at {at}"), v));
+    }
+    for k in 0..12 {
+        let mut v = base.to_vec();
+        let at = if k < 6 { r.below(n.min(64)) } else { r.below(n) };
+        let lie: u32 = [u32::MAX, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_0000, 0x0100_0000, 0][k % 6];
+        for (i, b) in lie.to_le_bytes().iter().enumerate() {
+            if let Some(x) = v.get_mut(at + i) {
+                *x = *b;
+            }
+        }
+        out.push((format!("lying u32 {lie:#x} at {at}"), v));
+    }
+    for _ in 0..5 {
+        let mut v = base.to_vec();
+        let at = r.below(n);
+        let len = r.below(256).min(n - at.min(n));
+        v[at..at + len].fill(0);
+        out.push((format!("{len} bytes zeroed at {at}"), v));
+    }
+    for _ in 0..5 {
+        let at = r.below(n);
+        let len = r.below(4096).min(n - at.min(n));
+        let mut v = base[..at].to_vec();
+        v.extend_from_slice(&base[at..at + len]);
+        v.extend_from_slice(&base[at..]);
+        out.push((format!("{len} bytes duplicated at {at}"), v));
+    }
+    out.push(("doubled".into(), [base, base].concat()));
+    out
+}
+
+/// Run every case; each must end with a typed error or a (partial) trace. Returns how many
+/// loaded and how many were typed errors.
+fn run_corpus(format: &str, file_name: &str, cases: &[(String, Vec<u8>)]) -> (usize, usize) {
+    let (mut ok, mut err) = (0, 0);
+    for (what, bytes) in cases {
+        let r = std::panic::catch_unwind(|| import(file_name, bytes).map(|t| t.slice_count()));
+        match r {
+            Ok(Ok(_)) => ok += 1,
+            Ok(Err(_)) => err += 1,
+            Err(_) => panic!("{format}: {file_name}: {what}: panicked"),
+        }
+    }
+    assert!(ok + err >= 30 || cases.len() < 30, "{format}: {} cases", cases.len());
+    println!("{format} ({file_name}): {} cases, {ok} loaded, {err} typed errors", cases.len());
+    (ok, err)
+}
+
+fn sample(rel: &str) -> Option<Vec<u8>> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples").join(rel);
+    match std::fs::read(&p) {
+        Ok(b) => Some(b),
+        Err(_) => {
+            println!("SKIP: {} not present", p.display());
+            None
+        }
+    }
+}
+
+const CHROME_FIXTURE: &str = r#"{"traceEvents":[
+{"ph":"M","pid":1,"name":"process_name","args":{"name":"p"}},
+{"ph":"X","pid":1,"tid":1,"ts":1.5,"dur":10,"name":"a","args":{"k":1}},
+{"ph":"X","pid":1,"tid":1,"ts":2,"dur":3,"name":"b"},
+{"ph":"B","pid":1,"tid":2,"ts":5,"name":"c"},{"ph":"E","pid":1,"tid":2,"ts":9},
+{"ph":"b","pid":1,"id":"0x1","cat":"x","ts":1,"name":"async"},{"ph":"e","pid":1,"id":"0x1","cat":"x","ts":20,"name":"async"},
+{"ph":"s","pid":1,"tid":1,"id":7,"ts":3,"name":"f"},{"ph":"f","pid":1,"tid":2,"id":7,"ts":6,"name":"f","bp":"e"},
+{"ph":"C","pid":1,"ts":4,"name":"ctr","args":{"v":3}},
+{"ph":"i","pid":1,"tid":1,"ts":7,"name":"inst","s":"t"}
+]}"#;
+
+/// Hostile numbers in time fields: each used to loop up to 2^31 times or overflow.
+fn huge_exponent_cases() -> Vec<(String, Vec<u8>)> {
+    let nums = [
+        "0e999999999",
+        "1e999999999",
+        "-0E+2147483647",
+        "1.5e-2147483648",
+        "0.00e-2147483647",
+        "9e-99999999999999999999",
+        "1e18",
+        "-9223372036854775808",
+        "123456789012345678901234567890123456789012",
+        "1.0000000000000000000000000000000000000000001",
+    ];
+    let mut out = Vec::new();
+    for n in nums {
+        for field in ["ts", "dur"] {
+            let t = format!(
+                r#"{{"traceEvents":[{{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"ok"}},{{"ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"name":"x","{field}":{n}}}]}}"#
+            );
+            out.push((format!("{field} = {n}"), t.into_bytes()));
+        }
+    }
+    // one file holding all of them, many times (a 1 KB file must never take seconds)
+    let mut all = String::from(r#"{"traceEvents":["#);
+    for k in 0..200 {
+        if k > 0 {
+            all.push(',');
+        }
+        all.push_str(&format!(
+            r#"{{"ph":"X","pid":1,"tid":1,"ts":{},"dur":{},"name":"x"}}"#,
+            nums[k % 6],
+            nums[(k + 1) % 6]
+        ));
+    }
+    all.push_str("]}");
+    out.push(("200 hostile numbers".into(), all.into_bytes()));
+    out
+}
+
+#[test]
+fn corpus_chrome_json() {
+    let mut cases = mutations(CHROME_FIXTURE.as_bytes(), 1);
+    cases.extend(huge_exponent_cases());
+    let (ok, _) = run_corpus("chrome-json", "trace.json", &cases);
+    assert!(ok > 0);
+    // the hostile numbers become warnings, the rest of the file loads
+    let t = import("n.json", &huge_exponent_cases().last().unwrap().1).expect("loads");
+    println!("200 hostile numbers: {} slices, warnings {:?}", t.slice_count(), t.warnings);
+    assert!(t.slice_count() > 0 || t.warnings.total() > 0);
+    if let Some(b) = sample("chrome-trace-json/catapult_chromeos_system_trace.json") {
+        run_corpus("chrome-json", "catapult_chromeos_system_trace.json", &mutations(&b, 2));
+    }
+}
+
+const NEURON_JSON_FIXTURE: &str = r#"{"model_info":[{"nc_idx":0,"nd_idx":0}],
+"instruction":[{"timestamp":10,"duration":5,"id":1,"label":"Tensor","opcode":"MATMUL","trigger":30},
+ {"timestamp":12,"duration":5,"id":2,"label":"Vector","opcode":"ADD","predecessors":[{"id":1,"type":"data"}]}],
+"dma":[{"timestamp":30,"duration":4,"aggregated":"yes","trigger":10,"subgroup":"q-Q1-E0"},
+ {"timestamp":31,"duration":2,"aggregated":"no","subgroup":"q-Q1-E0","dma_engine":"0","dma_queue":1}],
+"semaphore_update":[{"timestamp":11,"value":1,"id":"2"},{"timestamp":13,"value":0,"id":"2"}],
+"ham":[{"timestamp":20,"duration":3,"k":1,"n":2}],
+"pending_dma":[{"timestamp":30,"value":1}],
+"active_time":[{"engine":"tensor","start_ts":10,"end_ts":15}],
+"summary":[{"nc_idx":0}]}"#;
+
+#[test]
+fn corpus_neuron_json() {
+    let mut cases = mutations(NEURON_JSON_FIXTURE.as_bytes(), 3);
+    // hostile values where the importer reads times and ids
+    for v in
+        ["1e999999999", "-9223372036854775808", "9223372036854775807", "\"x\"", "null", "[]", "{}", "0.5"]
+    {
+        let t = NEURON_JSON_FIXTURE.replace("\"timestamp\":10", &format!("\"timestamp\":{v}"));
+        cases.push((format!("timestamp {v}"), t.into_bytes()));
+        let t = NEURON_JSON_FIXTURE.replace("\"duration\":5", &format!("\"duration\":{v}"));
+        cases.push((format!("duration {v}"), t.into_bytes()));
+    }
+    run_corpus("neuron-profile-json", "profile.json", &cases);
+    // many ids: the lookups that were quadratic (small here; the scaling test is above)
+    run_corpus("neuron-profile-json", "many.json", &[("5000 ids".into(), neuron_json_many_ids(5000))]);
+    if let Some(b) = sample("neuron/profile_128x128x1024.json") {
+        run_corpus("neuron-profile-json", "profile_128x128x1024.json", &mutations(&b, 4));
+    }
+}
+
+#[test]
+fn corpus_ntff() {
+    let base = ntff_writer::write(&ntff_writer::synthetic_capture(0));
+    let mut cases = mutations(&base, 5);
+    // lying metadata length and descriptors
+    for len in [0u32, 1, 0x7F, 0xFF_FFFF] {
+        let mut v = base.clone();
+        v[1..4].copy_from_slice(&len.to_le_bytes()[..3]);
+        cases.push((format!("metadata length {len:#x}"), v));
+    }
+    cases.push(("overlapping descriptors".into(), ntff_overlapping_blocks(300)));
+    let (ok, _) = run_corpus("ntff", "profile.ntff", &cases);
+    assert!(ok > 0);
+    if let Some(b) = sample("neuron/profile_128x128x1024.ntff") {
+        run_corpus("ntff", "profile_128x128x1024.ntff", &mutations(&b, 6));
+    }
+}
+
+#[test]
+fn corpus_neff() {
+    let base = writer::minimal_neff();
+    let mut cases = mutations(&base, 7);
+    // the tarball uncompressed: flips land in tar headers and JSON members
+    let mut plain = writer::minimal();
+    plain.gzip = false;
+    cases.extend(mutations(&plain.build(), 8));
+    // hostile JSON members
+    for (path, body) in [
+        ("sg00/def.json", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["),
+        ("sg00/PE.json", r#"{"dma":[{"desc":{"desc":{"desc":null}}},1,"x",null],"instr":"../../../../PE.bin"}"#),
+        ("kelf-0.json", r#"{"graphs":[{"definition":"sg00/def.json"},{"definition":"sg00/def.json"},{"definition":"/etc/passwd"}]}"#),
+        ("neff.json", r#"{"nodes":[{"attrs":{"kelf":"kelf-0.json"}},{"attrs":{"kelf":"kelf-0.json"}},{"attrs":"x"}]}"#),
+    ] {
+        let mut b = writer::minimal();
+        b.members.retain(|m| m.0 != path);
+        b.member(path, body);
+        cases.push((format!("hostile {path}"), b.build()));
+    }
+    cases.push(("shared engine JSON".into(), neff_shared_engine_json(50, 50_000)));
+    cases.push(("many members".into(), neff_many_members(300)));
+    let (ok, _) = run_corpus("neff", "graph.neff", &cases);
+    assert!(ok > 0);
+    if let Some(b) = sample("neuron/matmul_small.neff") {
+        run_corpus("neff", "matmul_small.neff", &mutations(&b, 9));
+    }
+}
+
+#[test]
+fn corpus_containers() {
+    let json = CHROME_FIXTURE.as_bytes();
+    let mut cases = mutations(&gz(json), 10);
+    let z = zip(&[zip_member("a.json", json, true), zip_member("b.json", json, false)]);
+    cases.extend(mutations(&z, 11));
+    // structural lies: member count, central directory offset, local header offset
+    let eocd = z.len() - 22;
+    for (what, at, val) in [
+        ("count 65535", eocd + 10, 0xFFFFu32),
+        ("cd offset past end", eocd + 16, u32::MAX),
+        ("cd offset 0", eocd + 16, 0),
+    ] {
+        let mut v = z.clone();
+        let bytes = val.to_le_bytes();
+        let w = if what.starts_with("count") { 2 } else { 4 };
+        v[at..at + w].copy_from_slice(&bytes[..w]);
+        cases.push((what.into(), v));
+    }
+    cases.push(("empty zip".into(), zip(&[])));
+    cases.push(("gzip of nothing".into(), gz(b"")));
+    cases.push(("gzip in gzip in gzip in gzip in gzip".into(), gz(&gz(&gz(&gz(&gz(json)))))));
+    cases.push(("zip of a zip bomb".into(), zip(&[zip_member("z.gz", &gz(&vec![0u8; 4 << 20]), true)])));
+    let (ok, _) = run_corpus("containers", "trace.json.gz", &cases);
+    assert!(ok > 0);
+}
+
+#[test]
+fn chrome_identical_events_finish() {
+    // a few MB of gzip of identical events used to never finish (lanes past 65 535)
+    let mut s = String::from(r#"{"traceEvents":["#);
+    for k in 0..150_000 {
+        if k > 0 {
+            s.push(',');
+        }
+        s.push_str(r#"{"ph":"X","pid":1,"tid":1,"ts":5,"dur":10,"name":"same"}"#);
+    }
+    s.push_str("]}");
+    let t = import("same.json.gz", &gz(s.as_bytes())).expect("loads");
+    assert!(t.slice_count() > 65_535);
+    assert!(t.warnings.total() > 0);
+    // async events that all overlap: lanes, then the overlap track, then dropped with a warning
+    let mut s = String::from(r#"{"traceEvents":["#);
+    for k in 0..150_000 {
+        if k > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!(r#"{{"ph":"b","pid":1,"id":{k},"cat":"c","ts":5,"name":"a"}},{{"ph":"e","pid":1,"id":{k},"cat":"c","ts":15,"name":"a"}}"#));
+    }
+    s.push_str("]}");
+    let t = import("async.json", s.as_bytes()).expect("loads");
+    assert!(t.slice_count() > 65_535);
+}
