@@ -10,6 +10,9 @@ use loupe_core::model::{GroupKind, Layout, Trace, TraceBuilder, TrackKind};
 
 /// At one depth, slices are sorted by start and never overlap (the LOD index relies on it).
 fn assert_depth_invariant(t: &Trace, what: &str) {
+    if let Err(e) = t.validate() {
+        panic!("{what}: {e}");
+    }
     for (ti, tr) in t.tracks.iter().enumerate() {
         let s = &tr.slices;
         for d in 0..s.depth_count() {
