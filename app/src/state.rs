@@ -193,8 +193,6 @@ pub struct SearchHits {
     pub query: String,
     /// Per track: hit slice indices, ascending (for painting: binary search per visible item).
     pub per_track: Vec<Vec<u32>>,
-    /// All hits by start time (for paging), filled when the search completes.
-    pub by_time: Vec<SliceRef>,
     pub count: usize,
     pub done: bool,
     /// Slices examined / total (progress of a running search).
@@ -279,8 +277,8 @@ pub struct AppState {
     /// The current search (see [`SearchHits`]); `search_gen` bumps when it changes.
     pub search: StoredValue<Arc<SearchHits>>,
     pub search_gen: RwSignal<u64>,
-    /// Index into `SearchHits::by_time` of the hit shown in Event Details.
-    pub search_page: RwSignal<usize>,
+    /// The hit Event Details shows (paging goes on from it; see `analysis::search::paging`).
+    pub search_cursor: RwSignal<Option<SliceRef>>,
     pub box_selection: RwSignal<Option<BoxSelection>>,
     /// Requests to move the timeline's view (the timeline clears it after acting).
     pub view_request: RwSignal<Option<ViewRequest>>,
@@ -302,7 +300,7 @@ impl AppState {
             colour_by: RwSignal::new(ColourBy::Auto),
             search: StoredValue::new(Arc::new(SearchHits::default())),
             search_gen: RwSignal::new(0),
-            search_page: RwSignal::new(0),
+            search_cursor: RwSignal::new(None),
             box_selection: RwSignal::new(None),
             view_request: RwSignal::new(None),
             hidden_tracks: RwSignal::new(HashSet::new()),

@@ -15,7 +15,12 @@ fn main() {
     let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10_000_000);
     let t0 = Instant::now();
     let trace = nested_trace(n, 64, 7);
-    println!("built {} slices on {} tracks in {:.2} s", trace.slice_count(), trace.tracks.len(), t0.elapsed().as_secs_f64());
+    println!(
+        "built {} slices on {} tracks in {:.2} s",
+        trace.slice_count(),
+        trace.tracks.len(),
+        t0.elapsed().as_secs_f64()
+    );
 
     for q in ["a", "dur>100us", "name:fn_3 dur<1us", "-b track:T7"] {
         let query = Query::parse(q).expect("query");

@@ -7,26 +7,47 @@ use wasm_bindgen::JsCast;
 
 use crate::components::details::Details;
 use crate::dom::{self, listen, Listener};
+use loupe_core::analysis::search::paging;
+use loupe_core::model::SliceRef;
+
 use crate::state::{use_app_state, AppState, Selection, ViewRequest};
 
-/// Go to hit `k` (wrapping) of the current search.
-pub fn page_to(state: AppState, k: isize) {
-    let hits = state.search.get_value();
-    let n = hits.by_time.len();
-    if n == 0 {
-        return;
-    }
-    let k = k.rem_euclid(n as isize) as usize;
-    let r = hits.by_time[k];
-    state.search_page.set(k);
+/// Show hit `r`: select it, remember it as the pager's position, reveal it on the timeline.
+fn show_hit(state: AppState, r: SliceRef) {
+    state.search_cursor.set(Some(r));
     state.selection.set(Some(Selection::Slice(r)));
     state.view_request.set(Some(ViewRequest::Reveal(r)));
 }
 
-/// Move by `delta` hits from the current page.
-pub fn page_by(state: AppState, delta: isize) {
-    let cur = state.search_page.get_untracked() as isize;
-    page_to(state, cur + delta);
+/// The first hit of the current search.
+pub fn first_hit(state: AppState) {
+    let hits = state.search.get_value();
+    let d = state.data();
+    if let Some(r) = paging::next(&d.trace, &hits.per_track, None) {
+        show_hit(state, r);
+    }
+}
+
+/// The next (`forward`) or previous hit, from the selected event when it is a slice (so paging
+/// continues from what the user clicked), else from the pager's position. Wraps around.
+pub fn page_by(state: AppState, forward: bool) {
+    let hits = state.search.get_value();
+    if hits.count == 0 || !hits.done {
+        return;
+    }
+    let d = state.data();
+    let from = match state.selection.get_untracked() {
+        Some(Selection::Slice(r)) => Some(r),
+        _ => state.search_cursor.get_untracked(),
+    };
+    let r = if forward {
+        paging::next(&d.trace, &hits.per_track, from)
+    } else {
+        paging::prev(&d.trace, &hits.per_track, from)
+    };
+    if let Some(r) = r {
+        show_hit(state, r);
+    }
 }
 
 #[component]
@@ -45,8 +66,8 @@ pub fn DetailsWidget() -> impl IntoView {
                 return;
             }
             match ev.key().as_str() {
-                "]" => page_by(state, 1),
-                "[" => page_by(state, -1),
+                "]" => page_by(state, true),
+                "[" => page_by(state, false),
                 _ => return,
             }
             ev.prevent_default();
@@ -61,23 +82,30 @@ pub fn DetailsWidget() -> impl IntoView {
         if hits.query.is_empty() || hits.error.is_some() {
             return None;
         }
-        let n = hits.by_time.len();
-        let page = state.search_page.get();
+        let n = hits.count;
+        let cursor = state.search_cursor.get();
         let label = if !hits.done {
             format!("searching “{}”…", hits.query)
         } else if n == 0 {
             format!("no events match “{}”", hits.query)
         } else {
-            // the selection may be a hit other than the current page (clicked on the timeline)
-            format!("hit {} of {n} for “{}”", page.min(n - 1) + 1, hits.query)
+            let d = state.data();
+            match cursor.filter(|r| hits.is_hit(r.track, r.index)) {
+                Some(r) => format!(
+                    "hit {} of {n} for “{}”",
+                    paging::rank(&d.trace, &hits.per_track, r) + 1,
+                    hits.query
+                ),
+                None => format!("{n} hits for “{}”", hits.query),
+            }
         };
         Some(view! {
             <div class="pager" data-testid="search-pager">
                 <button class="button button-quiet" title="Previous hit ([ or Shift+Enter)" aria-label="Previous hit"
-                    disabled=n == 0 data-testid="search-prev" on:click=move |_| page_by(state, -1)>"◀"</button>
+                    disabled=n == 0 data-testid="search-prev" on:click=move |_| page_by(state, false)>"◀"</button>
                 <span class="pager-label" data-testid="search-page">{label}</span>
                 <button class="button button-quiet" title="Next hit (] or Enter)" aria-label="Next hit"
-                    disabled=n == 0 data-testid="search-next" on:click=move |_| page_by(state, 1)>"▶"</button>
+                    disabled=n == 0 data-testid="search-next" on:click=move |_| page_by(state, true)>"▶"</button>
             </div>
         })
     };

@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 
 use crate::dom::{self, listen, Listener};
 use crate::state::{use_app_state, AppState, SearchHits, TraceData};
-use crate::widgets::details::{page_by, page_to};
+use crate::widgets::details::{first_hit, page_by};
 
 /// Slices examined per chunk (a few ms of work in wasm).
 const CHUNK: usize = 200_000;
@@ -37,7 +37,6 @@ fn publish(state: AppState, r: &Running, done: bool) {
     let hits = SearchHits {
         query: r.query.clone(),
         per_track: if done { r.search.per_track().to_vec() } else { Vec::new() },
-        by_time: if done { r.search.hits_by_time(&r.data.trace) } else { Vec::new() },
         count: r.search.hit_count(),
         done,
         scanned,
@@ -60,10 +59,8 @@ fn run_chunk(state: AppState, token: u64) {
             let r = RUNNING.with(|c| c.borrow_mut().take());
             if let Some(r) = r {
                 publish(state, &r, true);
-                state.search_page.set(0);
-                if !r.search.per_track().iter().all(|v| v.is_empty()) {
-                    page_to(state, 0);
-                }
+                state.search_cursor.set(None);
+                first_hit(state);
             }
         }
         Some(false) => {
@@ -92,7 +89,12 @@ pub fn start_search(state: AppState, text: &str) {
     let query = match Query::parse(&text) {
         Ok(q) => q,
         Err(e) => {
-            state.set_search(SearchHits { query: text, error: Some(e.to_string()), done: true, ..Default::default() });
+            state.set_search(SearchHits {
+                query: text,
+                error: Some(e.to_string()),
+                done: true,
+                ..Default::default()
+            });
             return;
         }
     };
@@ -154,7 +156,7 @@ pub fn SearchWidget() -> impl IntoView {
                 debounce.set_value(None);
                 start_search(state, &text.get_untracked());
             } else {
-                page_by(state, if ev.shift_key() { -1 } else { 1 });
+                page_by(state, !ev.shift_key());
             }
         }
         "Escape" => {

@@ -84,7 +84,12 @@ fn render_window(root: &Element, d: &TraceData, t0: i64, t1: i64) -> Option<()> 
                 ]
             })
             .collect();
-        let tb = table(&doc, &["engine", "instructions", "instruction time", "active %"], rows, "selection-engines")?;
+        let tb = table(
+            &doc,
+            &["engine", "instructions", "instruction time", "active %"],
+            rows,
+            "selection-engines",
+        )?;
         root.append_child(&tb).ok()?;
     }
     if s.dma_count > 0 {

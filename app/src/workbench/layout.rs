@@ -128,14 +128,25 @@ impl Node {
                             0.74,
                             split(
                                 false,
-                                vec![(0.68, slot(main)), (0.32, split(true, vec![(0.55, slot(&[Details])), (0.45, slot(&[SelectionSummary]))]))],
+                                vec![
+                                    (0.68, slot(main)),
+                                    (
+                                        0.32,
+                                        split(
+                                            true,
+                                            vec![(0.55, slot(&[Details])), (0.45, slot(&[SelectionSummary]))],
+                                        ),
+                                    ),
+                                ],
                             ),
                         ),
                         (0.26, split(false, vec![(0.42, slot(&[Search])), (0.58, slot(&[Summary]))])),
                     ],
                 )
             }
-            ProfileKind::ProgramOnly => split(true, vec![(0.72, slot(&[Program])), (0.28, slot(&[Summary, Search]))]),
+            ProfileKind::ProgramOnly => {
+                split(true, vec![(0.72, slot(&[Program])), (0.28, slot(&[Summary, Search]))])
+            }
         }
     }
 
@@ -213,7 +224,13 @@ impl Node {
                         off += f;
                         if i + 1 < children.len() {
                             let at = if *horizontal { r.x + off * r.w } else { r.y + off * r.h };
-                            sp.push(SplitterBox { path: path.clone(), index: i, horizontal: *horizontal, at, rect: r });
+                            sp.push(SplitterBox {
+                                path: path.clone(),
+                                index: i,
+                                horizontal: *horizontal,
+                                at,
+                                rect: r,
+                            });
                         }
                         path.push(i);
                         go(c, cr, path, slots, sp);
@@ -231,8 +248,7 @@ impl Node {
     pub fn resize(&mut self, path: &[usize], index: usize, at: f64) {
         let (_, splitters) = self.boxes();
         let Some(sb) = splitters.iter().find(|s| s.path == path && s.index == index) else { return };
-        let (origin, extent) =
-            if sb.horizontal { (sb.rect.x, sb.rect.w) } else { (sb.rect.y, sb.rect.h) };
+        let (origin, extent) = if sb.horizontal { (sb.rect.x, sb.rect.w) } else { (sb.rect.y, sb.rect.h) };
         let Some(Node::Split { sizes, .. }) = self.at_mut(path) else { return };
         let total: f64 = sizes.iter().sum::<f64>().max(1e-9);
         let before: f64 = sizes[..index].iter().sum::<f64>() / total;
@@ -317,7 +333,10 @@ impl Node {
             return;
         }
         let (slots, _) = self.boxes();
-        let best = slots.iter().max_by(|a, b| (a.rect.w * a.rect.h).total_cmp(&(b.rect.w * b.rect.h))).map(|s| s.path.clone());
+        let best = slots
+            .iter()
+            .max_by(|a, b| (a.rect.w * a.rect.h).total_cmp(&(b.rect.w * b.rect.h)))
+            .map(|s| s.path.clone());
         match best.and_then(|p| self.at_mut(&p)) {
             Some(Node::Slot { widgets, active }) => {
                 widgets.push(w);

@@ -275,7 +275,8 @@ impl Compiled {
                     let n = &nodes[i];
                     let hit = level.is_none_or(|l| n.level == l) && eq_ci(trace.str(n.name), v);
                     // parents come first in the tree, so a parent's answer is already known
-                    m[i] = hit || (!n.parent.is_none() && m.get(n.parent.0 as usize).copied().unwrap_or(false));
+                    m[i] =
+                        hit || (!n.parent.is_none() && m.get(n.parent.0 as usize).copied().unwrap_or(false));
                 }
                 self.op_sets[k] = Some(m);
             }
@@ -432,7 +433,9 @@ impl Search {
             set.as_ref().and_then(|s| s.get(id)).copied().unwrap_or(false)
         };
         match t {
-            Term::Word(_) | Term::Is(Field::Name, _) => in_set(&self.compiled.str_sets[k], c.name[i].0 as usize),
+            Term::Word(_) | Term::Is(Field::Name, _) => {
+                in_set(&self.compiled.str_sets[k], c.name[i].0 as usize)
+            }
             Term::Is(Field::Category, _) => in_set(&self.compiled.str_sets[k], c.category[i].0 as usize),
             Term::Is(Field::Opcode, _) => {
                 let d = c.domain_of(i);
@@ -490,6 +493,85 @@ impl Search {
         }
         v.sort_unstable();
         v.into_iter().map(|x| x.1).collect()
+    }
+}
+
+/// Paging over hits without ordering them all: hits of one (track, depth) are already in time
+/// order (slices are depth-major, sorted by start within a depth), so the next / previous hit
+/// and a hit's rank are binary searches per (track, depth) segment — O(segments × log n) per
+/// page, however many hits there are. Order is (start, track, index).
+pub mod paging {
+    use super::*;
+
+    type Key = (i64, u32, u32);
+
+    fn segments<'a>(
+        trace: &'a Trace,
+        per_track: &'a [Vec<u32>],
+    ) -> impl Iterator<Item = (u32, &'a [u32])> + 'a {
+        per_track.iter().enumerate().filter(|(_, h)| !h.is_empty()).flat_map(move |(t, hits)| {
+            let c = &trace.tracks[t].slices;
+            (0..c.depth_count()).filter_map(move |d| {
+                let r = c.depth_range(d);
+                let a = hits.partition_point(|&i| (i as usize) < r.start);
+                let b = hits.partition_point(|&i| (i as usize) < r.end);
+                (a < b).then(|| (t as u32, &hits[a..b]))
+            })
+        })
+    }
+
+    fn key(trace: &Trace, t: u32, i: u32) -> Key {
+        (trace.tracks[t as usize].slices.start_ns[i as usize], t, i)
+    }
+
+    fn of(r: SliceRef, trace: &Trace) -> Key {
+        key(trace, r.track.0, r.index)
+    }
+
+    /// The first hit after `from` (or the first hit at all), wrapping to the first.
+    pub fn next(trace: &Trace, per_track: &[Vec<u32>], from: Option<SliceRef>) -> Option<SliceRef> {
+        let k = from.map(|r| of(r, trace));
+        let mut best: Option<Key> = None;
+        let mut first: Option<Key> = None;
+        for (t, seg) in segments(trace, per_track) {
+            let f = key(trace, t, seg[0]);
+            first = Some(first.map_or(f, |x: Key| x.min(f)));
+            if let Some(k) = k {
+                let p = seg.partition_point(|&i| key(trace, t, i) <= k);
+                if let Some(&i) = seg.get(p) {
+                    let c = key(trace, t, i);
+                    best = Some(best.map_or(c, |x: Key| x.min(c)));
+                }
+            }
+        }
+        let pick = if k.is_some() { best.or(first) } else { first };
+        pick.map(|(_, t, i)| SliceRef { track: TrackId(t), index: i })
+    }
+
+    /// The last hit before `from` (or the last hit at all), wrapping to the last.
+    pub fn prev(trace: &Trace, per_track: &[Vec<u32>], from: Option<SliceRef>) -> Option<SliceRef> {
+        let k = from.map(|r| of(r, trace));
+        let mut best: Option<Key> = None;
+        let mut last: Option<Key> = None;
+        for (t, seg) in segments(trace, per_track) {
+            let l = key(trace, t, seg[seg.len() - 1]);
+            last = Some(last.map_or(l, |x: Key| x.max(l)));
+            if let Some(k) = k {
+                let p = seg.partition_point(|&i| key(trace, t, i) < k);
+                if p > 0 {
+                    let c = key(trace, t, seg[p - 1]);
+                    best = Some(best.map_or(c, |x: Key| x.max(c)));
+                }
+            }
+        }
+        let pick = if k.is_some() { best.or(last) } else { last };
+        pick.map(|(_, t, i)| SliceRef { track: TrackId(t), index: i })
+    }
+
+    /// How many hits come before `r` in (start, track, index) order.
+    pub fn rank(trace: &Trace, per_track: &[Vec<u32>], r: SliceRef) -> usize {
+        let k = of(r, trace);
+        segments(trace, per_track).map(|(t, seg)| seg.partition_point(|&i| key(trace, t, i) < k)).sum()
     }
 }
 
@@ -602,6 +684,25 @@ mod tests {
             s.hits_by_time(&t).iter().map(|r| t.track(r.track).slices.start_ns[r.index as usize]).collect();
         assert!(starts.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(s.progress(), (14, 14));
+    }
+
+    #[test]
+    fn paging_agrees_with_the_sorted_hit_list() {
+        let t = trace();
+        for q in ["dur>0", "opcode:DRAIN", "dur>=15", "matmul start>300"] {
+            let s = Search::run(&t, Query::parse(q).unwrap());
+            let sorted = s.hits_by_time(&t);
+            let pt = s.per_track();
+            assert_eq!(paging::next(&t, pt, None), sorted.first().copied(), "{q}");
+            assert_eq!(paging::prev(&t, pt, None), sorted.last().copied(), "{q}");
+            for (k, &r) in sorted.iter().enumerate() {
+                assert_eq!(paging::rank(&t, pt, r), k, "{q}");
+                let want_next = sorted.get(k + 1).or(sorted.first()).copied();
+                assert_eq!(paging::next(&t, pt, Some(r)), want_next, "{q} next of {k}");
+                let want_prev = if k == 0 { sorted.last() } else { sorted.get(k - 1) }.copied();
+                assert_eq!(paging::prev(&t, pt, Some(r)), want_prev, "{q} prev of {k}");
+            }
+        }
     }
 
     #[test]
