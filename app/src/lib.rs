@@ -15,6 +15,7 @@ pub mod components;
 pub mod describe;
 pub mod dom;
 pub mod loader;
+pub mod search_runner;
 pub mod state;
 pub mod widgets;
 pub mod workbench;

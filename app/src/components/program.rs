@@ -166,7 +166,7 @@ fn hierarchy_view(p: &Program, data: Arc<TraceData>) -> AnyView {
     view! {
         <section class="prog-section" data-testid="program-hierarchy">
             <h3>{format!("Operator hierarchy ({levels}; {} nodes)", fmt_count(count as u64))}</h3>
-            <div class="op-head"><span>"operator"</span><span class="num">"instructions"</span><span>"source"</span></div>
+            <div class="op-head"><span>"operator"</span><span class="num">"instructions"</span><span>"source"</span><span></span></div>
             {list}
         </section>
     }
@@ -196,6 +196,14 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
     let attrs = node.attrs.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join("\n");
     let title = if attrs.is_empty() { name.clone() } else { format!("{name}\n{attrs}") };
     let pad = format!("padding-left:{}px", depth * 14);
+    let state = crate::state::use_app_state();
+    // the search field of this level: the trace's operator tree has the same levels
+    let field = match node.level.as_str() {
+        "hlo" => "hlo",
+        "layer" => "layer",
+        _ => "operator",
+    };
+    let name_q = node.name.clone();
     let sub = move || open.get().then(|| node_list(data.clone(), kids.clone(), children.clone(), depth + 1));
     view! {
         <li class="op-node" data-level=level_attr>
@@ -206,7 +214,12 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
                 <span class="op-level">{level}</span>
                 <span class="op-name">{name}</span>
                 <span class="num op-count">{count}</span>
-                <span class="op-source">{source}</span>
+                <span class="op-source" title=source.clone()>{source.clone()}</span>
+                <button class="link op-show" title="Highlight this operator's events on the timeline (runs a search)"
+                    on:click=move |_| {
+                        let q = format!("{}:\"{}\"", field, name_q.replace('"', ""));
+                        crate::search_runner::start_search(state, &q);
+                    }>"events"</button>
             </div>
             {sub}
         </li>

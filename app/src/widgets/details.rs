@@ -8,47 +8,9 @@ use wasm_bindgen::JsCast;
 use crate::components::details::Details;
 use crate::dom::{self, listen, Listener};
 use loupe_core::analysis::search::paging;
-use loupe_core::model::SliceRef;
 
-use crate::state::{use_app_state, AppState, Selection, ViewRequest};
-
-/// Show hit `r`: select it, remember it as the pager's position, reveal it on the timeline.
-fn show_hit(state: AppState, r: SliceRef) {
-    state.search_cursor.set(Some(r));
-    state.selection.set(Some(Selection::Slice(r)));
-    state.view_request.set(Some(ViewRequest::Reveal(r)));
-}
-
-/// The first hit of the current search.
-pub fn first_hit(state: AppState) {
-    let hits = state.search.get_value();
-    let d = state.data();
-    if let Some(r) = paging::next(&d.trace, &hits.per_track, None) {
-        show_hit(state, r);
-    }
-}
-
-/// The next (`forward`) or previous hit, from the selected event when it is a slice (so paging
-/// continues from what the user clicked), else from the pager's position. Wraps around.
-pub fn page_by(state: AppState, forward: bool) {
-    let hits = state.search.get_value();
-    if hits.count == 0 || !hits.done {
-        return;
-    }
-    let d = state.data();
-    let from = match state.selection.get_untracked() {
-        Some(Selection::Slice(r)) => Some(r),
-        _ => state.search_cursor.get_untracked(),
-    };
-    let r = if forward {
-        paging::next(&d.trace, &hits.per_track, from)
-    } else {
-        paging::prev(&d.trace, &hits.per_track, from)
-    };
-    if let Some(r) = r {
-        show_hit(state, r);
-    }
-}
+use crate::search_runner::page_by;
+use crate::state::use_app_state;
 
 #[component]
 pub fn DetailsWidget() -> impl IntoView {

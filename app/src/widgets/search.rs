@@ -3,106 +3,15 @@
 //! syntax help. The scan runs in chunks between frames (a `gloo-timers` timeout per chunk of
 //! ~200k slices), so 10 M events never freeze the page; a newer query cancels the running one.
 
-use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
-use loupe_core::analysis::search::{Query, Search};
 use wasm_bindgen::JsCast;
 
 use crate::dom::{self, listen, Listener};
-use crate::state::{use_app_state, AppState, SearchHits, TraceData};
-use crate::widgets::details::{first_hit, page_by};
-
-/// Slices examined per chunk (a few ms of work in wasm).
-const CHUNK: usize = 200_000;
-
-struct Running {
-    search: Search,
-    data: Arc<TraceData>,
-    query: String,
-    token: u64,
-    timer: Option<Timeout>,
-}
-
-thread_local! {
-    static RUNNING: RefCell<Option<Running>> = const { RefCell::new(None) };
-    static TOKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-fn publish(state: AppState, r: &Running, done: bool) {
-    let (scanned, total) = r.search.progress();
-    let hits = SearchHits {
-        query: r.query.clone(),
-        per_track: if done { r.search.per_track().to_vec() } else { Vec::new() },
-        count: r.search.hit_count(),
-        done,
-        scanned,
-        total,
-        error: None,
-    };
-    state.set_search(hits);
-}
-
-fn run_chunk(state: AppState, token: u64) {
-    let finished = RUNNING.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let Some(r) = slot.as_mut().filter(|r| r.token == token) else { return None };
-        let done = r.search.step(&r.data.trace, CHUNK);
-        Some(done)
-    });
-    match finished {
-        None => {}
-        Some(true) => {
-            let r = RUNNING.with(|c| c.borrow_mut().take());
-            if let Some(r) = r {
-                publish(state, &r, true);
-                state.search_cursor.set(None);
-                first_hit(state);
-            }
-        }
-        Some(false) => {
-            RUNNING.with(|c| {
-                if let Some(r) = c.borrow_mut().as_mut() {
-                    publish(state, r, false);
-                    r.timer = Some(Timeout::new(0, move || run_chunk(state, token)));
-                }
-            });
-        }
-    }
-}
-
-/// Start searching `text` on the current trace (cancels a running search).
-pub fn start_search(state: AppState, text: &str) {
-    let token = TOKEN.with(|t| {
-        t.set(t.get() + 1);
-        t.get()
-    });
-    RUNNING.with(|c| c.borrow_mut().take());
-    let text = text.trim().to_string();
-    if text.is_empty() {
-        state.set_search(SearchHits::default());
-        return;
-    }
-    let query = match Query::parse(&text) {
-        Ok(q) => q,
-        Err(e) => {
-            state.set_search(SearchHits {
-                query: text,
-                error: Some(e.to_string()),
-                done: true,
-                ..Default::default()
-            });
-            return;
-        }
-    };
-    let data = state.data();
-    let search = Search::new(&data.trace, query);
-    RUNNING.with(|c| *c.borrow_mut() = Some(Running { search, data, query: text, token, timer: None }));
-    run_chunk(state, token);
-}
+use crate::search_runner::{page_by, start_search};
+use crate::state::use_app_state;
 
 #[component]
 pub fn SearchWidget() -> impl IntoView {
@@ -110,6 +19,14 @@ pub fn SearchWidget() -> impl IntoView {
     let text = RwSignal::new(String::new());
     let input_ref = NodeRef::<leptos::html::Input>::new();
     let debounce: StoredValue<Option<Rc<Timeout>>, LocalStorage> = StoredValue::new_local(None);
+    // a query started elsewhere (e.g. the program view's "show events") shows in the box
+    Effect::new(move |_| {
+        state.search_gen.track();
+        let q = state.search.get_value().query.clone();
+        if q != text.get_untracked().trim() && !q.is_empty() {
+            text.set(q);
+        }
+    });
     // a new trace: run the same query again on it
     Effect::new(move |prev: Option<()>| {
         state.generation.track();

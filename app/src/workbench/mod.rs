@@ -98,6 +98,7 @@ pub fn Workbench() -> impl IntoView {
                 let r = sb.rect;
                 let style = format!("left:{};top:{};width:{};height:{}", pct(r.x), pct(r.y), pct(r.w), pct(r.h));
                 let path = sb.path.clone();
+                let tab_path = sb.path.clone();
                 let tabs = sb
                     .widgets
                     .iter()
@@ -147,7 +148,17 @@ pub fn Workbench() -> impl IntoView {
                 };
                 view! {
                     <div class="wb-slot" style=style>
-                        <div class="wb-tabs" role="tablist">{tabs}</div>
+                        <div class="wb-tabs" role="tablist"
+                            on:dragover=move |ev: web_sys::DragEvent| { if wb.dragging.get_untracked().is_some() { ev.prevent_default(); } }
+                            on:drop=move |ev: web_sys::DragEvent| {
+                                ev.prevent_default();
+                                ev.stop_propagation();
+                                if let Some(w) = wb.dragging.get_untracked() {
+                                    let p = tab_path.clone();
+                                    wb.edit(|l| l.place(w, &p));
+                                }
+                                wb.dragging.set(None);
+                            }>{tabs}</div>
                         <Show when=move || wb.dragging.get().is_some()>
                             <div class="wb-drops">{drop_zone("center")}{drop_zone("right")}{drop_zone("bottom")}</div>
                         </Show>

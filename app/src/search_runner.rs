@@ -1,0 +1,143 @@
+//! Runs searches for every widget: parses the query, scans the model in chunks between frames
+//! (a `gloo-timers` timeout per chunk of ~200k slices, so 10 M events never freeze the page),
+//! publishes progress and the final hits into `AppState::search`. A newer query cancels the
+//! running one. A service, not a widget: the search box, the program view and others start
+//! searches here; they never call each other.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use gloo_timers::callback::Timeout;
+use loupe_core::analysis::search::{Query, Search};
+
+use leptos::prelude::*;
+use loupe_core::analysis::search::paging;
+use loupe_core::model::SliceRef;
+
+use crate::state::{AppState, SearchHits, Selection, TraceData, ViewRequest};
+
+/// Slices examined per chunk (a few ms of work in wasm).
+const CHUNK: usize = 200_000;
+
+struct Running {
+    search: Search,
+    data: Arc<TraceData>,
+    query: String,
+    token: u64,
+    timer: Option<Timeout>,
+}
+
+thread_local! {
+    static RUNNING: RefCell<Option<Running>> = const { RefCell::new(None) };
+    static TOKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn publish(state: AppState, r: &Running, done: bool) {
+    let (scanned, total) = r.search.progress();
+    let hits = SearchHits {
+        query: r.query.clone(),
+        per_track: if done { r.search.per_track().to_vec() } else { Vec::new() },
+        count: r.search.hit_count(),
+        done,
+        scanned,
+        total,
+        error: None,
+    };
+    state.set_search(hits);
+}
+
+fn run_chunk(state: AppState, token: u64) {
+    let finished = RUNNING.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let Some(r) = slot.as_mut().filter(|r| r.token == token) else { return None };
+        let done = r.search.step(&r.data.trace, CHUNK);
+        Some(done)
+    });
+    match finished {
+        None => {}
+        Some(true) => {
+            let r = RUNNING.with(|c| c.borrow_mut().take());
+            if let Some(r) = r {
+                publish(state, &r, true);
+                state.search_cursor.set(None);
+                first_hit(state);
+            }
+        }
+        Some(false) => {
+            RUNNING.with(|c| {
+                if let Some(r) = c.borrow_mut().as_mut() {
+                    publish(state, r, false);
+                    r.timer = Some(Timeout::new(0, move || run_chunk(state, token)));
+                }
+            });
+        }
+    }
+}
+
+/// Start searching `text` on the current trace (cancels a running search).
+pub fn start_search(state: AppState, text: &str) {
+    let token = TOKEN.with(|t| {
+        t.set(t.get() + 1);
+        t.get()
+    });
+    RUNNING.with(|c| c.borrow_mut().take());
+    let text = text.trim().to_string();
+    if text.is_empty() {
+        state.set_search(SearchHits::default());
+        return;
+    }
+    let query = match Query::parse(&text) {
+        Ok(q) => q,
+        Err(e) => {
+            state.set_search(SearchHits {
+                query: text,
+                error: Some(e.to_string()),
+                done: true,
+                ..Default::default()
+            });
+            return;
+        }
+    };
+    let data = state.data();
+    let search = Search::new(&data.trace, query);
+    RUNNING.with(|c| *c.borrow_mut() = Some(Running { search, data, query: text, token, timer: None }));
+    run_chunk(state, token);
+}
+
+/// Show hit `r`: select it, remember it as the pager's position, reveal it on the timeline.
+fn show_hit(state: AppState, r: SliceRef) {
+    state.search_cursor.set(Some(r));
+    state.selection.set(Some(Selection::Slice(r)));
+    state.view_request.set(Some(ViewRequest::Reveal(r)));
+}
+
+/// The first hit of the current search.
+pub fn first_hit(state: AppState) {
+    let hits = state.search.get_value();
+    let d = state.data();
+    if let Some(r) = paging::next(&d.trace, &hits.per_track, None) {
+        show_hit(state, r);
+    }
+}
+
+/// The next (`forward`) or previous hit, from the selected event when it is a slice (so paging
+/// continues from what the user clicked), else from the pager's position. Wraps around.
+pub fn page_by(state: AppState, forward: bool) {
+    let hits = state.search.get_value();
+    if hits.count == 0 || !hits.done {
+        return;
+    }
+    let d = state.data();
+    let from = match state.selection.get_untracked() {
+        Some(Selection::Slice(r)) => Some(r),
+        _ => state.search_cursor.get_untracked(),
+    };
+    let r = if forward {
+        paging::next(&d.trace, &hits.per_track, from)
+    } else {
+        paging::prev(&d.trace, &hits.per_track, from)
+    };
+    if let Some(r) = r {
+        show_hit(state, r);
+    }
+}
