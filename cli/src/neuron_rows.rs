@@ -44,23 +44,21 @@ fn device_tracks(t: &Trace, kind: TrackKind) -> impl Iterator<Item = &loupe_core
 
 pub fn instructions(t: &Trace) -> Vec<InstructionRow> {
     let mut rows = Vec::new();
-    for tr in device_tracks(t, TrackKind::Stream) {
+    // engine tracks by their typed role; the engine of a row is its instruction stream
+    // (TensorMatrix rows run on the PE stream, `Tensor`), the opcode the typed column
+    for tr in t.tracks.iter() {
+        let Some(engine) = tr.role.engine() else { continue };
         let c = &tr.slices;
         for i in 0..c.len() {
             let Some(pc) = arg(t, c.args[i], "pc") else { continue };
-            let engine = match arg(t, c.args[i], "subgroup") {
-                Some(v) => t.arg_to_string(v),
-                None => match t.str(tr.name) {
-                    "TensorMatrix" => "Tensor".to_string(),
-                    n => n.to_string(),
-                },
-            };
+            let d = c.domain_of(i);
+            let opcode = if d.opcode == loupe_core::StrId::EMPTY { c.name[i] } else { d.opcode };
             rows.push(InstructionRow {
-                engine,
+                engine: engine.stream().name().to_string(),
                 pc: t.arg_to_string(pc),
                 start_ns: c.start_ns[i],
                 dur_ns: c.dur_ns[i],
-                opcode: t.str(c.name[i]).to_string(),
+                opcode: t.str(opcode).to_string(),
             });
         }
     }
