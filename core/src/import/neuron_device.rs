@@ -171,6 +171,10 @@ impl Devices {
     pub fn new(base_name: String, multi_core: bool) -> Self {
         Devices { list: Vec::new(), index: HashMap::new(), base_name, multi_core }
     }
+    /// The groups created so far.
+    pub fn groups(&self) -> impl Iterator<Item = GroupId> + '_ {
+        self.list.iter().map(|(_, d)| d.group)
+    }
     pub fn get(&mut self, b: &mut TraceBuilder, pcore: i64) -> &mut Device {
         let i = match self.index.get(&pcore) {
             Some(&i) => i,
@@ -302,7 +306,7 @@ pub(crate) fn instruction_domain(
         source: source
             .filter(|(f, _)| !f.is_empty())
             .map_or(SourceId::NONE, |(f, l)| b.add_source(f, u32::try_from(l).unwrap_or(0))),
-        bytes: u64::MAX,
+        ..SliceDomain::default()
     }
 }
 
