@@ -170,33 +170,35 @@ impl Serialize for DeviceSummary {
 }
 
 /// Intervals in picoseconds relative to the trace start.
-type Spans = Vec<(i128, i128)>;
+type Spans = Vec<(i64, i64)>;
 
-/// Length of the union of intervals (merged when `start <= current end`).
-fn union_len(mut v: Spans) -> i128 {
+/// Sort and merge into disjoint blocks (merged when `start <= current end`, as neuron-profile's
+/// `active_time` table does).
+fn merge(mut v: Spans) -> Spans {
     v.sort_unstable();
-    let mut total = 0i128;
-    let mut cur: Option<(i128, i128)> = None;
+    let mut out: Spans = Vec::new();
     for (s, e) in v {
-        match &mut cur {
-            Some(c) if s <= c.1 => c.1 = c.1.max(e),
-            _ => {
-                if let Some(c) = cur {
-                    total += c.1 - c.0;
-                }
-                cur = Some((s, e));
-            }
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
         }
     }
-    total + cur.map_or(0, |c| c.1 - c.0)
+    out
 }
 
-/// Exact [start, end) of slice `i` in ps, using the sub-ns remainders when the importer has them.
-fn span_ps(c: &SliceColumns, i: usize, origin_ns: i64) -> (i128, i128) {
+/// Total length of disjoint blocks.
+fn total(blocks: &Spans) -> i128 {
+    blocks.iter().map(|&(s, e)| (e - s) as i128).sum()
+}
+
+/// Exact [start, end) of slice `i` in ps relative to `origin_ns`, using the sub-ns remainders
+/// when the importer has them.
+fn span_ps(c: &SliceColumns, i: usize, origin_ns: i64) -> (i64, i64) {
     let d = c.domain_of(i);
-    let s = (c.start_ns[i] as i128 - origin_ns as i128) * 1000 + d.start_sub_ps as i128;
-    let dur = (c.dur_ns[i].max(0) as i128) * 1000 + d.dur_sub_ps as i128;
-    (s, s + dur)
+    let s =
+        c.start_ns[i].saturating_sub(origin_ns).saturating_mul(1000).saturating_add(d.start_sub_ps as i64);
+    let dur = c.dur_ns[i].max(0).saturating_mul(1000).saturating_add(d.dur_sub_ps as i64);
+    (s, s.saturating_add(dur))
 }
 
 /// NeuronCore base clock (Hz) of an instance type, as neuron-profile documents it for
@@ -233,10 +235,11 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     let origin = trace.start_ns;
     let mut engines: [EngineAcc; 5] = Default::default();
     let (mut activate_count, mut activate_ps, mut matmul_count) = (0u64, 0i128, 0u64);
-    let mut all_busy: Spans = Vec::new();
+    // merged blocks of every engine and DMA track, for the total active time
+    let mut all_blocks: Spans = Vec::new();
     // DMA packets
     let (mut packets, mut packet_bytes, mut packet_ps) = (0u64, 0u64, 0i128);
-    let mut packet_spans: Spans = Vec::new();
+    let mut packet_blocks: Spans = Vec::new();
     let (mut stat, mut sw, mut hw) = (DmaClass::default(), DmaClass::default(), DmaClass::default());
     let mut untyped_queues = false;
     // DMA transfers
@@ -259,23 +262,25 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
             TrackRole::Engine(e) => {
                 any = true;
                 let acc = &mut engines[engine_slot(e)];
+                let mut busy: Spans = Vec::with_capacity(c.len());
                 for i in 0..c.len() {
                     let (s, en) = span_ps(c, i, origin);
                     let op = c.domain_of(i).opcode;
                     acc.count += 1;
                     if is(op, op_act) || is(op, op_actq) {
                         activate_count += 1;
-                        activate_ps += en - s;
+                        activate_ps += (en - s) as i128;
                     }
                     if is(op, op_mm) {
                         matmul_count += 1;
                     }
                     if !is(op, op_evsem) {
-                        acc.busy_ps += en - s;
-                        acc.busy.push((s, en));
-                        all_busy.push((s, en));
+                        acc.busy_ps += (en - s) as i128;
+                        busy.push((s, en));
                     }
                 }
+                // merge per track first: blocks are far fewer than instructions on a busy engine
+                acc.busy.extend(merge(busy));
             }
             TrackRole::DmaQueue => {
                 any = true;
@@ -287,21 +292,25 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
                 };
                 untyped_queues |= class.is_none() && !c.is_empty();
                 let mut class = class;
+                let mut spans: Spans = Vec::with_capacity(c.len());
                 for i in 0..c.len() {
                     let (s, en) = span_ps(c, i, origin);
                     let b = c.domain_of(i).bytes;
                     let b = if b == u64::MAX { 0 } else { b };
                     packets += 1;
-                    packet_bytes += b;
-                    packet_ps += en - s;
-                    packet_spans.push((s, en));
-                    all_busy.push((s, en));
+                    packet_bytes = packet_bytes.saturating_add(b);
+                    packet_ps += (en - s) as i128;
+                    spans.push((s, en));
                     if let Some(k) = class.as_deref_mut() {
                         k.packets += 1;
-                        k.bytes += b;
-                        k.spans.push((s, en));
+                        k.bytes = k.bytes.saturating_add(b);
                     }
                 }
+                let blocks = merge(spans);
+                if let Some(k) = class {
+                    k.spans.extend_from_slice(&blocks);
+                }
+                packet_blocks.extend(blocks);
             }
             TrackRole::DmaTransfers => {
                 any = true;
@@ -311,12 +320,12 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
                     let b = c.domain_of(i).bytes;
                     let b = if b == u64::MAX { 0 } else { b };
                     transfers += 1;
-                    transfer_bytes += b;
-                    transfer_ps += en - s;
+                    transfer_bytes = transfer_bytes.saturating_add(b);
+                    transfer_ps += (en - s) as i128;
                     match track.dma_queue_type {
-                        Some(DmaQueueType::Input) => input_q += b,
-                        Some(DmaQueueType::Output) => output_q += b,
-                        Some(DmaQueueType::Data) => data_q += b,
+                        Some(DmaQueueType::Input) => input_q = input_q.saturating_add(b),
+                        Some(DmaQueueType::Output) => output_q = output_q.saturating_add(b),
+                        Some(DmaQueueType::Data) => data_q = data_q.saturating_add(b),
                         _ => {}
                     }
                 }
@@ -367,7 +376,9 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
 
     // data_movement
     const DM: &str = "data_movement";
-    let dma_active = union_len(packet_spans);
+    let packet_blocks = merge(packet_blocks);
+    let dma_active = total(&packet_blocks);
+    all_blocks.extend(packet_blocks);
     let dma_active_s = dma_active as f64 * 1e-12;
     out.secs("dma_active_time", dma_active, DM);
     if let Some(t) = total_s {
@@ -392,12 +403,12 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     }
     if !untyped_queues {
         let (pk, by) = (packets as f64, packet_bytes as f64);
-        let stat_active = union_len(std::mem::take(&mut stat.spans));
-        let sw_active = union_len(sw.spans.clone());
-        let hw_active = union_len(hw.spans.clone());
+        let stat_active = total(&merge(std::mem::take(&mut stat.spans)));
+        let sw_active = total(&merge(sw.spans.clone()));
+        let hw_active = total(&merge(hw.spans.clone()));
         let mut dyn_spans = std::mem::take(&mut sw.spans);
         dyn_spans.append(&mut hw.spans);
-        let dyn_active = union_len(dyn_spans);
+        let dyn_active = total(&merge(dyn_spans));
         let da = dma_active as f64;
         out.secs("static_dma_active_time", stat_active, DM);
         out.frac("static_dma_active_time_percent", stat_active as f64, da, DM);
@@ -444,7 +455,9 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     // engines, in neuron-profile's group order
     for (slot, group, keys) in ENGINE_KEYS {
         let e = &mut engines[slot];
-        let active = union_len(std::mem::take(&mut e.busy));
+        let blocks = merge(std::mem::take(&mut e.busy));
+        let active = total(&blocks);
+        all_blocks.extend(blocks);
         if slot == TENSOR {
             out.count("matmul_instruction_count", matmul_count, group);
         }
@@ -461,7 +474,7 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     }
 
     // summary
-    let total_active = union_len(all_busy);
+    let total_active = total(&merge(all_blocks));
     out.secs("total_active_time", total_active, "summary");
     if let Some(t) = total_s {
         out.frac("total_active_time_percent", total_active as f64 * 1e-12, t, "summary");
