@@ -54,8 +54,16 @@
 //!   `trace_count` = instructions + DMA rows (packets and transfers) + `event_count`, only when
 //!   transfers are known (the export counts its aggregated rows too).
 //!
-//! Not computed (omitted, never faked): FLOPs, MFU/HFU, MBU, HBM/SBUF/PSUM bytes, spill bytes,
-//! tensor sizes (they need instruction operands / NEFF tensor tables), CC metrics, throttling.
+//! - `hardware_flops`: sum of the Tensor-engine instructions' FLOPs (`domain.flops`: Parquet
+//!   `raw_flops`, JSON export `2 × elements`); `transpose_flops`: those marked `transpose`.
+//!   `hfu_estimated_percent` = `hardware_flops / (peak × total_time)`, `mfu_inst_estimated_percent`
+//!   = `(hardware_flops − transpose_flops) / (peak × total_time)`, peak = 2 × PE rows × columns ×
+//!   PE clock ([`tensor_engine_peak_flops`]), as fractions. Verified on the JSON exports (all 92).
+//!   Only when the input states FLOPs: an NTFF alone does not (the operands need the NEFF).
+//!
+//! Not computed (omitted, never faked): `model_flops` and `mfu_estimated_percent` (HLO MAC counts),
+//! `mfu_*_max_achievable`, MBU, `mm_arithmetic_intensity` (HBM bytes), HBM/SBUF/PSUM bytes, spill
+//! bytes, tensor sizes (NEFF tensor tables), CC metrics, throttling.
 //!
 //! Several device groups (the physical cores of one LNC) are summed together; `total_time` is the
 //! largest reported execution time among them.
@@ -72,6 +80,8 @@ pub enum Unit {
     Seconds,
     Bytes,
     Cycles,
+    /// Floating-point operations (a multiply-add counts 2).
+    Flops,
     /// A `*_percent` key: neuron-profile stores a fraction 0..1 under these names.
     Fraction,
 }
@@ -83,6 +93,7 @@ impl Unit {
             Unit::Seconds => "s",
             Unit::Bytes => "B",
             Unit::Cycles => "cycles",
+            Unit::Flops => "FLOP",
             Unit::Fraction => "fraction",
         }
     }
@@ -214,6 +225,18 @@ pub fn neuroncore_clock_hz(instance_type: &str) -> Option<f64> {
     }
 }
 
+/// Peak Tensor-engine FLOP/s of an instance type: `2 × PE rows × PE columns × PE clock`
+/// (neuron-profile's `tensor_engine_max_ops_per_sec`). Trainium1 / Inferentia2: a 128 × 128 PE
+/// array at 2.8 GHz (the export's `metadata.pe_num_rows/cols`, `pe_clock_freq`). `None` for
+/// instance families without documented figures here.
+pub fn tensor_engine_peak_flops(instance_type: &str) -> Option<f64> {
+    let family = instance_type.split('.').next()?.trim().to_ascii_lowercase();
+    match family.as_str() {
+        "inf2" | "trn1" | "trn1n" => Some(2.0 * 128.0 * 128.0 * 2.8e9),
+        _ => None,
+    }
+}
+
 #[derive(Default)]
 struct EngineAcc {
     count: u64,
@@ -237,6 +260,8 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     let (mut activate_count, mut activate_ps, mut matmul_count) = (0u64, 0i128, 0u64);
     // merged blocks of every engine and DMA track, for the total active time
     let mut all_blocks: Spans = Vec::new();
+    // Tensor-engine matrix FLOPs (when the input states them)
+    let (mut hw_flops, mut transpose_flops, mut has_flops) = (0u64, 0u64, false);
     // DMA packets
     let (mut packets, mut packet_bytes, mut packet_ps) = (0u64, 0u64, 0i128);
     let mut packet_blocks: Spans = Vec::new();
@@ -273,6 +298,14 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
                     }
                     if is(op, op_mm) {
                         matmul_count += 1;
+                    }
+                    let d = c.domain_of(i);
+                    if e.stream() == Engine::Tensor && d.flops != u64::MAX {
+                        has_flops = true;
+                        hw_flops = hw_flops.saturating_add(d.flops);
+                        if d.transpose {
+                            transpose_flops = transpose_flops.saturating_add(d.flops);
+                        }
                     }
                     if !is(op, op_evsem) {
                         acc.busy_ps += (en - s) as i128;
@@ -347,6 +380,8 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     let total_ps: Option<u64> = infos.iter().filter_map(|d| d.execution_time_ps).max();
     let total_s = total_ps.map(|p| p as f64 * 1e-12);
     let clock = infos.iter().filter_map(|d| d.instance_type).find_map(|s| neuroncore_clock_hz(trace.str(s)));
+    let peak =
+        infos.iter().filter_map(|d| d.instance_type).find_map(|s| tensor_engine_peak_flops(trace.str(s)));
     let sum = |f: fn(&DeviceInfo) -> Option<u64>| -> Option<u64> {
         if infos.is_empty() {
             None
@@ -365,6 +400,10 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
         if let Some(hz) = clock {
             out.push("neuroncore_cycle_count", Value::Count((t * hz).floor() as u64), Unit::Cycles, OVERALL);
         }
+    }
+    if has_flops {
+        out.push("hardware_flops", Value::Count(hw_flops), Unit::Flops, OVERALL);
+        out.push("transpose_flops", Value::Count(transpose_flops), Unit::Flops, OVERALL);
     }
     if let Some(n) = event_count {
         out.count("event_count", n, OVERALL);
@@ -460,6 +499,12 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
         all_blocks.extend(blocks);
         if slot == TENSOR {
             out.count("matmul_instruction_count", matmul_count, group);
+            if let (true, Some(t), Some(peak)) = (has_flops, total_s, peak) {
+                let den = peak * t;
+                out.frac("hfu_estimated_percent", hw_flops as f64, den, group);
+                let regular = hw_flops.saturating_sub(transpose_flops) as f64;
+                out.frac("mfu_inst_estimated_percent", regular, den, group);
+            }
         }
         out.secs(keys[0], active, group);
         if let Some(t) = total_s {

@@ -297,6 +297,12 @@ pub struct SliceDomain {
     /// Picoseconds past `dur_ns` (0..=999), likewise: the exact duration is
     /// `dur_ns * 1000 + dur_sub_ps` ps.
     pub dur_sub_ps: u16,
+    /// Raw FLOPs of a Tensor-engine matrix instruction (each multiply-add counts 2), as the
+    /// export states it (Parquet `raw_flops`; JSON export `2 * elements`), `u64::MAX` = none.
+    pub flops: u64,
+    /// The compiler inserted this matrix instruction to move data (transpose, partition
+    /// broadcast): neuron-profile's `instruction_type` / `tensor_instruction_type` `TRANSPOSE`.
+    pub transpose: bool,
 }
 
 impl Default for SliceDomain {
@@ -309,6 +315,8 @@ impl Default for SliceDomain {
             bytes: u64::MAX,
             start_sub_ps: 0,
             dur_sub_ps: 0,
+            flops: u64::MAX,
+            transpose: false,
         }
     }
 }
@@ -326,6 +334,10 @@ pub struct DomainColumns {
     pub start_sub_ps: Vec<u16>,
     /// See [`SliceDomain::dur_sub_ps`].
     pub dur_sub_ps: Vec<u16>,
+    /// See [`SliceDomain::flops`].
+    pub flops: Vec<u64>,
+    /// See [`SliceDomain::transpose`].
+    pub transpose: Vec<bool>,
 }
 
 impl DomainColumns {
@@ -339,6 +351,8 @@ impl DomainColumns {
             bytes: vec![d.bytes; n],
             start_sub_ps: vec![d.start_sub_ps; n],
             dur_sub_ps: vec![d.dur_sub_ps; n],
+            flops: vec![d.flops; n],
+            transpose: vec![d.transpose; n],
         }
     }
     pub fn len(&self) -> usize {
@@ -357,6 +371,8 @@ impl DomainColumns {
             bytes: self.bytes.get(i).copied().unwrap_or(d.bytes),
             start_sub_ps: self.start_sub_ps.get(i).copied().unwrap_or(d.start_sub_ps),
             dur_sub_ps: self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
+            flops: self.flops.get(i).copied().unwrap_or(d.flops),
+            transpose: self.transpose.get(i).copied().unwrap_or(d.transpose),
         }
     }
     pub fn set(&mut self, i: usize, v: SliceDomain) {
@@ -368,6 +384,8 @@ impl DomainColumns {
             self.bytes[i] = v.bytes;
             self.start_sub_ps[i] = v.start_sub_ps;
             self.dur_sub_ps[i] = v.dur_sub_ps;
+            self.flops[i] = v.flops;
+            self.transpose[i] = v.transpose;
         }
     }
     pub fn push(&mut self, v: SliceDomain) {
@@ -378,6 +396,8 @@ impl DomainColumns {
         self.bytes.push(v.bytes);
         self.start_sub_ps.push(v.start_sub_ps);
         self.dur_sub_ps.push(v.dur_sub_ps);
+        self.flops.push(v.flops);
+        self.transpose.push(v.transpose);
     }
     pub fn heap_bytes(&self) -> usize {
         self.opcode.capacity() * 4
@@ -387,6 +407,8 @@ impl DomainColumns {
             + self.bytes.capacity() * 8
             + self.start_sub_ps.capacity() * 2
             + self.dur_sub_ps.capacity() * 2
+            + self.flops.capacity() * 8
+            + self.transpose.capacity()
     }
 }
 

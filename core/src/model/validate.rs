@@ -93,6 +93,8 @@ impl Trace {
                     || dc.bytes.len() != n
                     || dc.start_sub_ps.len() != n
                     || dc.dur_sub_ps.len() != n
+                    || dc.flops.len() != n
+                    || dc.transpose.len() != n
                 {
                     return bad(format!("track {ti}: domain columns differ in length from the slices"));
                 }
