@@ -188,3 +188,107 @@ fn device_summary_matches_official_export() {
             .print(&format!("device summary from Parquet vs its Summary table ({} profiles)", dirs.len()));
     }
 }
+
+/// Without samples: a written NTFF with sub-ns times. The summary from the model must equal the
+/// same definitions applied to the decoder's picosecond rows (engine busy sums and unions,
+/// EVENT_SEMAPHORE excluded; DMA split by queue type), plus the metadata facts.
+#[test]
+fn device_summary_of_a_written_ntff_is_picosecond_exact() {
+    use loupe_core::neuron::ntff::{
+        self,
+        writer::{self, Capture, DmaEvent, InstrEvent, Program, QueueSpec},
+    };
+    const NS: i64 = 1000;
+    let mut c = Capture::default();
+    // PE: pc0 NOTIFY hint 2 (profile start), pc1 LDWEIGHTS, pc2 MATMUL, pc3 EVENT_SEMAPHORE
+    c.programs.push(Program::new(0, &[0, 0x01, 0x02, 0xA0]).notify(0, 2));
+    // ACT: pc0 NOTIFY hint 2, pc1 ACTIVATE, pc2 DRAIN
+    c.programs.push(Program::new(1, &[0, 0x21, 0xA2]).notify(0, 2));
+    c.dma_queues.push(QueueSpec { dma_engine: 0, queue: 1, queue_type: 2, name: "qSyncSpillReload0".into() });
+    c.dma_queues.push(QueueSpec { dma_engine: 0, queue: 0, queue_type: 2, name: "qPoolDynamic".into() });
+    c.execution_time_ps = 1_234_567_891;
+    let t0 = 10_000 * NS;
+    let i = |engine, pc, s: i64, e: i64| InstrEvent {
+        engine,
+        pc,
+        start_ps: s,
+        end_ps: e,
+        wait_cycles: 0,
+        crc_in: 0xFFFF,
+        crc_out: 0xFFFF,
+        flags: 0,
+    };
+    c.instructions = vec![
+        i(0, 0, t0 - 7 * NS, t0),
+        i(1, 0, t0 - 50 * NS, t0 - 40 * NS),
+        i(0, 1, t0 + 57_501, t0 + 121_999),
+        i(0, 2, t0 + 121_999, t0 + 200_001),
+        i(0, 2, t0 + 150_333, t0 + 260_777), // overlaps the first MATMUL
+        i(0, 3, t0 + 100_000, t0 + 900_000), // EVENT_SEMAPHORE: counted, not busy
+        i(1, 1, t0 + 60_123, t0 + 90_456),
+        i(1, 2, t0 + 80_000, t0 + 95_599),
+    ];
+    let d = |queue, s: i64, e: i64, size| DmaEvent {
+        dma_engine: 0,
+        queue,
+        start_ps: t0 + s,
+        end_ps: t0 + e,
+        size_bytes: size,
+        crc: 1,
+    };
+    c.dma = vec![
+        d(1, 3_606_401, 3_707_999, 2048),
+        d(0, 3_650_007, 3_900_123, 4096),
+        d(0, 5_000_001, 5_000_999, 4),
+    ];
+    let bytes = writer::write(&c);
+    let decoded = ntff::parse(&bytes).unwrap();
+    let t = import(&[("w.ntff".to_string(), bytes)]);
+    t.validate().unwrap();
+    let s = device_summary(&t).expect("a device profile");
+    let get = |k: &str| s.get(k).map(Value::as_f64).unwrap_or_else(|| panic!("no {k}"));
+    let close = |k: &str, want: f64| {
+        let got = get(k);
+        assert!((got - want).abs() <= 1e-12 * want.abs().max(1e-18), "{k}: got {got}, want {want}");
+    };
+    fn union(mut v: Vec<(i64, i64)>) -> i64 {
+        v.sort();
+        let mut out: Vec<(i64, i64)> = Vec::new();
+        for (s, e) in v {
+            match out.last_mut() {
+                Some(l) if s <= l.1 => l.1 = l.1.max(e),
+                _ => out.push((s, e)),
+            }
+        }
+        out.iter().map(|x| x.1 - x.0).sum()
+    }
+    let total = c.execution_time_ps as f64 * 1e-12;
+    close("total_time", total);
+    for (engine, key) in [(0u8, "tensor"), (1, "scalar")] {
+        let rows: Vec<_> = decoded.instructions.iter().filter(|x| x.engine == engine).collect();
+        let busy: Vec<_> =
+            rows.iter().filter(|x| x.opcode() != "EVENT_SEMAPHORE").map(|x| (x.start_ps, x.end_ps)).collect();
+        assert_eq!(get(&format!("{key}_engine_instruction_count")), rows.len() as f64);
+        close(
+            &format!("{key}_engine_instruction_time"),
+            busy.iter().map(|x| x.1 - x.0).sum::<i64>() as f64 * 1e-12,
+        );
+        let active = union(busy) as f64 * 1e-12;
+        close(&format!("{key}_engine_active_time"), active);
+        close(&format!("{key}_engine_active_time_percent"), active / total);
+    }
+    assert_eq!(get("matmul_instruction_count"), 2.0);
+    assert_eq!(get("activate_instruction_count"), 1.0);
+    let p = &decoded.dma_packets;
+    close("dma_packet_time", p.iter().map(|x| x.end_ps - x.start_ps).sum::<i64>() as f64 * 1e-12);
+    let dma_active = union(p.iter().map(|x| (x.start_ps, x.end_ps)).collect()) as f64 * 1e-12;
+    close("dma_active_time", dma_active);
+    assert_eq!(get("static_dma_packet_count"), 1.0);
+    assert_eq!(get("software_dynamic_dma_packet_count"), 2.0);
+    assert_eq!(get("software_dynamic_dma_size"), 4100.0);
+    assert_eq!(get("dma_queue_count"), 2.0);
+    assert_eq!(get("event_count"), decoded.profile.event_count as f64);
+    assert_eq!(get("neuroncore_cycle_count"), (total * 1.4e9).floor());
+    assert!(s.get("dma_transfer_count").is_none(), "an NTFF alone has no DMA transfers");
+    assert!(s.get("hardware_flops").is_none(), "an NTFF alone states no FLOPs");
+}
