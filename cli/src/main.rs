@@ -5,6 +5,7 @@
 //! loupe events FILE... [--csv] [--kind slice]
 //! ```
 
+use loupe_core::analysis::device_summary::{device_summary, Value};
 use loupe_core::import::{import_files, InputFile, NoProgress};
 use loupe_core::query;
 use std::io::Write;
@@ -13,7 +14,8 @@ mod neuron_rows;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  loupe summary FILE... [--json] [--neff F]   headline numbers of each profile (one JSON object per input with --json)
+  loupe summary FILE... [--json] [--neff F]   headline numbers of each profile (one JSON object per input with --json);
+        Neuron device profiles add `device_summary` (neuron-profile's summary keys and units)
   loupe events FILE... [--csv] [--kind K] [--neff F]
         every event as CSV; K = slice (default: track,name,start_ns,dur_ns),
         instruction (engine,pc,start_ns,dur_ns,opcode), dma (dma_engine,queue,start_ns,dur_ns,size),
@@ -110,9 +112,13 @@ fn run(a: &Args) -> Result<(), String> {
             for f in &a.files {
                 let t = load(f, a.neff.as_deref())?;
                 let s = query::summary(&t);
+                let ds = device_summary(&t);
                 if a.json {
                     let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
                     v["file"] = serde_json::Value::String(f.clone());
+                    if let Some(ds) = &ds {
+                        v["device_summary"] = serde_json::to_value(ds).map_err(|e| e.to_string())?;
+                    }
                     writeln!(out, "{v}").map_err(io)?;
                 } else {
                     writeln!(out, "{f}: {} — {} tracks, {} slices, {} instants, {} counter samples, {} flows, {} .. {} ns, {} warnings", s.format, s.tracks, s.slices, s.instants, s.counter_samples, s.flows, s.start_ns, s.end_ns, s.warnings).map_err(io)?;
@@ -121,6 +127,17 @@ fn run(a: &Args) -> Result<(), String> {
                     }
                     for n in &s.top {
                         writeln!(out, "  {:>12} ns  {:>8}×  {}", n.total_ns, n.count, n.name).map_err(io)?;
+                    }
+                    if let Some(ds) = &ds {
+                        writeln!(out, "  device summary (neuron-profile keys):").map_err(io)?;
+                        for m in ds.rows() {
+                            let v = match m.value {
+                                Value::Count(n) => n.to_string(),
+                                Value::Number(x) => format!("{x:.9e}"),
+                            };
+                            writeln!(out, "    {:<22} {:<45} {v} {}", m.group, m.key, m.unit.label())
+                                .map_err(io)?;
+                        }
                     }
                 }
             }

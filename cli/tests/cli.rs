@@ -39,6 +39,41 @@ fn summary_json() {
     for k in ["format", "tracks", "flows", "warnings"] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
+    assert!(v.get("device_summary").is_none(), "a Chrome trace is not a Neuron device profile");
+}
+
+/// `summary --json` on an NTFF and on its JSON export adds `device_summary` with neuron-profile's
+/// keys; the counts equal the export's own summary table (full check: core's
+/// device_summary_oracle test).
+#[test]
+fn device_summary_json() {
+    let base = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/samples/neuron/profile_128x128x1024");
+    let (ntff, json) = (format!("{base}.ntff"), format!("{base}.json"));
+    if !std::path::Path::new(&ntff).exists() || !std::path::Path::new(&json).exists() {
+        eprintln!("SKIP device_summary_json: {ntff} absent");
+        return;
+    }
+    let export: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let oracle = &export["summary"][0];
+    for input in [&ntff, &json] {
+        let out = loupe().args(["summary", input, "--json"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let d = &v["device_summary"];
+        for k in [
+            "tensor_engine_instruction_count",
+            "vector_engine_instruction_count",
+            "scalar_engine_instruction_count",
+            "gpsimd_engine_instruction_count",
+            "sync_engine_instruction_count",
+            "static_dma_packet_count",
+            "software_dynamic_dma_size",
+        ] {
+            assert_eq!(d[k], oracle[k], "{input}: {k}");
+        }
+        let t = d["total_time"].as_f64().unwrap();
+        assert!((t - oracle["total_time"].as_f64().unwrap()).abs() < 1e-12, "{input}: total_time {t}");
+    }
 }
 
 #[test]

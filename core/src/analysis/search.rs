@@ -606,7 +606,7 @@ mod tests {
                     operator: hlo,
                     instruction: k as u32,
                     source: src,
-                    bytes: u64::MAX,
+                    ..Default::default()
                 },
             );
         }

@@ -8,7 +8,7 @@ use super::neuron_device::{
     INSTRUCTION_ARG_ORDER,
 };
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, SliceDomain, TraceBuilder};
+use crate::model::{ArgValue, DeviceInfo, DmaQueueType, SliceDomain, TraceBuilder};
 use crate::neuron::{correlate, neff, ntff};
 use crate::strings::StrId;
 
@@ -166,6 +166,16 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     };
     let mut devices = Devices::new(name, false);
     let dev = devices.get(b, 0);
+    let instance_type = (!m.instance_type.is_empty()).then(|| b.intern(&m.instance_type));
+    b.set_group_device(
+        dev.group,
+        DeviceInfo {
+            execution_time_ps: (m.execution_time_ps > 0).then_some(m.execution_time_ps),
+            instance_type,
+            event_count: Some(t.profile.event_count),
+            dma_queue_count: Some(m.dma_queues.len() as u64),
+        },
+    );
     // engines in the usual order, even when idle
     for e in ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"] {
         dev.engine(b, e);
@@ -233,7 +243,8 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
             bir: l.bir.as_ref().map_or("", |x| x.name.as_str()),
         });
         let src = l.and_then(|l| Some((l.source_file.as_deref()?, l.source_line.unwrap_or(0))));
-        let d = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
+        let mut d = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
+        (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
         b.set_slice_domain(h, d);
         match active.iter_mut().find(|(e, _)| *e == ins.engine) {
             Some((_, v)) => v.push((ins.start_ns, ins.start_ns + ins.dur_ns)),
@@ -256,7 +267,14 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         let args = store_args(b, DMA_ARG_ORDER, args);
         let name = b.intern(&label);
         let h = b.add_slice(track, p.start_ns, p.dur_ns, name, dma_cat, args);
-        b.set_slice_domain(h, SliceDomain { bytes: p.size_bytes as u64, ..SliceDomain::default() });
+        let (start_sub_ps, dur_sub_ps) = sub_ps(p.start_ps, p.end_ps);
+        b.set_slice_domain(
+            h,
+            SliceDomain { bytes: p.size_bytes as u64, start_sub_ps, dur_sub_ps, ..SliceDomain::default() },
+        );
+        if let Some(q) = DmaQueueType::from_name(t.dma_queue_kind(p.dma_engine, p.queue)) {
+            b.set_track_dma_queue_type(track, q);
+        }
     }
     // semaphores: one counter per id, in id order
     let mut ids: Vec<u8> = t.semaphore_updates.iter().map(|s| s.semaphore).collect();
@@ -304,4 +322,10 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         }
     }
     b.correlation = Some(report);
+}
+
+/// Picoseconds past the floored ns of a start and of a duration (`start_ns = floor(start_ps/1000)`,
+/// `dur_ns = floor((end_ps - start_ps)/1000)`), for [`SliceDomain::start_sub_ps`] / `dur_sub_ps`.
+fn sub_ps(start_ps: i64, end_ps: i64) -> (u16, u16) {
+    (start_ps.rem_euclid(1000) as u16, end_ps.saturating_sub(start_ps).max(0).rem_euclid(1000) as u16)
 }

@@ -171,6 +171,10 @@ impl Devices {
     pub fn new(base_name: String, multi_core: bool) -> Self {
         Devices { list: Vec::new(), index: HashMap::new(), base_name, multi_core }
     }
+    /// The groups created so far.
+    pub fn groups(&self) -> impl Iterator<Item = GroupId> + '_ {
+        self.list.iter().map(|(_, d)| d.group)
+    }
     pub fn get(&mut self, b: &mut TraceBuilder, pcore: i64) -> &mut Device {
         let i = match self.index.get(&pcore) {
             Some(&i) => i,
@@ -302,20 +306,24 @@ pub(crate) fn instruction_domain(
         source: source
             .filter(|(f, _)| !f.is_empty())
             .map_or(SourceId::NONE, |(f, l)| b.add_source(f, u32::try_from(l).unwrap_or(0))),
-        bytes: u64::MAX,
+        ..SliceDomain::default()
     }
 }
 
 /// Typed domain of a record from its stored arguments, by the export's own field names
 /// (JSON export and Parquet share them): `layer`, `framework_name`, `hlo_name`, `penguin_name`,
 /// `bir_name`/`bir_instruction_name`, `compiler_pc`, `source_file`+`source_line`; DMA bytes from
-/// `transfer_size`/`transfer_bytes`/`size`.
+/// `transfer_size`/`transfer_bytes`/`size`; matrix FLOPs from `raw_flops` (Parquet) or
+/// `2 * elements` (JSON export: `elements` = rows × columns × moving elements of a MATMUL, each
+/// multiply-add 2 FLOPs; matches the export's `hardware_flops` on all 92 shared captures), and
+/// `instruction_type`/`tensor_instruction_type` `TRANSPOSE`.
 pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId, dma: bool) -> SliceDomain {
     let entries = b.args_of(args);
     let mut text: [String; 7] = Default::default();
     let mut slot = None;
     let mut line = None;
     let mut bytes = None;
+    let (mut raw_flops, mut elements, mut transpose) = (None, None, false);
     for (k, v) in entries {
         let key = b.string(k);
         let as_u64 = match v {
@@ -343,6 +351,13 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
             "compiler_pc" => slot = as_u64,
             "source_line" => line = as_u64,
             "transfer_size" | "transfer_bytes" | "size" if dma => bytes = bytes.or(as_u64),
+            "raw_flops" if !dma => raw_flops = as_u64,
+            "elements" if !dma => elements = as_u64,
+            "instruction_type" | "tensor_instruction_type" if !dma => {
+                if let ArgValue::Str(s) = v {
+                    transpose |= b.string(s).trim().eq_ignore_ascii_case("TRANSPOSE");
+                }
+            }
             _ => {}
         }
     }
@@ -356,6 +371,10 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
     };
     if let Some(n) = bytes {
         d.bytes = n;
+    }
+    if let Some(f) = raw_flops.or(elements.map(|e| e.saturating_mul(2))) {
+        d.flops = f;
+        d.transpose = transpose;
     }
     d
 }

@@ -22,7 +22,7 @@ use super::neuron_device::{
     self, add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, FlowEnd, SliceHandle, TraceBuilder};
+use crate::model::{ArgValue, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder};
 use crate::strings::StrId;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -353,7 +353,38 @@ impl<'b> Conv<'b> {
         self.semaphores(top);
         self.throttle(top);
         self.counters(top);
+        self.device_info(top);
         self.metadata(top);
+    }
+
+    /// Device facts from the export's own tables: `summary.total_time` (s, the runtime-reported
+    /// execution time; the export has it nowhere else), `summary.instance_type`, and
+    /// `model_info.event_count` / `dma_queue_count` (else the same keys of `summary`).
+    fn device_info(&mut self, top: &Map<String, Value>) {
+        let summary = first_record(top, "summary");
+        let info = first_record(top, "model_info");
+        let get = |k: &str| info.and_then(|r| r.get(k)).or_else(|| summary.and_then(|r| r.get(k)));
+        let count = |k: &str| get(k).and_then(int_of).and_then(|n| u64::try_from(n).ok());
+        let total = summary
+            .and_then(|r| r.get("total_time"))
+            .and_then(num_of)
+            .filter(|t| t.is_finite() && *t > 0.0 && *t < 1.0e6)
+            .map(|t| (t * 1e12).round() as u64);
+        let instance = summary.map(|r| str_of(r, "instance_type")).filter(|s| !s.trim().is_empty());
+        let instance_type = instance.map(|s| self.b.intern(s.trim()));
+        let d = DeviceInfo {
+            execution_time_ps: total,
+            instance_type,
+            event_count: count("event_count"),
+            dma_queue_count: count("dma_queue_count"),
+        };
+        if d == DeviceInfo::default() {
+            return;
+        }
+        let groups: Vec<_> = self.devices.groups().collect();
+        for g in groups {
+            self.b.set_group_device(g, d.clone());
+        }
     }
 
     /// Instructions; returns id → slice for flows and DMA triggers.
@@ -456,6 +487,9 @@ impl<'b> Conv<'b> {
                 DMA_ARG_ORDER,
             );
             let cat = if aggregated { cat_transfer } else { cat_packet };
+            if let Some(q) = DmaQueueType::from_name(str_of(r, "queue_type")) {
+                self.b.set_track_dma_queue_type(track, q);
+            }
             let h = self.b.add_slice(track, ts, dur, name, cat, args);
             let d = neuron_device::domain_from_args(self.b, StrId::EMPTY, args, true);
             self.b.set_slice_domain(h, d);

@@ -26,7 +26,9 @@ use super::neuron_device::{
     self, add_activity, semaphore_display, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, ArgsId, FlowEnd, SliceHandle, TraceBuilder, TrackKind};
+use crate::model::{
+    ArgValue, ArgsId, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
+};
 use crate::strings::StrId;
 use parquet::basic::{ConvertedType, Type as PhysicalType};
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
@@ -743,7 +745,39 @@ impl<'b> Conv<'b> {
         if let Some(x) = t("CoreBarriers") {
             self.generic_slices(x, "core_barrier", "compiler_opcode", |_| "Core barriers".to_string());
         }
+        self.device_info(t("Summary"), t("Metadata"));
         self.metadata(tables);
+    }
+
+    /// Device facts from the Summary table (first row): `total_time` (s, the runtime-reported
+    /// execution time), `event_count`, `dma_queue_count`, and `instance_type` (Summary, else
+    /// Metadata). Set on every device group of the profile.
+    fn device_info(&mut self, summary: Option<&Table>, meta: Option<&Table>) {
+        fn row0<'t>(t: Option<&'t Table>, k: &str) -> Option<&'t Col> {
+            t.filter(|t| t.rows > 0).and_then(|t| t.col(k))
+        }
+        let count = |k: &str| row0(summary, k).and_then(|c| c.int(0)).and_then(|n| u64::try_from(n).ok());
+        let total = row0(summary, "total_time")
+            .and_then(|c| c.num(0))
+            .filter(|t| t.is_finite() && *t > 0.0 && *t < 1.0e6)
+            .map(|t| (t * 1e12).round() as u64);
+        let instance = row0(summary, "instance_type")
+            .or_else(|| row0(meta, "instance_type"))
+            .and_then(|c| c.text(0))
+            .filter(|s| !s.trim().is_empty());
+        let d = DeviceInfo {
+            execution_time_ps: total,
+            instance_type: instance.map(|s| self.b.intern(s.trim())),
+            event_count: count("event_count"),
+            dma_queue_count: count("dma_queue_count"),
+        };
+        if d == DeviceInfo::default() {
+            return;
+        }
+        let groups: Vec<_> = self.devices.groups().collect();
+        for g in groups {
+            self.b.set_group_device(g, d.clone());
+        }
     }
 
     fn pcore(t: &Table) -> impl Fn(usize) -> i64 + '_ {
@@ -949,6 +983,7 @@ impl<'b> Conv<'b> {
         let span = Self::span_cols(t);
         let pcore = Self::pcore(t);
         let (q, var, idc, trig) = (t.col("queue_name"), t.col("variable"), t.col("id"), t.col("trigger"));
+        let qtype = t.col("queue_type");
         let args = self.arg_cols(t, &[], DMA_ARG_ORDER);
         let mut by_id = HashMap::new();
         for i in 0..t.rows {
@@ -958,6 +993,9 @@ impl<'b> Conv<'b> {
             };
             let qn = q.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("DMA");
             let track = self.devices.get(self.b, pcore(i)).dma_transfers(self.b, qn);
+            if let Some(qt) = qtype.and_then(|c| c.str_ref(i)).and_then(DmaQueueType::from_name) {
+                self.b.set_track_dma_queue_type(track, qt);
+            }
             let name =
                 self.b.intern(var.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dma"));
             let a = self.row_args(&args, i, &[]);
@@ -989,6 +1027,7 @@ impl<'b> Conv<'b> {
         let pcore = Self::pcore(t);
         let (q, var, idc, eng, qi) =
             (t.col("queue_name"), t.col("variable"), t.col("id"), t.col("engine_idx"), t.col("queue_idx"));
+        let qtype = t.col("queue_type");
         let args = self.arg_cols(t, &[], DMA_ARG_ORDER);
         let mut by_id = HashMap::new();
         let mut names: HashMap<String, StrId> = HashMap::new();
@@ -1007,6 +1046,9 @@ impl<'b> Conv<'b> {
                 ),
             };
             let track = self.devices.get(self.b, pcore(i)).dma_queue(self.b, &label, e, qq);
+            if let Some(qt) = qtype.and_then(|c| c.str_ref(i)).and_then(DmaQueueType::from_name) {
+                self.b.set_track_dma_queue_type(track, qt);
+            }
             let vn = var.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dma");
             let name = match names.get(vn) {
                 Some(&s) => s,

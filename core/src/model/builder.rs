@@ -128,6 +128,7 @@ impl TraceBuilder {
             sort_index: id.0 as i64,
             tracks: Vec::new(),
             counters: Vec::new(),
+            device: None,
         });
         id
     }
@@ -135,6 +136,12 @@ impl TraceBuilder {
         let name = self.intern(name);
         if let Some(gr) = self.groups.get_mut(g.idx()) {
             gr.name = name;
+        }
+    }
+    /// Device facts of a device group (execution time, instance type, …).
+    pub fn set_group_device(&mut self, g: GroupId, info: DeviceInfo) {
+        if let Some(gr) = self.groups.get_mut(g.idx()) {
+            gr.device = Some(info);
         }
     }
     pub fn set_group_sort(&mut self, g: GroupId, sort_index: i64) {
@@ -170,6 +177,7 @@ impl TraceBuilder {
                 group,
                 kind,
                 role: default_role(kind),
+                dma_queue_type: None,
                 layout,
                 sort_index,
                 source_id,
@@ -295,6 +303,12 @@ impl TraceBuilder {
     pub fn set_track_role(&mut self, t: TrackId, role: TrackRole) {
         if let Some(t) = self.tracks.get_mut(t.idx()) {
             t.0.role = role;
+        }
+    }
+    /// The DMA queue type of a DMA track (static / software / hardware dynamic).
+    pub fn set_track_dma_queue_type(&mut self, t: TrackId, q: DmaQueueType) {
+        if let Some(t) = self.tracks.get_mut(t.idx()) {
+            t.0.dma_queue_type = Some(q);
         }
     }
     pub fn track_role(&self, t: TrackId) -> TrackRole {
@@ -482,6 +496,7 @@ impl TraceBuilder {
                     group: track.group,
                     kind: TrackKind::Overlap,
                     role: track.role,
+                    dma_queue_type: track.dma_queue_type,
                     layout: Layout::Lanes,
                     sort_index: track.sort_index,
                     source_id: track.source_id,

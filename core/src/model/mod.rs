@@ -16,8 +16,8 @@ pub mod warnings;
 
 pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
 pub use domain::{
-    DomainColumns, Engine, OpId, OpLevel, OpNodeRow, OperatorTree, SliceDomain, SourceId, SourceLoc,
-    TrackRole,
+    DeviceInfo, DmaQueueType, DomainColumns, Engine, OpId, OpLevel, OpNodeRow, OperatorTree, SliceDomain,
+    SourceId, SourceLoc, TrackRole,
 };
 pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
 pub use validate::InvalidTrace;
@@ -86,6 +86,8 @@ pub struct Group {
     pub sort_index: i64,
     pub tracks: Vec<TrackId>,
     pub counters: Vec<CounterId>,
+    /// Device facts (execution time, instance type, …) of a device profile, when known.
+    pub device: Option<DeviceInfo>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]
@@ -234,6 +236,8 @@ pub struct Track {
     pub kind: TrackKind,
     /// What the track is for analyses (engine, DMA queue, …).
     pub role: TrackRole,
+    /// Type of the DMA queue (static / software / hardware dynamic) of a DMA track, when known.
+    pub dma_queue_type: Option<DmaQueueType>,
     pub layout: Layout,
     pub sort_index: i64,
     /// Identifier in the source (tid, engine index, …), shown in details.

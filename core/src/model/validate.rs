@@ -91,6 +91,10 @@ impl Trace {
                     || dc.instruction.len() != n
                     || dc.source.len() != n
                     || dc.bytes.len() != n
+                    || dc.start_sub_ps.len() != n
+                    || dc.dur_sub_ps.len() != n
+                    || dc.flops.len() != n
+                    || dc.transpose.len() != n
                 {
                     return bad(format!("track {ti}: domain columns differ in length from the slices"));
                 }
@@ -103,6 +107,9 @@ impl Trace {
                     }
                     if !dc.source[i].is_none() && dc.source[i].idx() >= self.sources.len() {
                         return bad(format!("track {ti}: slice {i} source out of range"));
+                    }
+                    if dc.start_sub_ps[i] > 999 || dc.dur_sub_ps[i] > 999 {
+                        return bad(format!("track {ti}: slice {i} sub-ns picoseconds above 999"));
                     }
                 }
             }
@@ -168,7 +175,7 @@ mod tests {
         b.add_slice(t, 0, 5, n, e, ArgsId::NONE);
         b.set_slice_domain(
             h,
-            SliceDomain { opcode: n, operator: hlo, instruction: 7, source: src, bytes: u64::MAX },
+            SliceDomain { opcode: n, operator: hlo, instruction: 7, source: src, ..Default::default() },
         );
         b.finish()
     }

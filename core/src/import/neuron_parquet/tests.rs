@@ -619,3 +619,33 @@ fn damaged_files_are_typed_errors() {
     assert_eq!(t.warnings.count_of("parquet_unreadable_file"), 1);
     assert_eq!(t.counter_sample_count(), 4);
 }
+
+/// The device summary from Parquet rows: engines by timeline track, DMA queue types from
+/// `queue_type`, total time and instance type from the Summary table.
+#[test]
+fn device_summary_from_parquet() {
+    use crate::analysis::device_summary::{device_summary, Value};
+    let files = [
+        ("p/Instruction.parquet", instruction_table()),
+        ("p/DmaPacket.parquet", dma_packet_table()),
+        ("p/Summary.parquet", summary_table()),
+        ("p/Metadata.parquet", metadata_table()),
+    ];
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let t = import_files(&inputs, &mut NoProgress).unwrap();
+    let s = device_summary(&t).expect("a device profile");
+    let count = |k: &str| s.get(k).map(Value::as_f64);
+    assert_eq!(count("tensor_engine_instruction_count"), Some(2.0)); // TensorMatrix + Tensor rows
+    assert_eq!(count("matmul_instruction_count"), Some(1.0));
+    assert_eq!(count("vector_engine_instruction_count"), Some(1.0));
+    assert_eq!(count("sync_engine_instruction_count"), Some(1.0));
+    assert_eq!(count("activate_instruction_count"), Some(1.0));
+    assert_eq!(count("total_time"), Some(0.001867629615));
+    assert_eq!(count("neuroncore_cycle_count"), Some(2_614_681.0)); // inf2: 1.4 GHz
+    assert_eq!(count("static_dma_packet_count"), Some(2.0));
+    assert_eq!(count("static_dma_size"), Some(2052.0));
+    assert_eq!(count("software_dynamic_dma_size"), Some(64.0));
+    let dma_active = count("dma_active_time").unwrap();
+    assert!((dma_active - 180e-9).abs() < 1e-15, "{dma_active}"); // [200,290) ∪ [210,250) ∪ [300,390)
+    assert!((count("tensor_engine_instruction_time").unwrap() - 90e-9).abs() < 1e-15);
+}
