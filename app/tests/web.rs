@@ -236,3 +236,69 @@ async fn neff_alone_opens_the_program_view() {
     assert!(by_testid("widget-timeline").is_none(), "no timeline widget for a program alone");
     unmount(wrap, handle);
 }
+
+#[wasm_bindgen_test]
+async fn search_widget_counts_like_the_core_and_pages() {
+    let (wrap, handle) = mount();
+    until("first frame", Duration::from_secs(10), || frames() > 0.0).await;
+    // the demo trace: the widget's count must equal the core's answer for the same query
+    let demo = loupe_core::demo::demo_trace();
+    let q = "engine:Tensor dur>2us";
+    let want = loupe_core::analysis::search::Search::run(
+        &demo,
+        loupe_core::analysis::search::Query::parse(q).unwrap(),
+    )
+    .hit_count();
+    assert!(want > 0, "the demo has such instructions");
+    let input: HtmlInputElement = by_testid("search-input").expect("search input").unchecked_into();
+    input.set_value(q);
+    input.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    until("search done", Duration::from_secs(10), || {
+        by_testid("search-count").is_some_and(|e| e.get_attribute("data-done").as_deref() == Some("true"))
+    })
+    .await;
+    let got: usize = by_testid("search-count").unwrap().text_content().unwrap().parse().unwrap();
+    assert_eq!(got, want);
+    // the first hit is selected and the pager says so
+    until("pager", Duration::from_secs(5), || {
+        by_testid("search-page").is_some_and(|e| e.text_content().unwrap_or_default().starts_with("hit 1 of"))
+    })
+    .await;
+    by_testid("search-next").unwrap().click();
+    until("page 2", Duration::from_secs(5), || {
+        by_testid("search-page").is_some_and(|e| e.text_content().unwrap_or_default().starts_with("hit 2 of"))
+    })
+    .await;
+    // a bad query shows its error, not a count
+    input.set_value("dur>5parsecs");
+    input.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    until("query error", Duration::from_secs(5), || {
+        document().query_selector(".search-error").ok().flatten().is_some()
+    })
+    .await;
+    unmount(wrap, handle);
+}
+
+#[wasm_bindgen_test]
+async fn widgets_can_be_removed_and_added_back() {
+    let (wrap, handle) = mount();
+    until("first frame", Duration::from_secs(10), || frames() > 0.0).await;
+    for w in ["timeline", "details", "search", "summary", "selection-summary"] {
+        assert!(by_testid(&format!("widget-{w}")).is_some(), "{w} in the default layout");
+    }
+    let close: HtmlElement = document()
+        .query_selector(".wb-tab[data-widget=summary] .wb-tab-close")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    close.click();
+    until("summary removed", Duration::from_secs(5), || by_testid("widget-summary").is_none()).await;
+    let add: HtmlElement = document()
+        .query_selector("[data-testid=add-widget-menu] [data-widget=summary]")
+        .unwrap()
+        .expect("summary offered in the add menu")
+        .unchecked_into();
+    add.click();
+    until("summary back", Duration::from_secs(5), || by_testid("widget-summary").is_some()).await;
+    unmount(wrap, handle);
+}

@@ -533,6 +533,7 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     if let Some(t) = total_s {
         out.frac("total_active_time_percent", total_active as f64 * 1e-12, t, "summary");
     }
+    prefer_recorded_times(trace, &mut out);
     Some(out)
 }
 
@@ -698,5 +699,37 @@ mod tests {
         let j = serde_json::to_value(&s).unwrap();
         assert_eq!(j["tensor_engine_instruction_count"], 3);
         assert!(s.rows().iter().all(|m| !m.group.is_empty()));
+    }
+}
+
+/// A neuron-profile JSON export (or Explorer Parquet) carries its own `summary` table, computed
+/// by the tool in picoseconds, while its timeline rows have whole-nanosecond times: recomputing
+/// time-derived keys from the rows is off by up to a few percent on short engines. For those
+/// keys (seconds and `*_percent` fractions) the file's own recorded value is used when it has
+/// one; counts, bytes and FLOPs stay computed from the rows. An NTFF has no such table, so
+/// everything from an NTFF is computed.
+fn prefer_recorded_times(trace: &Trace, out: &mut DeviceSummary) {
+    let recorded: std::collections::HashMap<&str, &str> = trace
+        .metadata
+        .entries
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("summary.")?, v.as_str())))
+        .collect();
+    if recorded.is_empty() {
+        return;
+    }
+    for m in &mut out.metrics {
+        if !matches!(m.unit, Unit::Seconds | Unit::Fraction | Unit::Cycles) {
+            continue;
+        }
+        if let Some(v) =
+            recorded.get(m.key).and_then(|v| v.trim().parse::<f64>().ok()).filter(|v| v.is_finite())
+        {
+            m.value = match m.value {
+                Value::Count(_) if v >= 0.0 && v < u64::MAX as f64 => Value::Count(v.round() as u64),
+                Value::Count(_) => continue,
+                Value::Number(_) => Value::Number(v),
+            };
+        }
     }
 }
