@@ -4,6 +4,7 @@
 //! per load from the model (prefix sums and one aggregation), never per frame.
 
 use leptos::prelude::*;
+use loupe_core::analysis::device_summary::{Unit, Value};
 use loupe_core::analysis::summary::WindowSummary;
 use loupe_core::model::TrackId;
 use loupe_core::time::format_duration_ns;
@@ -66,6 +67,44 @@ pub fn SummaryWidget() -> impl IntoView {
             ("duration", format_duration_ns(t.duration_ns())),
             ("warnings", t.warnings.total().to_string()),
         ];
+        // neuron-profile's own summary metrics, with its key names (data-key) and raw values
+        let device = loupe_core::analysis::device_summary::device_summary(t).map(|ds| {
+            let mut groups: Vec<(&str, Vec<AnyView>)> = Vec::new();
+            for m in ds.rows() {
+                let raw = m.value.as_f64();
+                let shown = match m.unit {
+                    Unit::Seconds => format_duration_ns((raw * 1e9).round() as i64),
+                    Unit::Fraction => format!("{:.2} %", raw * 100.0),
+                    Unit::Bytes => fmt_bytes(raw.max(0.0) as u64),
+                    _ => match m.value {
+                        Value::Count(n) => n.to_string(),
+                        Value::Number(x) => format!("{x:.4}"),
+                    },
+                };
+                let cell = view! {
+                    <tr>
+                        <th title=m.key>{m.key.replace('_', " ")}</th>
+                        <td class="num" data-key=m.key data-value=raw.to_string() title=format!("{raw} {}", m.unit.label())>{shown}</td>
+                    </tr>
+                }
+                .into_any();
+                match groups.iter_mut().find(|g| g.0 == m.group) {
+                    Some(g) => g.1.push(cell),
+                    None => groups.push((m.group, vec![cell])),
+                }
+            }
+            view! {
+                <h4>"Device summary (neuron-profile metrics)"</h4>
+                <div data-testid="device-summary">
+                    {groups.into_iter().map(|(g, rows)| view! {
+                        <details class="ds-group" open=true>
+                            <summary>{g.replace('_', " ")}</summary>
+                            <table class="kv ds-table">{rows}</table>
+                        </details>
+                    }).collect_view()}
+                </div>
+            }
+        });
         let engines = (!s.engines.is_empty()).then(|| {
             view! {
                 <h4>"Engines"</h4>
@@ -106,6 +145,7 @@ pub fn SummaryWidget() -> impl IntoView {
             </table>
             {engines}
             {dma}
+            {device}
             <h4>"Busiest tracks"</h4>
             <table class="grid" data-testid="summary-tracks">
                 <thead><tr><th>"track"</th><th>"events"</th><th>"busy"</th><th>"utilisation"</th></tr></thead>
