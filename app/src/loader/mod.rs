@@ -102,6 +102,11 @@ impl Job {
     fn decode(&self, bytes: &[u8], parse_ms: f64) {
         let t = now_ms();
         match bincode::decode_from_slice::<Trace, _>(bytes, bincode_config()) {
+            // a decoded model is untrusted bytes: check every invariant the widgets rely on
+            Ok((trace, _)) if trace.validate().is_err() => {
+                let e = trace.validate().err().map(|e| e.to_string()).unwrap_or_default();
+                self.emit(LoadEvent::Failed(format!("internal: the parsed trace is inconsistent ({e})")))
+            }
             Ok((trace, _)) => {
                 let decode_ms = now_ms() - t;
                 self.emit(LoadEvent::Done {
