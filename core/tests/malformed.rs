@@ -733,3 +733,231 @@ fn chrome_identical_events_finish() {
     let t = import("async.json", s.as_bytes()).expect("loads");
     assert!(t.slice_count() > 65_535);
 }
+
+// ---------------------------------------------------------------- importer fall-through (§4)
+
+/// A PyTorch profiler trace whose first key is a large `metadata` object (more than the sniff
+/// sees) mentioning neuron-profile words: the Neuron JSON sniff says yes, its closer look says
+/// "not mine", and the Chrome importer reads it.
+fn pytorch_metadata_first() -> Vec<u8> {
+    let mut meta = String::from(r#"{"profile_info":{"dma_engine":"x","model_info":"y"},"notes":["#);
+    for k in 0..400 {
+        if k > 0 {
+            meta.push(',');
+        }
+        meta.push_str(&format!(r#""a fairly long note string number {k}""#));
+    }
+    meta.push_str("]}");
+    format!(
+        r#"{{"metadata":{meta},"schemaVersion":1,"traceEvents":[
+{{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":5}},
+{{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":12,"dur":2}}]}}"#
+    )
+    .into_bytes()
+}
+
+#[test]
+fn importer_selection_falls_through() {
+    use loupe_core::import::{candidates, neuron_json::NeuronJson, Importer, Sniff, SNIFF_BYTES};
+    let bytes = pytorch_metadata_first();
+    assert!(bytes.len() > SNIFF_BYTES);
+    assert_eq!(NeuronJson.sniff("trace.json", &bytes[..SNIFF_BYTES]), Sniff::Yes);
+    let names: Vec<&str> = candidates("trace.json", &bytes).iter().map(|i| i.name()).collect();
+    assert_eq!(names, ["neuron-profile-json", "chrome-json"]);
+    let t = import("trace.json", &bytes).expect("read as a Chrome trace");
+    assert_ne!(t.format, "neuron-profile-json");
+    assert!(t.format == "chrome-json" || t.format == "pytorch-kineto", "{}", t.format);
+    assert_eq!(t.slice_count(), 2);
+    // the same gzipped
+    assert_eq!(import("trace.json.gz", &gz(&bytes)).expect("loads").slice_count(), 2);
+    // truncated inside traceEvents: the Chrome importer keeps what is complete
+    let cut = &bytes[..bytes.len() - 60];
+    let t = import("trace.json", cut).expect("partial load");
+    assert_eq!(t.slice_count(), 1);
+    // a real neuron-profile export is still read as one
+    let t = import("profile.json", NEURON_JSON_FIXTURE.as_bytes()).expect("loads");
+    assert_eq!(t.format, "neuron-profile-json");
+}
+
+#[test]
+fn rocprof_json_is_not_called_a_neuron_file() {
+    let roc = br#"{"rocprofiler-sdk-tool":[{"metadata":{"pid":7,"init_time":1,"model_info":"gfx90a","dma_engine":1},
+        "agents":[{"id":{"handle":1},"type":2}],"buffer_records":{"kernel_dispatch":[{"start_timestamp":1,"end_timestamp":9}]}}]}"#;
+    let e = import("results.json", roc).expect_err("not a trace Loupe reads").to_string();
+    assert!(!e.contains("neuron-profile-json"), "{e}");
+    assert!(e.contains("rocprofiler-sdk-tool"), "{e}");
+}
+
+// ---------------------------------------------------------------- clear messages (§4)
+
+fn err(name: &str, bytes: &[u8]) -> String {
+    match import(name, bytes) {
+        Ok(t) => panic!("{name}: expected an error, got {} slices ({})", t.slice_count(), t.format),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn unrecognised_lists_the_supported_formats() {
+    let e = err("notes.txt", b"hello, world: not a profile\n");
+    assert!(e.starts_with("unrecognised file format in 'notes.txt' (28 bytes"), "{e}");
+    for f in ["Chrome", "Kineto", "neuron-profile JSON", "Parquet", "NEFF", "NTFF v5", "gzip", "zip"] {
+        assert!(e.contains(f), "{f} missing: {e}");
+    }
+    assert!(matches!(import("x", b"[1, 2]"), Err(ImportError::UnknownFormat(_))));
+    // control characters in the name never reach the message
+    let e = err("a\u{1b}[31mred\u{7}.bin", b"\x01\x02\x03");
+    assert!(!e.contains('\u{1b}') && !e.contains('\u{7}'), "{e:?}");
+}
+
+fn utf16(s: &str, big_endian: bool, bom: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let units = (if bom { Some(0xFEFFu16) } else { None }).into_iter().chain(s.encode_utf16());
+    for u in units {
+        out.extend_from_slice(&if big_endian { u.to_be_bytes() } else { u.to_le_bytes() });
+    }
+    out
+}
+
+#[test]
+fn utf16_json_is_named() {
+    for (be, bom, want) in [
+        (false, true, "little-endian, byte-order mark FF FE"),
+        (true, true, "big-endian, byte-order mark FE FF"),
+        (false, false, "little-endian, no byte-order mark"),
+        (true, false, "big-endian, no byte-order mark"),
+    ] {
+        let e = err("trace.json", &utf16(CHROME_FIXTURE, be, bom));
+        assert!(e.contains("UTF-16") && e.contains(want) && e.contains("UTF-8"), "{e}");
+        // gzipped too
+        let e = err("trace.json.gz", &gz(&utf16(CHROME_FIXTURE, be, bom)));
+        assert!(e.contains("UTF-16"), "{e}");
+    }
+}
+
+#[test]
+fn ntff_other_versions_are_named() {
+    let base = ntff_writer::write(&ntff_writer::synthetic_capture(0));
+    for v in [0u8, 1, 4, 6, 63, 64, 255] {
+        let mut b = base.clone();
+        b[0] = v;
+        let e = err("profile.ntff", &b);
+        assert!(e.contains(&format!("NTFF version {v} is not supported; Loupe reads v5")), "v{v}: {e}");
+        assert!(!e.contains("unrecognised"), "{e}");
+    }
+}
+
+#[test]
+fn neff_with_one_bad_header_field_is_named() {
+    let base = writer::minimal_neff();
+    let mut plain = writer::minimal();
+    plain.gzip = false;
+    let tarred = plain.build();
+    for (what, at, val) in [
+        ("pkg_version 0", 0x00usize, 0u64),
+        ("pkg_version 99", 0x00, 99),
+        ("header_size", 0x08, 4096),
+        ("data_size 0", 0x10, 0),
+        ("major version", 0x18, 1 << 40),
+    ] {
+        for (kind, file) in [("gzip", &base), ("tar", &tarred)] {
+            let mut b = file.clone();
+            b[at..at + 8].copy_from_slice(&val.to_le_bytes());
+            let r = import("graph.neff", &b);
+            let e = r.as_ref().map(|_| String::new()).unwrap_or_else(|e| e.to_string());
+            assert!(matches!(r, Err(ImportError::Invalid { format: "NEFF", .. })), "{what} ({kind}): {e}");
+            assert!(e.contains("header is damaged"), "{what} ({kind}): {e}");
+        }
+    }
+}
+
+#[test]
+fn containers_say_what_is_wrong() {
+    let json = CHROME_FIXTURE.as_bytes();
+    // an empty zip is only an end-of-central-directory record
+    let e = err("empty.zip", &zip(&[]));
+    assert!(e.contains("zip archive 'empty.zip' is empty"), "{e}");
+    let e = err("dirs.zip", &zip(&[zip_member("d/", b"", false)]));
+    assert!(e.contains("is empty"), "{e}");
+    // four levels are unwrapped, five are refused clearly
+    let mut deep = json.to_vec();
+    for _ in 0..4 {
+        deep = gz(&deep);
+    }
+    assert!(import("deep.json.gz", &deep).is_ok());
+    let e = err("deeper.json.gz", &gz(&deep));
+    assert!(e.contains("nested more than 4 levels"), "{e}");
+    let z = zip(&[zip_member("a.zip", &zip(&[zip_member("b.json.gz", &gz(&gz(&gz(json))), true)]), false)]);
+    assert!(err("z.zip", &z).contains("nested"));
+    // a truncated gzip bomb: what was inflated is all zeros; say so, and that the stream ended early
+    let bomb = gz(&vec![0u8; 8 << 20]);
+    let e = err("bomb.json.gz", &bomb[..bomb.len() / 2]);
+    assert!(e.contains("ends early") && e.contains("all zero bytes"), "{e}");
+    // a gzip truncated before any data
+    let e = err("t.json.gz", &gz(json)[..12]);
+    assert!(e.contains("gzip") && e.contains("truncated"), "{e}");
+}
+
+#[test]
+fn gzip_trailing_bytes_load_with_a_warning() {
+    let json = CHROME_FIXTURE.as_bytes();
+    let clean = import("t.json.gz", &gz(json)).expect("loads");
+    let mut trailing = gz(json);
+    trailing.extend_from_slice(b"\x00garbage after the stream");
+    let t = import("t.json.gz", &trailing).expect("the stream loads");
+    assert_eq!(t.slice_count(), clean.slice_count());
+    assert_eq!(t.warnings.count_of("container_trailing_bytes"), 1, "{:?}", t.warnings);
+    // zero padding is normal (block-padded copies): no warning
+    let mut padded = gz(json);
+    padded.extend_from_slice(&[0; 512]);
+    let t = import("t.json.gz", &padded).expect("loads");
+    assert_eq!(t.warnings.count_of("container_trailing_bytes"), 0);
+    // two members: both read
+    let two =
+        [gz(b"[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}"), gz(b"]")].concat();
+    assert_eq!(import("t.json.gz", &two).expect("loads").slice_count(), 1);
+    // a truncated stream keeps what was inflated, with a warning
+    let big: String = (0..2000)
+        .map(|k| format!(r#"{{"ph":"X","name":"e{k}","pid":1,"tid":1,"ts":{k},"dur":1}},"#))
+        .collect();
+    let z = gz(format!("[{big}").as_bytes());
+    let t = import("t.json.gz", &z[..z.len() / 2]).expect("partial load");
+    assert!(t.slice_count() > 0);
+    assert_eq!(t.warnings.count_of("container_truncated"), 1, "{:?}", t.warnings);
+}
+
+#[test]
+fn array_of_arrays_is_a_memory_timeline_only_when_it_looks_like_one() {
+    let e = err("m.json", b"[[-1, 1, 37888, 7], [-1, 1, 512, 7]]");
+    assert!(e.contains("memory timeline"), "{e}");
+    for other in
+        ["[[1, 2], [3, 4]]", "[[\"a\", \"b\", \"c\", \"d\"]]", "[[1.5, 1, 2, 3]]", "[[1,2,3,4,5]]", "[[]]"]
+    {
+        let e = err("m.json", other.as_bytes());
+        assert!(!e.contains("memory timeline") && e.contains("array of arrays"), "{other}: {e}");
+    }
+}
+
+#[test]
+fn no_made_up_byte_offsets() {
+    // NTFF, NEFF and Parquet decoders have no byte offset to report for these: none is invented
+    let ntff = ntff_writer::write(&ntff_writer::synthetic_capture(0));
+    let neff = writer::minimal_neff();
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        ("p.ntff", ntff[..0x90].to_vec()),
+        ("g.neff", neff[..1100].to_vec()),
+        ("Instruction.parquet", b"PAR1 not really parquet PAR1".to_vec()),
+    ];
+    let mut meta = ntff.clone();
+    meta[1..4].copy_from_slice(&[0xff, 0xff, 0x7f]);
+    cases.push(("p.ntff", meta));
+    for (name, b) in &cases {
+        if let Err(e) = import(name, b) {
+            let e = e.to_string();
+            assert!(!e.contains("(at byte 0)"), "{name}: {e}");
+        }
+    }
+    // real offsets stay
+    let e = err("t.json", br#"{"instruction":[{"timestamp":1,,]}"#);
+    assert!(e.contains("(at byte "), "{e}");
+}

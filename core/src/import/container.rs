@@ -1,5 +1,10 @@
 //! Containers: gzip (by magic, not extension) and zip (stored or deflated members).
-//! Unwrapping is recursive up to a small depth (a .zip holding a .json.gz).
+//! Unwrapping is recursive up to [`MAX_DEPTH`] levels (a .zip holding a .json.gz); deeper
+//! nesting is a clear error, not an "unrecognised format".
+//!
+//! Damage that still leaves something to load is a [`Note`] (made a counted trace warning by
+//! [`super::import_files`]): a gzip stream that ends early (what was inflated is kept) and
+//! bytes after the gzip stream (ignored, the stream is kept).
 //!
 //! Memory: everything unwrapped from one import (every member, every nesting level, every
 //! input file) spends one [`Budget`] ([`crate::limits::MAX_EXPANDED_BYTES`]); going beyond it
@@ -13,6 +18,19 @@ use std::io::Read;
 
 /// Unwrapped files: (name, bytes), borrowed when nothing had to be unwrapped.
 pub type Unwrapped<'a> = Vec<(String, Cow<'a, [u8]>)>;
+
+/// How many container levels are unwrapped (gzip in zip in gzip …).
+pub const MAX_DEPTH: u32 = 4;
+
+/// Something unwrapping noticed but could work around, about one unwrapped file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// Name of the unwrapped file the note is about.
+    pub file: String,
+    /// Warning kind (`container_truncated`, `container_trailing_bytes`).
+    pub kind: &'static str,
+    pub message: String,
+}
 
 /// Bytes that unwrapping may still produce (shared by all members of one import).
 #[derive(Debug, Clone, Copy)]
@@ -71,17 +89,72 @@ pub fn gunzip(b: &[u8]) -> Result<Vec<u8>, ImportError> {
 
 /// [`gunzip`] spending `budget`.
 pub fn gunzip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<u8>, ImportError> {
-    let (out, res, over) =
-        budget.read_all(flate2::read::MultiGzDecoder::new(b), (b.len() as u64).saturating_mul(4));
-    if over {
-        return Err(budget.too_large());
+    gunzip_noting(b, budget, &mut Vec::new())
+}
+
+/// [`gunzip_within`] that reports recoverable damage: a truncated stream keeps what was
+/// inflated, bytes after the last gzip member are ignored (zero padding silently).
+fn gunzip_noting(b: &[u8], budget: &mut Budget, notes: &mut Vec<String>) -> Result<Vec<u8>, ImportError> {
+    let mut out = Vec::new();
+    let mut rest = b;
+    loop {
+        let mut dec = flate2::bufread::GzDecoder::new(rest);
+        let (part, res, over) = budget.read_all(&mut dec, (rest.len() as u64).saturating_mul(4));
+        if over {
+            return Err(budget.too_large());
+        }
+        if out.is_empty() {
+            out = part;
+        } else {
+            out.extend_from_slice(&part);
+        }
+        match res {
+            Ok(()) => {}
+            // a truncated gzip still yields what was inflated: let the importer judge the damage
+            Err(e) if !out.is_empty() && e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                notes.push(format!(
+                    "the gzip stream ends early (truncated file?): kept the {} bytes inflated before the end",
+                    out.len()
+                ));
+                return Ok(out);
+            }
+            Err(e) if !out.is_empty() => {
+                notes.push(format!(
+                    "the gzip stream is damaged after {} inflated bytes ({e}); kept those",
+                    out.len()
+                ));
+                return Ok(out);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                return Err(ImportError::Container(format!(
+                    "gzip: the stream ends before any data ({} bytes; truncated file?)",
+                    b.len()
+                )))
+            }
+            Err(e) => return Err(ImportError::Container(format!("gzip: {e}"))),
+        }
+        rest = dec.into_inner();
+        if is_gzip(rest) {
+            continue; // another gzip member
+        }
+        if rest.iter().any(|&c| c != 0) {
+            notes.push(format!(
+                "{} bytes after the end of the gzip stream were ignored (starts with {})",
+                rest.len(),
+                hex_head(rest)
+            ));
+        }
+        return Ok(out);
     }
-    match res {
-        Ok(_) => Ok(out),
-        // a truncated gzip still yields what was inflated: let the importer judge the damage
-        Err(e) if !out.is_empty() && e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(out),
-        Err(e) => Err(ImportError::Container(format!("gzip: {e}"))),
+}
+
+fn hex_head(b: &[u8]) -> String {
+    let mut s: String = b.iter().take(8).map(|c| format!("{c:02x} ")).collect();
+    s.pop();
+    if b.len() > 8 {
+        s.push_str(" …");
     }
+    s
 }
 
 /// Unwrap gzip/zip; returns the inner files with their names. Plain files pass through borrowed.
@@ -95,7 +168,17 @@ pub fn unwrap_within<'a>(
     bytes: &'a [u8],
     budget: &mut Budget,
 ) -> Result<Unwrapped<'a>, ImportError> {
-    unwrap_depth(name, Cow::Borrowed(bytes), 0, budget)
+    unwrap_noting(name, bytes, budget, &mut Vec::new())
+}
+
+/// [`unwrap_within`] that also returns what it worked around ([`Note`]).
+pub fn unwrap_noting<'a>(
+    name: &str,
+    bytes: &'a [u8],
+    budget: &mut Budget,
+    notes: &mut Vec<Note>,
+) -> Result<Unwrapped<'a>, ImportError> {
+    unwrap_depth(name, Cow::Borrowed(bytes), 0, budget, notes)
 }
 
 fn unwrap_depth<'a>(
@@ -103,26 +186,55 @@ fn unwrap_depth<'a>(
     bytes: Cow<'a, [u8]>,
     depth: u32,
     budget: &mut Budget,
+    notes: &mut Vec<Note>,
 ) -> Result<Unwrapped<'a>, ImportError> {
-    if depth > 3 {
-        return Ok(vec![(name.to_string(), bytes)]);
+    let nested = is_gzip(&bytes) || is_zip(&bytes) || is_empty_zip(&bytes);
+    if nested && depth >= MAX_DEPTH {
+        return Err(ImportError::Container(format!(
+            "'{}' is a container nested more than {MAX_DEPTH} levels deep (gzip/zip inside gzip/zip …); \
+             unpack it first",
+            printable(name)
+        )));
     }
     if is_gzip(&bytes) {
-        let inner = gunzip_within(&bytes, budget)?;
+        let mut said = Vec::new();
+        let inner = gunzip_noting(&bytes, budget, &mut said)?;
         let inner_name = name.strip_suffix(".gz").unwrap_or(name).to_string();
-        return unwrap_depth(&inner_name, Cow::Owned(inner), depth + 1, budget);
-    }
-    if is_zip(&bytes) {
-        let mut out = Vec::new();
-        for (n, data) in read_zip_within(&bytes, budget)? {
-            out.extend(unwrap_depth(&n, Cow::Owned(data), depth + 1, budget)?);
+        for m in said {
+            let kind = if m.contains("ignored") { "container_trailing_bytes" } else { "container_truncated" };
+            notes.push(Note {
+                file: inner_name.clone(),
+                kind,
+                message: format!("'{}': {m}", printable(name)),
+            });
         }
-        if out.is_empty() {
-            return Err(ImportError::Container("zip archive holds no files".into()));
+        return unwrap_depth(&inner_name, Cow::Owned(inner), depth + 1, budget, notes);
+    }
+    if is_zip(&bytes) || is_empty_zip(&bytes) {
+        let mut out = Vec::new();
+        let members = read_zip_within(&bytes, budget)?;
+        if members.is_empty() {
+            return Err(ImportError::Container(format!(
+                "the zip archive '{}' is empty (it holds no files)",
+                printable(name)
+            )));
+        }
+        for (n, data) in members {
+            out.extend(unwrap_depth(&n, Cow::Owned(data), depth + 1, budget, notes)?);
         }
         return Ok(out);
     }
     Ok(vec![(name.to_string(), bytes)])
+}
+
+/// An archive with no members is only an end-of-central-directory record.
+fn is_empty_zip(b: &[u8]) -> bool {
+    b.len() >= 22 && &b[..4] == b"PK\x05\x06"
+}
+
+/// A file name safe to show: no control characters, at most 120 characters.
+pub(crate) fn printable(name: &str) -> String {
+    name.chars().filter(|c| !c.is_control()).take(120).collect()
 }
 
 fn u16le(b: &[u8], o: usize) -> Option<u16> {

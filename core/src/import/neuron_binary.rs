@@ -58,16 +58,24 @@ impl Importer for NeuronBinary {
     }
 }
 
+/// "NTFF version N is not supported; Loupe reads v5" (also for versions no importer claims).
+pub(crate) fn ntff_version_message(version: u8) -> String {
+    format!("NTFF version {version} is not supported; Loupe reads v5")
+}
+
 fn ntff_error(e: ntff::NtffError) -> ImportError {
     match e {
         ntff::NtffError::UnsupportedVersion { version, header } => ImportError::Unsupported {
             format: "NTFF",
             message: format!(
-                "NTFF version {version} is not supported yet (only version 5); header read: metadata {} bytes, file {} bytes",
-                header.metadata_len, header.file_len
+                "{} (header: metadata {} bytes, file {} bytes)",
+                ntff_version_message(version),
+                header.metadata_len,
+                header.file_len
             ),
         },
-        e => ImportError::Malformed { format: "NTFF", offset: 0, message: e.to_string() },
+        // the decoder's messages name their own offsets where there is one
+        e => ImportError::Invalid { format: "NTFF", message: e.to_string() },
     }
 }
 
@@ -84,7 +92,7 @@ fn import_pair(
                 neff::NeffError::TooLarge(limit) => {
                     ImportError::TooLarge { what: "this file expands to".into(), limit }
                 }
-                e => ImportError::Malformed { format: "NEFF", offset: 0, message: e.to_string() },
+                e => ImportError::Invalid { format: "NEFF", message: e.to_string() },
             })?;
             neffs.push(n);
         } else {

@@ -167,15 +167,22 @@ impl Importer for NeuronJson {
         progress: &mut dyn Progress,
     ) -> Result<(), ImportError> {
         let total = file.bytes.len() as u64;
-        let v: Value = serde_json::from_slice(file.bytes).map_err(|e| ImportError::Malformed {
+        // the closer look: the top-level keys, read without building a tree, so a Chrome/Kineto
+        // trace (or any other JSON) the sniff let through falls to the next importer cheaply
+        let keys = top_level_keys(file.bytes);
+        if !keys.is_export() {
+            return Err(ImportError::NotMine(NAME));
+        }
+        let malformed = |e: serde_json::Error| ImportError::Malformed {
             format: NAME,
             offset: line_col_offset(file.bytes, e.line(), e.column()),
             message: format!("invalid JSON: {e}"),
-        })?;
-        let Value::Object(top) = v else { return Err(ImportError::NotMine(NAME)) };
-        if !TIMELINE_KEYS.iter().chain(FLATTEN_KEYS).any(|k| top.contains_key(*k)) {
-            return Err(ImportError::NotMine(NAME));
+        };
+        if let Some(e) = keys.error {
+            return Err(malformed(e));
         }
+        let v: Value = serde_json::from_slice(file.bytes).map_err(malformed)?;
+        let Value::Object(top) = v else { return Err(ImportError::NotMine(NAME)) };
         if !progress.report(total / 2, total) {
             return Err(ImportError::Cancelled);
         }
@@ -185,6 +192,84 @@ impl Importer for NeuronJson {
         }
         Ok(())
     }
+}
+
+/// The top-level keys of a JSON object text, as far as it parses.
+struct TopKeys {
+    /// `false` when the text is not a JSON object.
+    object: bool,
+    keys: Vec<String>,
+    /// The syntax error that ended the scan, if any.
+    error: Option<serde_json::Error>,
+}
+
+impl TopKeys {
+    /// A neuron-profile export: an object with a timeline table or a key only the export has
+    /// (or its summary), and no `traceEvents`. A top-level `metadata` or `warnings` alone is
+    /// not enough: PyTorch traces start with a large `metadata` object. A syntax error after
+    /// such keys is the export's damage; before any, the file is not recognisably ours.
+    fn is_export(&self) -> bool {
+        let has = |k: &str| self.keys.iter().any(|x| x == k);
+        self.object
+            && !has("traceEvents")
+            && self.keys.iter().any(|k| {
+                TIMELINE_KEYS.contains(&k.as_str())
+                    || TOP_KEYS_DISTINCT.contains(&k.as_str())
+                    || k == "summary"
+            })
+    }
+}
+
+/// Read the top-level keys of `bytes` without keeping any value (serde's `IgnoredAny`).
+fn top_level_keys(bytes: &[u8]) -> TopKeys {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Seed<'k>(&'k mut TopKeys);
+    impl<'de> DeserializeSeed<'de> for Seed<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Seed<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            self.0.object = true;
+            while let Some(k) = map.next_key::<String>()? {
+                self.0.keys.push(k);
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
+    let mut out = TopKeys { object: false, keys: Vec::new(), error: None };
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let r = Seed(&mut out).deserialize(&mut de).and_then(|()| de.end());
+    out.error = r.err();
+    out
 }
 
 /// Byte offset of a serde_json (1-based line, column) position.

@@ -628,8 +628,7 @@ fn import_tables(
             }
             Err(msg) => {
                 let file = f.name.to_string();
-                let e =
-                    ImportError::Malformed { format: NAME, offset: 0, message: format!("'{file}': {msg}") };
+                let e = ImportError::Invalid { format: NAME, message: format!("'{file}': {msg}") };
                 if files.len() > 1 {
                     b.warn("parquet_unreadable_file", || format!("'{file}': {msg}; skipped"));
                 }

@@ -158,12 +158,14 @@ fn events_array<'a>(
                 let at = s.pos;
                 if conv.events == 0 {
                     if c == b'[' {
-                        return Err(ImportError::Unsupported {
-                            format: FORMAT,
-                            message: "a JSON array of arrays, not of trace event objects: this looks like a PyTorch memory \
-                                      timeline (export_memory_timeline .raw rows [ts, action, bytes, category]), not a Chrome trace"
-                                .into(),
-                        });
+                        let message = if memory_timeline_row(&s.b[at..]) {
+                            "a JSON array of arrays, not of trace event objects: this looks like a PyTorch memory \
+                             timeline (export_memory_timeline .raw rows [ts, action, bytes, category]), not a Chrome trace"
+                                .to_string()
+                        } else {
+                            format!("a JSON array of arrays (from byte {at}), not of trace event objects")
+                        };
+                        return Err(ImportError::Unsupported { format: FORMAT, message });
                     }
                     return Err(ImportError::Unsupported {
                         format: FORMAT,
@@ -391,6 +393,35 @@ fn object_form<'a>(
         return Err(not_a_trace(&keys, open_at));
     }
     Ok(kineto_keys)
+}
+
+/// `[int, int, int, int]` at the start of `b`: a row of PyTorch's memory timeline export
+/// (`[ts, action, bytes, category]`).
+fn memory_timeline_row(b: &[u8]) -> bool {
+    let mut i = 1; // after '['
+    let ws = |i: &mut usize| {
+        while b.get(*i).is_some_and(|c| c.is_ascii_whitespace()) {
+            *i += 1;
+        }
+    };
+    for k in 0..4 {
+        ws(&mut i);
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let digits = b.get(i..).map_or(0, |r| r.iter().take_while(|c| c.is_ascii_digit()).count());
+        if digits == 0 {
+            return false;
+        }
+        i += digits;
+        ws(&mut i);
+        let want = if k == 3 { b']' } else { b',' };
+        if b.get(i) != Some(&want) {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// The error for a JSON object without `traceEvents`, saying what it looks like.

@@ -595,14 +595,14 @@ fn damaged_files_are_typed_errors() {
             continue;
         }
         let r = import_files(&[InputFile { name: "Instruction.parquet", bytes }], &mut NoProgress);
-        assert!(matches!(r, Err(ImportError::Malformed { format: NAME, .. })), "cut {cut}: {r:?}");
+        assert!(matches!(r, Err(ImportError::Invalid { format: NAME, .. })), "cut {cut}: {r:?}");
     }
     // garbage after the magic
     let mut junk = b"PAR1".to_vec();
     junk.extend((0..500u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8));
     junk.extend(b"PAR1");
     let r = import_files(&[InputFile { name: "Instruction.parquet", bytes: &junk }], &mut NoProgress);
-    assert!(matches!(r, Err(ImportError::Malformed { .. })), "{r:?}");
+    assert!(matches!(r, Err(ImportError::Invalid { .. })), "{r:?}");
     // flipped bytes inside a valid file: an error or a (partial) import, never a panic
     for k in (4..good.len() - 8).step_by(3) {
         let mut bad = good.clone();
