@@ -75,6 +75,8 @@ pub fn demo_trace() -> Trace {
         .collect();
     let dma_rate = b.add_counter(device, "DMA throughput", "GB/s");
     let util = b.add_counter(device, "Tensor engine utilisation", "%");
+    b.set_counter_role(dma_rate, crate::model::CounterRole::DmaThroughput);
+    b.set_counter_role(util, crate::model::CounterRole::Utilisation);
     let host_mem = b.add_counter(host, "Host memory", "MiB");
 
     let cat_host = b.intern("cpu_op");

@@ -9,6 +9,7 @@ pub mod lod;
 pub mod model;
 pub mod neuron;
 pub mod query;
+pub mod rows;
 mod rng;
 pub mod strings;
 pub mod time;

@@ -8,7 +8,7 @@ use super::neuron_device::{
     INSTRUCTION_ARG_ORDER,
 };
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, DeviceInfo, DmaQueueType, SliceDomain, TraceBuilder};
+use crate::model::{ArgValue, CounterRole, DeviceInfo, DmaQueueType, SliceDomain, TraceBuilder};
 use crate::neuron::{correlate, neff, ntff};
 use crate::strings::StrId;
 
@@ -290,7 +290,7 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     ids.dedup();
     for id in ids {
         let name = semaphore_display(&id.to_string()).0;
-        let c = dev.counter(b, &name, "");
+        let c = dev.counter(b, &name, "", CounterRole::Semaphore);
         for s in t.semaphore_updates.iter().filter(|s| s.semaphore == id) {
             b.add_counter_sample(c, s.ts_ns, s.value as f64);
         }
@@ -312,19 +312,20 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     // counters: engine activity, DMA throughput, pending DMA (DMA_DIRECT2D triggers only without NEFF)
     active.sort_by_key(|(e, _)| *e);
     for (e, spans) in active {
-        let c = dev.counter(b, &format!("{} active", ntff::engine_subgroup(e)), "");
+        let c =
+            dev.counter(b, &format!("{} active", ntff::engine_subgroup(e)), "", CounterRole::EngineActivity);
         add_activity(b, c, spans);
     }
     let thr = t.dma_throughput();
     if !thr.is_empty() {
-        let c = dev.counter(b, "DMA throughput", "GB/s");
+        let c = dev.counter(b, "DMA throughput", "GB/s", CounterRole::DmaThroughput);
         for p in &thr {
             b.add_counter_sample(c, p.ts_ns, p.rate_bytes_per_s / 1e9);
         }
     }
     let pending = t.pending_dma(|_| false, &[]);
     if !pending.is_empty() {
-        let c = dev.counter(b, "Pending DMA (DGE)", "");
+        let c = dev.counter(b, "Pending DMA (DGE)", "", CounterRole::PendingDma);
         for p in &pending {
             b.add_counter_sample(c, p.ts_ns, p.value as f64);
         }

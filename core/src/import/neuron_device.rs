@@ -12,8 +12,8 @@
 //! Facts: ../shared/docs/formats/neuron.md §3.3, §3.7, §5.
 
 use crate::model::{
-    ArgValue, ArgsId, CounterId, Engine, GroupId, GroupKind, Layout, TraceBuilder, TrackId, TrackKind,
-    TrackRole,
+    ArgValue, ArgsId, CounterId, CounterRole, Engine, GroupId, GroupKind, Layout, TraceBuilder, TrackId,
+    TrackKind, TrackRole,
 };
 use crate::model::{OpId, OpLevel, SliceDomain, SourceId};
 use crate::strings::StrId;
@@ -147,11 +147,12 @@ impl Device {
         self.track(b, format!("other:{name}"), name, kind, SORT_OTHER, name)
     }
 
-    pub fn counter(&mut self, b: &mut TraceBuilder, name: &str, unit: &str) -> CounterId {
+    pub fn counter(&mut self, b: &mut TraceBuilder, name: &str, unit: &str, role: CounterRole) -> CounterId {
         if let Some(&c) = self.counters.get(name) {
             return c;
         }
         let c = b.add_counter(self.group, name, unit);
+        b.set_counter_role(c, role);
         self.counters.insert(name.to_string(), c);
         c
     }

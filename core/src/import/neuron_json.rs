@@ -22,7 +22,7 @@ use super::neuron_device::{
     self, add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder};
+use crate::model::{ArgValue, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder};
 use crate::strings::StrId;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -615,7 +615,7 @@ impl<'b> Conv<'b> {
         let mut counters = HashMap::new();
         for (p, id, _) in ids {
             let name = semaphore_display(&id).0;
-            let c = self.devices.get(self.b, p).counter(self.b, &name, "");
+            let c = self.devices.get(self.b, p).counter(self.b, &name, "", CounterRole::Semaphore);
             counters.insert((p, id), c);
         }
         for r in records(top, "semaphore_update") {
@@ -645,7 +645,7 @@ impl<'b> Conv<'b> {
             let n = r.get("n").and_then(int_of);
             let dev = self.devices.get(self.b, Self::pcore(r));
             let track = dev.throttle(self.b);
-            let limit = dev.counter(self.b, "Throttle limit", "%");
+            let limit = dev.counter(self.b, "Throttle limit", "%", CounterRole::Throttle);
             let name = match (k, n) {
                 (Some(k), Some(n)) => format!("throttle {k}/{n}"),
                 _ => "throttle".to_string(),
@@ -667,9 +667,9 @@ impl<'b> Conv<'b> {
         }
     }
 
-    fn sample(&mut self, pcore: i64, name: &str, unit: &str, ts: i64, v: Option<f64>) {
+    fn sample(&mut self, pcore: i64, name: &str, unit: &str, role: CounterRole, ts: i64, v: Option<f64>) {
         if let Some(v) = v {
-            let c = self.devices.get(self.b, pcore).counter(self.b, name, unit);
+            let c = self.devices.get(self.b, pcore).counter(self.b, name, unit, role);
             self.b.add_counter_sample(c, ts, v);
         }
     }
@@ -677,15 +677,50 @@ impl<'b> Conv<'b> {
     fn counters(&mut self, top: &Map<String, Value>) {
         for r in records(top, "pending_dma") {
             let Some(ts) = self.time(r, "timestamp") else { continue };
-            self.sample(Self::pcore(r), "Pending DMA", "", ts, r.get("value").and_then(num_of));
+            self.sample(
+                Self::pcore(r),
+                "Pending DMA",
+                "",
+                CounterRole::PendingDma,
+                ts,
+                r.get("value").and_then(num_of),
+            );
         }
         for r in records(top, "dma_throughput") {
             let Some(ts) = self.time(r, "timestamp") else { continue };
             let p = Self::pcore(r);
-            self.sample(p, "DMA throughput", "B/s", ts, r.get("transfer_rate").and_then(num_of));
-            self.sample(p, "DMA transferred", "B", ts, r.get("total_transfer_bytes").and_then(num_of));
-            self.sample(p, "HBM throughput", "B/s", ts, r.get("hbm_transfer_rate").and_then(num_of));
-            self.sample(p, "HBM transferred", "B", ts, r.get("hbm_total_transfer_bytes").and_then(num_of));
+            self.sample(
+                p,
+                "DMA throughput",
+                "B/s",
+                CounterRole::DmaThroughput,
+                ts,
+                r.get("transfer_rate").and_then(num_of),
+            );
+            self.sample(
+                p,
+                "DMA transferred",
+                "B",
+                CounterRole::Generic,
+                ts,
+                r.get("total_transfer_bytes").and_then(num_of),
+            );
+            self.sample(
+                p,
+                "HBM throughput",
+                "B/s",
+                CounterRole::DmaThroughput,
+                ts,
+                r.get("hbm_transfer_rate").and_then(num_of),
+            );
+            self.sample(
+                p,
+                "HBM transferred",
+                "B",
+                CounterRole::Generic,
+                ts,
+                r.get("hbm_total_transfer_bytes").and_then(num_of),
+            );
         }
         // usage fractions (0..1) → percent, as in the Parquet *_util_percent columns
         for r in records(top, "instruction_usage") {
@@ -703,7 +738,14 @@ impl<'b> Conv<'b> {
                 }
             };
             let pct = |v: &Value| num_of(v).map(|x| x * 100.0);
-            self.sample(p, &format!("{mem} usage"), "%", ts, r.get("usage_avg").and_then(pct));
+            self.sample(
+                p,
+                &format!("{mem} usage"),
+                "%",
+                CounterRole::Utilisation,
+                ts,
+                r.get("usage_avg").and_then(pct),
+            );
             let mut parts: Vec<(i64, f64)> = r
                 .iter()
                 .filter_map(|(k, v)| {
@@ -713,7 +755,7 @@ impl<'b> Conv<'b> {
                 .collect();
             parts.sort_by_key(|x| x.0);
             for (n, v) in parts {
-                self.sample(p, &format!("{mem} {part} {n} usage"), "%", ts, Some(v));
+                self.sample(p, &format!("{mem} {part} {n} usage"), "%", CounterRole::Generic, ts, Some(v));
             }
         }
         // engine activity (union of instruction intervals), one 0/1 step counter per engine
@@ -732,7 +774,12 @@ impl<'b> Conv<'b> {
         }
         spans.sort_by_key(|x| (x.0 .0, neuron_device::engine_display(&x.0 .1).1));
         for ((p, engine), s) in spans {
-            let c = self.devices.get(self.b, p).counter(self.b, &format!("{engine} active"), "");
+            let c = self.devices.get(self.b, p).counter(
+                self.b,
+                &format!("{engine} active"),
+                "",
+                CounterRole::EngineActivity,
+            );
             add_activity(self.b, c, s);
         }
     }

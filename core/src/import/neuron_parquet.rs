@@ -27,7 +27,7 @@ use super::neuron_device::{
 };
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
-    ArgValue, ArgsId, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
+    ArgValue, ArgsId, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
 };
 use crate::strings::StrId;
 use parquet::basic::{ConvertedType, Type as PhysicalType};
@@ -702,20 +702,20 @@ impl<'b> Conv<'b> {
             (
                 "DmaUsage",
                 &[
-                    ("current_throughput", "DMA throughput", "B/s"),
-                    ("total_transfer_bytes", "DMA transferred", "B"),
+                    ("current_throughput", "DMA throughput", "B/s", CounterRole::DmaThroughput),
+                    ("total_transfer_bytes", "DMA transferred", "B", CounterRole::Generic),
                 ][..],
             ),
             (
                 "HbmUsage",
                 &[
-                    ("current_throughput", "HBM throughput", "B/s"),
-                    ("total_transfer_bytes", "HBM transferred", "B"),
+                    ("current_throughput", "HBM throughput", "B/s", CounterRole::DmaThroughput),
+                    ("total_transfer_bytes", "HBM transferred", "B", CounterRole::Generic),
                 ][..],
             ),
-            ("PendingDma", &[("value", "Pending DMA", "")][..]),
-            ("SbufUsage", &[("avg_util_percent", "SBUF usage", "%")][..]),
-            ("PsumUsage", &[("avg_util_percent", "PSUM usage", "%")][..]),
+            ("PendingDma", &[("value", "Pending DMA", "", CounterRole::PendingDma)][..]),
+            ("SbufUsage", &[("avg_util_percent", "SBUF usage", "%", CounterRole::Utilisation)][..]),
+            ("PsumUsage", &[("avg_util_percent", "PSUM usage", "%", CounterRole::Utilisation)][..]),
         ] {
             if let Some(x) = t(table) {
                 self.counters(x, specs);
@@ -1131,7 +1131,12 @@ impl<'b> Conv<'b> {
         ids.sort_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2)));
         let mut counters = HashMap::new();
         for (p, id, _) in ids {
-            let c = self.devices.get(self.b, p).counter(self.b, &semaphore_display(&id).0, "");
+            let c = self.devices.get(self.b, p).counter(
+                self.b,
+                &semaphore_display(&id).0,
+                "",
+                CounterRole::Semaphore,
+            );
             counters.insert((p, id), c);
         }
         for i in 0..t.rows {
@@ -1161,7 +1166,7 @@ impl<'b> Conv<'b> {
             let (k, n) = (kc.and_then(|c| c.int(i)), nc.and_then(|c| c.int(i)));
             let dev = self.devices.get(self.b, pcore(i));
             let track = dev.throttle(self.b);
-            let limit = dev.counter(self.b, "Throttle limit", "%");
+            let limit = dev.counter(self.b, "Throttle limit", "%", CounterRole::Throttle);
             let name = self.b.intern(&match (k, n) {
                 (Some(k), Some(n)) => format!("throttle {k}/{n}"),
                 _ => "throttle".to_string(),
@@ -1180,18 +1185,18 @@ impl<'b> Conv<'b> {
         }
     }
 
-    fn counters(&mut self, t: &Table, specs: &[(&str, &str, &str)]) {
+    fn counters(&mut self, t: &Table, specs: &[(&str, &str, &str, CounterRole)]) {
         let pcore = Self::pcore(t);
         let Some(ts) = t.col("timestamp") else {
             let tn = t.name.clone();
             self.b.warn("parquet_missing_column", || format!("{tn} lacks 'timestamp'; not imported"));
             return;
         };
-        for &(col, name, unit) in specs {
+        for &(col, name, unit, role) in specs {
             let Some(c) = t.col(col) else { continue };
             for i in 0..t.rows {
                 let (Some(tv), Some(v)) = (ts.int(i), c.num(i)) else { continue };
-                let id = self.devices.get(self.b, pcore(i)).counter(self.b, name, unit);
+                let id = self.devices.get(self.b, pcore(i)).counter(self.b, name, unit, role);
                 self.b.add_counter_sample(id, tv, v);
             }
         }
@@ -1209,8 +1214,8 @@ impl<'b> Conv<'b> {
         cols.sort();
         let specs: Vec<(String, String)> =
             cols.iter().map(|(k, c)| (c.to_string(), format!("{label} {k} usage"))).collect();
-        let specs: Vec<(&str, &str, &str)> =
-            specs.iter().map(|(c, n)| (c.as_str(), n.as_str(), "%")).collect();
+        let specs: Vec<(&str, &str, &str, CounterRole)> =
+            specs.iter().map(|(c, n)| (c.as_str(), n.as_str(), "%", CounterRole::Generic)).collect();
         self.counters(t, &specs);
     }
 
@@ -1230,7 +1235,12 @@ impl<'b> Conv<'b> {
         }
         spans.sort_by(|a, b| a.0.cmp(&b.0));
         for ((p, _, engine), s) in spans {
-            let c = self.devices.get(self.b, p).counter(self.b, &format!("{engine} active"), "");
+            let c = self.devices.get(self.b, p).counter(
+                self.b,
+                &format!("{engine} active"),
+                "",
+                CounterRole::EngineActivity,
+            );
             add_activity(self.b, c, s);
         }
     }

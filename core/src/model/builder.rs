@@ -300,6 +300,12 @@ impl TraceBuilder {
         t.domain[i] = domain;
     }
     /// What a track is for analyses (an engine, a DMA queue, …).
+    /// What a counter measures (see [`CounterRole`]).
+    pub fn set_counter_role(&mut self, c: CounterId, role: CounterRole) {
+        if let Some(c) = self.counters.get_mut(c.idx()) {
+            c.role = role;
+        }
+    }
     pub fn set_track_role(&mut self, t: TrackId, role: TrackRole) {
         if let Some(t) = self.tracks.get_mut(t.idx()) {
             t.0.role = role;
@@ -373,6 +379,7 @@ impl TraceBuilder {
             name,
             group,
             unit,
+            role: CounterRole::Generic,
             sort_index,
             ts_ns: Vec::new(),
             value: Vec::new(),

@@ -151,6 +151,42 @@ pub enum TrackRole {
     Throttle,
 }
 
+/// What a counter measures, as far as the views care (grouping, order, folding). Set by
+/// importers; `Generic` otherwise.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, bincode::Encode, bincode::Decode,
+)]
+pub enum CounterRole {
+    #[default]
+    Generic,
+    /// One semaphore's value over time (Neuron device profiles).
+    Semaphore,
+    /// 0/1 activity of one engine (union of its instruction intervals).
+    EngineActivity,
+    /// DMA / HBM throughput.
+    DmaThroughput,
+    /// Outstanding DMA work.
+    PendingDma,
+    /// A utilisation or usage percentage (SBUF, PSUM, an engine's utilisation).
+    Utilisation,
+    /// Throttling limit.
+    Throttle,
+}
+
+impl CounterRole {
+    /// Whether the device view puts the counter right under the engines (the useful ones).
+    pub fn is_device_activity(self) -> bool {
+        matches!(
+            self,
+            CounterRole::EngineActivity
+                | CounterRole::DmaThroughput
+                | CounterRole::PendingDma
+                | CounterRole::Utilisation
+                | CounterRole::Throttle
+        )
+    }
+}
+
 impl TrackRole {
     pub fn engine(self) -> Option<Engine> {
         match self {

@@ -16,8 +16,8 @@ pub mod warnings;
 
 pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
 pub use domain::{
-    DeviceInfo, DmaQueueType, DomainColumns, Engine, OpId, OpLevel, OpNodeRow, OperatorTree, SliceDomain,
-    SourceId, SourceLoc, TrackRole,
+    CounterRole, DeviceInfo, DmaQueueType, DomainColumns, Engine, OpId, OpLevel, OpNodeRow, OperatorTree,
+    SliceDomain, SourceId, SourceLoc, TrackRole,
 };
 pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
 pub use validate::InvalidTrace;
@@ -252,6 +252,8 @@ pub struct CounterTrack {
     pub name: StrId,
     pub group: GroupId,
     pub unit: StrId,
+    /// What the counter measures (semaphore, engine activity, throughput, …).
+    pub role: CounterRole,
     pub sort_index: i64,
     pub ts_ns: Vec<i64>,
     pub value: Vec<f64>,
