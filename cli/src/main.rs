@@ -11,6 +11,8 @@ use loupe_core::query;
 use std::io::Write;
 
 mod neuron_rows;
+mod safe;
+use safe::{csv_field, text};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
@@ -59,11 +61,26 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(m) => {
-            eprintln!("loupe: {m}");
+    // a panic the core catches (e.g. inside the Parquet decoder) is a typed error already: its
+    // text is kept from the user; one that is not caught ends with a one-line message
+    let last_panic = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let keep = last_panic.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        if let Ok(mut m) = keep.lock() {
+            *m = info.to_string();
+        }
+    }));
+    match std::panic::catch_unwind(|| run(&args)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(m)) => {
+            eprintln!("loupe: {}", text(&m));
             ExitCode::FAILURE
+        }
+        Err(_) => {
+            let m = last_panic.lock().map(|m| m.clone()).unwrap_or_default();
+            let m = m.lines().next().unwrap_or("").to_string();
+            eprintln!("loupe: internal error (please report it): {}", text(&m));
+            ExitCode::from(101)
         }
     }
 }
@@ -121,12 +138,14 @@ fn run(a: &Args) -> Result<(), String> {
                     }
                     writeln!(out, "{v}").map_err(io)?;
                 } else {
-                    writeln!(out, "{f}: {} — {} tracks, {} slices, {} instants, {} counter samples, {} flows, {} .. {} ns, {} warnings", s.format, s.tracks, s.slices, s.instants, s.counter_samples, s.flows, s.start_ns, s.end_ns, s.warnings).map_err(io)?;
+                    writeln!(out, "{}: {} — {} tracks, {} slices, {} instants, {} counter samples, {} flows, {} .. {} ns, {} warnings", text(f), text(&s.format), s.tracks, s.slices, s.instants, s.counter_samples, s.flows, s.start_ns, s.end_ns, s.warnings).map_err(io)?;
                     for w in &t.warnings.entries {
-                        writeln!(out, "  warning {} ×{}: {}", w.kind, w.count, w.example).map_err(io)?;
+                        writeln!(out, "  warning {} ×{}: {}", text(&w.kind), w.count, text(&w.example))
+                            .map_err(io)?;
                     }
                     for n in &s.top {
-                        writeln!(out, "  {:>12} ns  {:>8}×  {}", n.total_ns, n.count, n.name).map_err(io)?;
+                        writeln!(out, "  {:>12} ns  {:>8}×  {}", n.total_ns, n.count, text(&n.name))
+                            .map_err(io)?;
                     }
                     if let Some(ds) = &ds {
                         writeln!(out, "  device summary (neuron-profile keys):").map_err(io)?;
@@ -135,8 +154,8 @@ fn run(a: &Args) -> Result<(), String> {
                                 Value::Count(n) => n.to_string(),
                                 Value::Number(x) => format!("{x:.9e}"),
                             };
-                            writeln!(out, "    {:<22} {:<45} {v} {}", m.group, m.key, m.unit.label())
-                                .map_err(io)?;
+                            let (g, k) = (text(&m.group), text(&m.key));
+                            writeln!(out, "    {g:<22} {k:<45} {v} {}", text(m.unit.label())).map_err(io)?;
                         }
                     }
                 }
@@ -176,8 +195,8 @@ fn run(a: &Args) -> Result<(), String> {
                             writeln!(
                                 out,
                                 "{},{},{},{},{}",
-                                r.engine,
-                                r.pc,
+                                csv_field(&r.engine),
+                                csv_field(&r.pc),
                                 r.start_ns,
                                 r.dur_ns,
                                 csv_field(&r.opcode)
@@ -190,8 +209,16 @@ fn run(a: &Args) -> Result<(), String> {
                     writeln!(out, "dma_engine,queue,start_ns,dur_ns,size").map_err(io)?;
                     for f in &a.files {
                         for r in neuron_rows::dma(&load(f, a.neff.as_deref())?) {
-                            writeln!(out, "{},{},{},{},{}", r.engine, r.queue, r.start_ns, r.dur_ns, r.size)
-                                .map_err(io)?;
+                            writeln!(
+                                out,
+                                "{},{},{},{},{}",
+                                csv_field(&r.engine),
+                                csv_field(&r.queue),
+                                r.start_ns,
+                                r.dur_ns,
+                                csv_field(&r.size)
+                            )
+                            .map_err(io)?;
                         }
                     }
                 }
@@ -199,7 +226,7 @@ fn run(a: &Args) -> Result<(), String> {
                     writeln!(out, "id,start_ns,value").map_err(io)?;
                     for f in &a.files {
                         for r in neuron_rows::semaphores(&load(f, a.neff.as_deref())?) {
-                            writeln!(out, "{},{},{}", r.id, r.ts_ns, r.value).map_err(io)?;
+                            writeln!(out, "{},{},{}", r.id, r.ts_ns, csv_field(&r.value)).map_err(io)?;
                         }
                     }
                 }
@@ -215,20 +242,21 @@ fn run(a: &Args) -> Result<(), String> {
                 if a.json {
                     writeln!(out, "{}", serde_json::to_string(r).map_err(|e| e.to_string())?).map_err(io)?;
                 } else {
-                    writeln!(out, "{f}: {} instruction events", r.events).map_err(io)?;
+                    writeln!(out, "{}: {} instruction events", text(f), r.events).map_err(io)?;
                     for (l, n) in &r.levels {
                         writeln!(
                             out,
-                            "  reached {l:<12} {n:>10} ({:.1} %)",
+                            "  reached {:<12} {n:>10} ({:.1} %)",
+                            text(l),
                             100.0 * *n as f64 / r.events.max(1) as f64
                         )
                         .map_err(io)?;
                     }
                     for (why, n) in &r.unmatched {
-                        writeln!(out, "  stopped {n:>10}: {why}").map_err(io)?;
+                        writeln!(out, "  stopped {n:>10}: {}", text(why)).map_err(io)?;
                     }
                     for note in &r.notes {
-                        writeln!(out, "  note: {note}").map_err(io)?;
+                        writeln!(out, "  note: {}", text(note)).map_err(io)?;
                     }
                 }
             }
@@ -241,13 +269,4 @@ fn run(a: &Args) -> Result<(), String> {
         c => return Err(format!("unknown command {c}\n{USAGE}")),
     }
     out.flush().map_err(io)
-}
-
-/// RFC 4180 quoting: quote when the field holds a comma, quote, CR or LF; double the quotes.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

@@ -134,3 +134,49 @@ fn ntff_and_json_export_give_the_same_rows() {
     }
     println!("compared {checked} NTFF/JSON pairs on instruction, dma and semaphore rows");
 }
+
+/// Names from the file never reach the terminal as control sequences, nor a spreadsheet as
+/// formulas (issue 7 §4).
+#[test]
+fn hostile_text_is_escaped_and_inert() {
+    let trace = r#"{"traceEvents":[
+ {"ph":"M","name":"process_name","pid":1,"args":{"name":"=cmd|' /C calc'!A0"}},
+ {"ph":"X","name":"\u001b]0;pwned\u0007title","pid":1,"tid":2,"ts":1,"dur":100},
+ {"ph":"X","name":"=HYPERLINK(\"http://evil\",\"x\")","pid":1,"tid":2,"ts":2,"dur":10},
+ {"ph":"X","name":"@SUM(1)","pid":1,"tid":2,"ts":3,"dur":1},
+ {"ph":"X","name":"\tline\r\nbreak\u202e","pid":1,"tid":2,"ts":4,"dur":1},
+ {"ph":"X","name":"-5","pid":1,"tid":2,"ts":5,"dur":1}
+]}"#;
+    let p = temp_file("hostile.json", trace.as_bytes());
+    let out = loupe().args(["events", p.to_str().unwrap(), "--csv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(!csv.chars().any(|c| c.is_control() && c != '\n'), "{csv:?}");
+    assert!(!csv.contains('\u{202e}'));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 6, "{csv}");
+    let cells = |l: &str| l.split(',').map(str::to_string).collect::<Vec<_>>();
+    // every row's track cell is neutralised (it starts with '=')
+    for l in &lines[1..] {
+        assert!(l.starts_with("'=cmd|' /C calc'!A0"), "{l}");
+        assert!(!cells(l).iter().any(|c| c.starts_with(['=', '+', '-', '@']) || c.starts_with("\"=")), "{l}");
+    }
+    assert!(csv.contains(",\\u{1b}]0;pwned\\u{7}title,1000,100000"), "{csv}");
+    assert!(csv.contains(",\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\",2000,10000"), "{csv}");
+    assert!(csv.contains(",'@SUM(1),3000,1000"), "{csv}");
+    assert!(csv.contains(",'\\u{9}line\\u{d}\\u{a}break\\u{202e},4000,1000"), "{csv}");
+    assert!(csv.contains(",'-5,5000,1000"), "{csv}");
+    // text output: the names, escaped
+    let out = loupe().args(["summary", p.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success());
+    let txt = String::from_utf8(out.stdout).unwrap();
+    assert!(!txt.chars().any(|c| c.is_control() && c != '\n'), "{txt:?}");
+    assert!(txt.contains("\\u{1b}]0;pwned\\u{7}title"), "{txt}");
+    // error messages quote the file's text: escaped too
+    let p = temp_file("keys.json", "{\"\u{1b}[2J\u{1b}[H\":1}".as_bytes());
+    let out = loupe().args(["summary", p.to_str().unwrap()]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
+    assert!(err.contains("\\u{1b}[2J"), "{err}");
+}
