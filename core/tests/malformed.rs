@@ -961,3 +961,184 @@ fn no_made_up_byte_offsets() {
     let e = err("t.json", br#"{"instruction":[{"timestamp":1,,]}"#);
     assert!(e.contains("(at byte "), "{e}");
 }
+
+// ---------------------------------------------------------------- Parquet: inputs that panicked the crate (§3)
+
+use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataWriter};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+
+/// A small SemaphoreUpdate table (dictionary-encoded strings, two row groups).
+fn semaphore_parquet() -> Vec<u8> {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use std::sync::Arc;
+    let schema = Arc::new(
+        parse_message_type(
+            "message schema { required int64 timestamp; required binary id (UTF8); required int32 value; }",
+        )
+        .unwrap(),
+    );
+    let props = Arc::new(WriterProperties::builder().set_max_row_group_row_count(Some(50)).build());
+    let mut buf = Vec::new();
+    let mut w = SerializedFileWriter::new(&mut buf, schema, props).unwrap();
+    for g in 0..2i64 {
+        let mut rg = w.next_row_group().unwrap();
+        let ts: Vec<i64> = (0..50).map(|k| g * 1000 + k * 10).collect();
+        let ids: Vec<ByteArray> = (0..50).map(|k| ByteArray::from(["S[1] (q)", "S[2] (q)"][k % 2])).collect();
+        let vals: Vec<i32> = (0..50).map(|k| k % 3).collect();
+        let mut c = rg.next_column().unwrap().unwrap();
+        c.typed::<Int64Type>().write_batch(&ts, None, None).unwrap();
+        c.close().unwrap();
+        let mut c = rg.next_column().unwrap().unwrap();
+        c.typed::<ByteArrayType>().write_batch(&ids, None, None).unwrap();
+        c.close().unwrap();
+        let mut c = rg.next_column().unwrap().unwrap();
+        c.typed::<Int32Type>().write_batch(&vals, None, None).unwrap();
+        c.close().unwrap();
+        rg.close().unwrap();
+    }
+    w.close().unwrap();
+    buf
+}
+
+/// The file with its footer rewritten from edited metadata.
+fn parquet_with_metadata(file: &[u8], edit: impl FnOnce(ParquetMetaData) -> ParquetMetaData) -> Vec<u8> {
+    let n = file.len();
+    let footer_len = u32::from_le_bytes(file[n - 8..n - 4].try_into().unwrap()) as usize;
+    let md = SerializedFileReader::new(bytes::Bytes::copy_from_slice(file)).unwrap().metadata().clone();
+    let md = edit(md);
+    let mut out = file[..n - 8 - footer_len].to_vec();
+    let mut footer = Vec::new();
+    ParquetMetaDataWriter::new(&mut footer, &md).finish().unwrap();
+    out.extend_from_slice(&footer);
+    if !out.ends_with(b"PAR1") {
+        out.extend_from_slice(&(footer.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"PAR1");
+    }
+    out
+}
+
+/// Edit one column chunk of row group 0.
+fn edit_chunk(
+    file: &[u8],
+    col: usize,
+    f: impl Fn(
+        parquet::file::metadata::ColumnChunkMetaDataBuilder,
+    ) -> parquet::file::metadata::ColumnChunkMetaDataBuilder,
+) -> Vec<u8> {
+    parquet_with_metadata(file, |md| {
+        let mut b = md.into_builder();
+        let mut groups = b.take_row_groups();
+        let rg = groups[0].clone();
+        let mut cols = rg.columns().to_vec();
+        cols[col] = f(cols[col].clone().into_builder()).build().unwrap();
+        groups[0] = rg.into_builder().set_column_metadata(cols).build().unwrap();
+        b = b.set_row_groups(groups);
+        b.build()
+    })
+}
+
+fn parquet_err(bytes: &[u8]) -> String {
+    match import("SemaphoreUpdate.parquet", bytes) {
+        Ok(t) => panic!("expected an error, got {} counter samples", t.counter_sample_count()),
+        Err(e) => {
+            assert!(matches!(e, ImportError::Invalid { format: "neuron-explorer-parquet", .. }), "{e:?}");
+            let e = e.to_string();
+            // the check fired, not the catch_unwind safety net (which does not exist in wasm)
+            assert!(!e.contains("decoder failed"), "{e}");
+            e
+        }
+    }
+}
+
+#[test]
+fn parquet_inputs_that_panicked_the_crate_are_typed_errors() {
+    let good = semaphore_parquet();
+    let t = import("SemaphoreUpdate.parquet", &good).expect("the clean file loads");
+    assert_eq!(t.counter_sample_count(), 100);
+    // the rewriting helper itself keeps the file readable
+    assert_eq!(
+        import("SemaphoreUpdate.parquet", &edit_chunk(&good, 0, |c| c)).unwrap().counter_sample_count(),
+        100
+    );
+    let n = good.len();
+    // footer length 0xFFFFFFFF, and other lengths that do not fit
+    for len in [u32::MAX, 0x8000_0000, n as u32 - 11, 0] {
+        let mut b = good.clone();
+        b[n - 8..n - 4].copy_from_slice(&len.to_le_bytes());
+        let e = parquet_err(&b);
+        assert!(e.contains(&format!("footer length {len} does not fit")), "{e}");
+    }
+    let mut b = good.clone();
+    b[n - 4..].copy_from_slice(b"PARE");
+    assert!(parquet_err(&b).contains("encrypted"));
+    assert!(parquet_err(&good[..n - 3]).contains("no PAR1 magic at the end"));
+    assert!(parquet_err(b"PAR1PAR1").contains("too short"));
+    // negative column start, negative length, a chunk past the data area, data page outside its chunk
+    let e =
+        parquet_err(&edit_chunk(&good, 0, |c| c.set_data_page_offset(-5).set_dictionary_page_offset(None)));
+    assert!(e.contains("column 'timestamp': chunk at byte -5"), "{e}");
+    let e = parquet_err(&edit_chunk(&good, 1, |c| c.set_dictionary_page_offset(Some(-1_000_000))));
+    assert!(e.contains("column 'id': chunk at byte -1000000"), "{e}");
+    let e = parquet_err(&edit_chunk(&good, 0, |c| c.set_total_compressed_size(-1)));
+    assert!(e.contains("outside the data area"), "{e}");
+    let e = parquet_err(&edit_chunk(&good, 2, |c| c.set_total_compressed_size(1 << 40)));
+    assert!(e.contains("column 'value'") && e.contains("outside the data area"), "{e}");
+    let e = parquet_err(&edit_chunk(&good, 2, |c| c.set_data_page_offset(i64::MAX)));
+    assert!(e.contains("outside the data area"), "{e}");
+    // a dictionary-encoded data page whose dictionary page the metadata skips: the crate's
+    // dictionary decoder used to panic ("Decoder for dict should have been set")
+    let md = SerializedFileReader::new(bytes::Bytes::copy_from_slice(&good)).unwrap().metadata().clone();
+    let id = md.row_group(0).column(1).clone();
+    let (dict, data, size) = (
+        id.dictionary_page_offset().expect("id is dictionary-encoded"),
+        id.data_page_offset(),
+        id.compressed_size(),
+    );
+    let skip = edit_chunk(&good, 1, |c| {
+        c.set_dictionary_page_offset(None)
+            .set_data_page_offset(data)
+            .set_total_compressed_size(size - (data - dict))
+    });
+    let e = parquet_err(&skip);
+    assert!(e.contains("dictionary-encoded page without a dictionary page"), "{e}");
+}
+
+#[test]
+fn corpus_parquet() {
+    let good = semaphore_parquet();
+    let mut cases = mutations(&good, 12);
+    for len in [u32::MAX, 0x7FFF_FFFF, 1, 0] {
+        let mut b = good.clone();
+        let n = b.len();
+        b[n - 8..n - 4].copy_from_slice(&len.to_le_bytes());
+        cases.push((format!("footer length {len:#x}"), b));
+    }
+    for off in [-1i64, -4096, i64::MIN, 0, 3, i64::MAX] {
+        cases.push((format!("column start {off}"), edit_chunk(&good, 0, |c| c.set_data_page_offset(off))));
+        cases.push((
+            format!("dictionary start {off}"),
+            edit_chunk(&good, 1, |c| c.set_dictionary_page_offset(Some(off))),
+        ));
+    }
+    // (sizes near i64::MAX overflow the crate's own metadata writer used here)
+    for size in [-1i64, -4096, 0, 3, 1 << 40] {
+        cases.push((
+            format!("chunk size {size}"),
+            edit_chunk(&good, 2, |c| c.set_total_compressed_size(size)),
+        ));
+    }
+    let (ok, err) = run_corpus("neuron-parquet", "SemaphoreUpdate.parquet", &cases);
+    assert!(ok > 0 && err > 0);
+    // none of them reaches a panic inside the crate (natively caught, an abort in wasm)
+    let caught: Vec<&str> = cases
+        .iter()
+        .filter(|(_, b)| {
+            import("SemaphoreUpdate.parquet", b).is_err_and(|e| e.to_string().contains("decoder failed"))
+        })
+        .map(|(w, _)| w.as_str())
+        .collect();
+    assert!(caught.is_empty(), "the crate panicked on: {caught:?}");
+}

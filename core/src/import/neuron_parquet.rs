@@ -30,8 +30,9 @@ use crate::model::{
     ArgValue, ArgsId, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
 };
 use crate::strings::StrId;
-use parquet::basic::{ConvertedType, Type as PhysicalType};
-use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
+use parquet::basic::{ConvertedType, Encoding, Type as PhysicalType};
+use parquet::column::page::{Page, PageMetadata, PageReader};
+use parquet::column::reader::{get_column_reader, ColumnReader, ColumnReaderImpl};
 use parquet::data_type::DataType;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::collections::{BTreeMap, HashMap};
@@ -389,10 +390,129 @@ fn read_typed<T: DataType, U>(
     Ok(out)
 }
 
-/// Read every flat column of a Parquet file.
+fn invalid(message: String) -> parquet::errors::ParquetError {
+    parquet::errors::ParquetError::General(message)
+}
+
+/// The footer, checked before the crate reads it: magic at both ends, a metadata length that
+/// fits in the file (a length of 0xFFFFFFFF made the crate panic). Returns the metadata length.
+fn check_footer(bytes: &[u8]) -> PqResult<u64> {
+    let n = bytes.len();
+    if n < 12 || !bytes.starts_with(b"PAR1") {
+        return Err(invalid(format!("too short to be a Parquet file ({n} bytes)")));
+    }
+    match &bytes[n - 4..] {
+        b"PAR1" => {}
+        b"PARE" => return Err(invalid("encrypted Parquet files are not supported".into())),
+        _ => return Err(invalid("no PAR1 magic at the end of the file (truncated?)".into())),
+    }
+    let mut len = [0u8; 4];
+    len.copy_from_slice(&bytes[n - 8..n - 4]);
+    let len = u64::from(u32::from_le_bytes(len));
+    if len == 0 || len + 12 > n as u64 {
+        return Err(invalid(format!("footer length {len} does not fit in the {n}-byte file")));
+    }
+    Ok(len)
+}
+
+/// Every column chunk the metadata describes, checked against the file before any is read: a
+/// negative start or length made the crate panic; a chunk beyond the data area is damage.
+fn check_chunks(
+    md: &parquet::file::metadata::ParquetMetaData,
+    file_len: u64,
+    footer_len: u64,
+) -> PqResult<()> {
+    let data_end = file_len - 8 - footer_len;
+    let columns = md.file_metadata().schema_descr().num_columns();
+    for (g, rg) in md.row_groups().iter().enumerate() {
+        if rg.num_rows() < 0 {
+            return Err(invalid(format!("row group {g} has {} rows", rg.num_rows())));
+        }
+        if rg.num_columns() != columns {
+            return Err(invalid(format!(
+                "row group {g} has {} column chunks, the schema {columns} columns",
+                rg.num_columns()
+            )));
+        }
+        for col in rg.columns() {
+            let data = col.data_page_offset();
+            let start = col.dictionary_page_offset().unwrap_or(data);
+            let len = col.compressed_size();
+            let end = start.checked_add(len);
+            let inside = start >= 4
+                && len >= 0
+                && end.is_some_and(|e| e as u64 <= data_end)
+                && (start..end.unwrap_or(start).max(start + 1)).contains(&data);
+            if !inside {
+                return Err(invalid(format!(
+                    "row group {g}, column '{}': chunk at byte {start} ({len} bytes, data page at {data}) \
+                     lies outside the data area (bytes 4..{data_end})",
+                    col.column_path().string()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Passes a column chunk's pages through, refusing a dictionary-encoded data page that no
+/// dictionary page preceded: the crate's decoder `expect`s the dictionary (a panic, an abort
+/// of the worker in wasm).
+struct CheckedPages {
+    inner: Box<dyn PageReader>,
+    dictionary: bool,
+}
+
+impl CheckedPages {
+    fn check(&mut self, p: &Page) -> PqResult<()> {
+        let encoding = match p {
+            Page::DictionaryPage { .. } => {
+                self.dictionary = true;
+                return Ok(());
+            }
+            Page::DataPage { encoding, .. } | Page::DataPageV2 { encoding, .. } => *encoding,
+        };
+        if matches!(encoding, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY) && !self.dictionary {
+            return Err(invalid("a dictionary-encoded page without a dictionary page before it".into()));
+        }
+        Ok(())
+    }
+}
+
+impl Iterator for CheckedPages {
+    type Item = PqResult<Page>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.get_next_page().transpose()
+    }
+}
+
+impl PageReader for CheckedPages {
+    fn get_next_page(&mut self) -> PqResult<Option<Page>> {
+        let p = self.inner.get_next_page()?;
+        if let Some(p) = &p {
+            self.check(p)?;
+        }
+        Ok(p)
+    }
+    fn peek_next_page(&mut self) -> PqResult<Option<PageMetadata>> {
+        self.inner.peek_next_page()
+    }
+    fn skip_next_page(&mut self) -> PqResult<()> {
+        self.inner.skip_next_page()
+    }
+    fn at_record_boundary(&mut self) -> PqResult<bool> {
+        self.inner.at_record_boundary()
+    }
+}
+
+/// Read every flat column of a Parquet file. The footer and the chunk layout are checked
+/// first ([`check_footer`], [`check_chunks`]) and pages pass [`CheckedPages`]: the inputs known
+/// to make the crate panic are typed errors before they reach it (on wasm32 a panic aborts).
 fn read_file(name: &str, bytes: &[u8]) -> PqResult<Table> {
+    let footer_len = check_footer(bytes)?;
     let reader = SerializedFileReader::new(bytes::Bytes::copy_from_slice(bytes))?;
     let md = reader.metadata();
+    check_chunks(md, bytes.len() as u64, footer_len)?;
     let schema = md.file_metadata().schema_descr();
     let mut cols: Vec<(usize, String, Option<Col>)> = Vec::new();
     let mut skipped = Vec::new();
@@ -415,7 +535,8 @@ fn read_file(name: &str, bytes: &[u8]) -> PqResult<Table> {
             let d = schema.column(*i);
             let max_def = d.max_def_level();
             let unsigned = matches!(d.converted_type(), ConvertedType::UINT_64);
-            let col = match rg.get_column_reader(*i)? {
+            let pages = CheckedPages { inner: rg.get_column_page_reader(*i)?, dictionary: false };
+            let col = match get_column_reader(d.clone(), Box::new(pages)) {
                 ColumnReader::BoolColumnReader(mut r) => Col::Bool(read_typed(&mut r, n, max_def, |v| *v)?),
                 ColumnReader::Int32ColumnReader(mut r) => {
                     if matches!(
