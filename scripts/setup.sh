@@ -31,6 +31,16 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   apt-get update -qq
   apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
+# fuzzing (scripts/fuzz.sh): cargo-fuzz on the preinstalled nightly. Its default build (ASan,
+# without -Zbuild-std) needs no rust-src.
+if ! rustup toolchain list | grep -q '^nightly'; then
+  log "installing the nightly toolchain (cargo-fuzz needs it)"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  log "installing cargo-fuzz from crates.io (a few minutes)"
+  cargo install cargo-fuzz --locked
+fi
 if [ -f package.json ]; then
   if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "npm ci"

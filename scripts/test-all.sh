@@ -27,6 +27,9 @@ fi
 NATIVE_PASSED=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/loupe-native-tests.log | awk '{s+=$4} END {print s+0}')
 step "native: $NATIVE_PASSED passed"
 
+step "fuzz: each core/fuzz target for 30 s (fails on a crash, hang or OOM)"
+bash scripts/fuzz.sh 30
+
 if [ -d app ]; then
   step "wasm-bindgen-test (headless Chromium)"
   cargo test -p loupe-app --target wasm32-unknown-unknown 2>&1 | tee /tmp/loupe-wasm-tests.log | grep -E '^(test result|running|error)|panicked|FAIL' || true

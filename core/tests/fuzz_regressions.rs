@@ -1,0 +1,95 @@
+//! Every input a fuzz target in `core/fuzz` ever crashed on, kept as a regression test: the files in
+//! `tests/fuzz_regressions/<target>/` are fed to the importer exactly as that target feeds them
+//! (same file name, same framing), and each must give a typed error or a trace that passes
+//! [`loupe_core::Trace::validate`]: never a panic. The inputs are tiny and checked in (they were
+//! made by the fuzzer, not copied from the shared samples). Add one with
+//! `cp core/fuzz/artifacts/<target>/crash-… core/tests/fuzz_regressions/<target>/<what>.bin`.
+
+use loupe_core::import::{import_bytes, NoProgress};
+use std::path::{Path, PathBuf};
+
+const TARGETS: [&str; 5] =
+    ["import_chrome", "import_neff", "import_ntff", "import_neuron_json", "import_parquet"];
+
+/// The (file name, bytes) pairs a target hands to `import_bytes` for one fuzz input: keep in step
+/// with `core/fuzz/fuzz_targets/<target>.rs`.
+fn imports_of(target: &str, data: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    fn framed(prefix: &[u8], data: &[u8]) -> Vec<u8> {
+        let mut v = prefix.to_vec();
+        v.extend_from_slice(data);
+        v
+    }
+    match target {
+        "import_chrome" => vec![
+            ("fuzz.json", data.to_vec()),
+            ("fuzz.json", framed(b"[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1},", data)),
+        ],
+        "import_neff" => {
+            let _ = loupe_core::neuron::neff::parse(data);
+            vec![("fuzz.neff", data.to_vec())]
+        }
+        "import_ntff" => {
+            let _ = loupe_core::neuron::ntff::parse(data);
+            vec![("fuzz.ntff", data.to_vec())]
+        }
+        "import_neuron_json" if data.first() == Some(&b'{') => vec![("fuzz.json", data.to_vec())],
+        "import_neuron_json" => {
+            vec![("fuzz.json", framed(b"{\"metadata\":{\"ntff_version\":5},\"instruction\":[", data))]
+        }
+        "import_parquet" => {
+            let name = if data.len() % 2 == 0 { "Instruction.parquet" } else { "fuzz.parquet" };
+            let bytes = if data.starts_with(b"PAR1") { data.to_vec() } else { framed(b"PAR1", data) };
+            vec![(name, bytes)]
+        }
+        _ => panic!("unknown fuzz target {target}"),
+    }
+}
+
+fn cases(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions").join(target);
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect(),
+        Err(_) => Vec::new(),
+    };
+    files.retain(|p| p.file_name().is_some_and(|n| n != "README.md"));
+    files.sort();
+    files
+}
+
+#[test]
+fn fuzz_regressions_load_or_fail_cleanly() {
+    let mut n = 0;
+    for target in TARGETS {
+        for path in cases(target) {
+            let data = std::fs::read(&path).expect("read a regression input");
+            for (name, bytes) in imports_of(target, &data) {
+                match import_bytes(name, &bytes, &mut NoProgress) {
+                    Ok(trace) => {
+                        if let Err(e) = trace.validate() {
+                            panic!("{}: {e}", path.display());
+                        }
+                    }
+                    Err(e) => {
+                        assert!(!e.to_string().is_empty(), "{}: an error without a message", path.display())
+                    }
+                }
+            }
+            n += 1;
+        }
+    }
+    eprintln!("fuzz regressions: {n} inputs");
+}
+
+/// The framing helper covers every target the fuzz crate declares.
+#[test]
+fn every_fuzz_target_is_covered() {
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml"))
+        .expect("core/fuzz/Cargo.toml");
+    let declared: Vec<&str> = manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .filter_map(|l| l.strip_suffix('"'))
+        .filter(|n| n.starts_with("import_"))
+        .collect();
+    assert_eq!(declared, TARGETS, "keep TARGETS and imports_of in step with core/fuzz");
+}

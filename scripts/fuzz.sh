@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target in core/fuzz for SECONDS_PER_TARGET seconds (default 300) and prints
+# the exec count of each. Exits non-zero when a target crashes, hangs (-timeout) or runs out of
+# memory (-rss_limit_mb); the input that did it is kept in core/fuzz/artifacts/<target>/.
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]
+#
+# Seeds, copied into a temporary directory at run time (never committed):
+#   - the synthetic Parquet tables in core/fuzz/seeds/ (committed; written by core/fuzz/seedgen),
+#   - a few small files per target from ../shared/samples (skipped with a message when absent).
+# New inputs the fuzzer finds go to core/fuzz/corpus/<target>/ (git-ignored), so runs build on each
+# other. Environment: FUZZ_TARGETS="import_ntff import_neff" runs a subset; SAMPLES overrides the
+# samples directory; FUZZ_TARGET_DIR the cargo target dir (default core/fuzz/target).
+# A crash input becomes a regression test: copy it to core/tests/fuzz_regressions/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
+ROOT=$PWD
+SECS=${1:-300}
+SAMPLES=${SAMPLES:-$ROOT/../shared/samples}
+TARGETS=${FUZZ_TARGETS:-"import_chrome import_neff import_ntff import_neuron_json import_parquet"}
+TARGET_DIR=${FUZZ_TARGET_DIR:-$ROOT/core/fuzz/target}
+MAX_LEN=65536
+
+log() { echo "::: fuzz: $*"; }
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "cargo-fuzz is not installed: run scripts/setup.sh (or cargo install cargo-fuzz --locked)" >&2
+  exit 2
+fi
+
+SEEDS=$(mktemp -d /tmp/loupe-fuzz-seeds.XXXXXX)
+trap 'rm -rf "$SEEDS"' EXIT
+
+# copy the files matching a pattern (relative to $SAMPLES) that are below 2 MB, at most $2 of them
+# (smallest first) into the seed directory of target $1
+pick() {
+  local target=$1 max=$2; shift 2
+  local f n=0
+  mkdir -p "$SEEDS/$target"
+  [ -d "$SAMPLES" ] || return 0
+  for f in $( (cd "$SAMPLES" && find "$@" -maxdepth 0 -type f -size -2M -printf '%s %p\n' 2>/dev/null) | sort -n | awk '{print $2}'); do
+    cp "$SAMPLES/$f" "$SEEDS/$target/$(echo "$f" | tr '/' '_')"
+    n=$((n + 1))
+    [ "$n" -ge "$max" ] && break
+  done
+  return 0
+}
+
+# a neuron-profile JSON export with every array cut to its first 3 rows (keeps the seed small
+# enough for -max_len); a plain copy when python3 is missing
+shrink_json() {
+  python3 - "$1" "$2" <<'EOF' 2>/dev/null || cp "$1" "$2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def cut(v):
+    if isinstance(v, list):
+        return [cut(x) for x in v[:3]]
+    if isinstance(v, dict):
+        return {k: cut(x) for k, x in v.items()}
+    return v
+json.dump(cut(d), open(sys.argv[2], "w"), separators=(",", ":"))
+EOF
+}
+
+for t in $TARGETS; do
+  mkdir -p "$SEEDS/$t"
+  [ -d "core/fuzz/seeds/$t" ] && cp core/fuzz/seeds/"$t"/* "$SEEDS/$t/"
+done
+if [ -d "$SAMPLES" ]; then
+  (
+    cd "$SAMPLES"
+    pick import_chrome 12 chrome-trace-json/*.json chrome-trace-json/*.gz chrome-trace-json/*.zip \
+      chrome-trace-json/malformed/* pytorch-kineto/*.json.gz
+    pick import_neff 2 neuron/*.neff
+    pick import_ntff 4 neuron/*.ntff neuron/ntff-v5/*.ntff
+    n=0
+    for f in neuron/*.json neuron/ntff-v5/*.json; do
+      [ -f "$f" ] || continue
+      shrink_json "$f" "$SEEDS/import_neuron_json/$(basename "$f" .json).small.json"
+      n=$((n + 1))
+      [ "$n" -ge 3 ] && break
+    done
+  )
+else
+  log "no samples at $SAMPLES: seeding from core/fuzz/seeds only"
+fi
+
+log "building the targets (cargo +nightly fuzz build, release + debug assertions + ASan)"
+(cd core && cargo +nightly fuzz build --target-dir "$TARGET_DIR")
+BIN_DIR=$TARGET_DIR/$(rustc +nightly -vV | sed -n "s/^host: //p")/release
+
+RESULTS=()
+FAILED=0
+for t in $TARGETS; do
+  corpus=core/fuzz/corpus/$t
+  artifacts=core/fuzz/artifacts/$t
+  mkdir -p "$corpus" "$artifacts"
+  nseeds=$(find "$SEEDS/$t" -type f | wc -l)
+  log "$t: ${SECS}s, $nseeds seed files, corpus $corpus"
+  out=$(mktemp /tmp/loupe-fuzz-$t.XXXXXX.log)
+  set +e
+  # the binary itself, not `cargo fuzz run`: that would rebuild when a source changed since the build
+  "$BIN_DIR/$t" "$corpus" "$SEEDS/$t" \
+    -max_total_time="$SECS" -max_len="$MAX_LEN" -rss_limit_mb=2048 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" >"$out" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$out" | grep -oE '[0-9]+$' | tail -1)
+  cov=$(grep -oE '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED).*cov: [0-9]+' "$out" | grep -oE 'cov: [0-9]+' | tail -1)
+  if [ "$rc" -ne 0 ]; then
+    FAILED=1
+    crash=$(grep -oE 'Test unit written to [^ ]+' "$out" | tail -1 | sed 's/Test unit written to //')
+    grep -E 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY:|==[0-9]+== ERROR' "$out" | head -5 || true
+    tail -40 "$out" >&2
+    RESULTS+=("$t: FAILED (exit $rc) after ${execs:-?} execs; input: ${crash:-see $out}")
+  else
+    RESULTS+=("$t: ok, ${execs:-?} execs in ${SECS}s${cov:+, $cov}")
+    rm -f "$out"
+  fi
+done
+
+log "results"
+for r in "${RESULTS[@]}"; do echo "  $r"; done
+exit "$FAILED"
