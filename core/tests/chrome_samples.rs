@@ -59,7 +59,7 @@ fn expectations() -> Vec<(&'static str, Expect)> {
         ("chrome-trace-json/malformed/issue_notperf22_leading_comma.json", Loads { format: CHROME, min_slices: 1, warnings: &[("stray_comma", 1), ("unclosed_begin", 1)] }),
         ("chrome-trace-json/malformed/derived_kineto_truncated_mid_event.json", Loads { format: KINETO, min_slices: 600, warnings: &[("truncated_file", 1)] }),
         ("chrome-trace-json/malformed/derived_catapult_big_trace_no_closing_bracket.json", Loads { format: CHROME, min_slices: 933, warnings: &[] }),
-        ("chrome-trace-json/malformed/derived_kineto_gzip_truncated.json.gz", Loads { format: KINETO, min_slices: 2500, warnings: &[("truncated_file", 1)] }),
+        ("chrome-trace-json/malformed/derived_kineto_gzip_truncated.json.gz", Loads { format: KINETO, min_slices: 2500, warnings: &[("container_truncated", 1), ("truncated_file", 1)] }),
         // --- pytorch-kineto
         ("pytorch-kineto/hta__trace_file_list_inference_rank_1.json.gz", Loads { format: KINETO, min_slices: 13, warnings: &[] }),
         ("pytorch-kineto/hta__trace_compare_base_base.json.gz", Loads { format: KINETO, min_slices: 33, warnings: &[] }),
