@@ -6,11 +6,12 @@
 //! hover state are not here at all: they live in the timeline controller (`canvas::timeline`),
 //! outside the reactive graph, so panning and zooming do no reactive work.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use loupe_core::model::{GroupId, SliceRef, TrackId};
+use loupe_core::rows::{RowKey, RowOptions, Section};
 use loupe_core::view::palette_index;
 use loupe_core::Trace;
 
@@ -70,6 +71,13 @@ pub struct TraceData {
     pub by_operator: Vec<bool>,
     /// Prefix sums for window summaries (current selection, box selection, overall).
     pub window_index: loupe_core::analysis::summary::WindowIndex,
+    /// Lookups for "Colour by" (operator ancestors, duration scale).
+    pub colours: crate::canvas::colour::ColourIndex,
+    /// Per counter: every sample is zero (folded away by default).
+    pub zero_counters: Vec<bool>,
+    /// Where the events are, outliers cut ("Zoom to data"; the first view when much narrower
+    /// than the whole trace).
+    pub busy: Option<(i64, i64)>,
 }
 
 impl TraceData {
@@ -90,7 +98,21 @@ impl TraceData {
             })
             .collect();
         let window_index = loupe_core::analysis::summary::WindowIndex::build(&trace);
-        TraceData { trace, color_of_str, source_label, is_demo, load_ms, by_operator, window_index }
+        let colours = crate::canvas::colour::ColourIndex::build(&trace);
+        let zero_counters = loupe_core::rows::zero_counters(&trace);
+        let busy = loupe_core::analysis::busy::busy_range(&trace);
+        TraceData {
+            trace,
+            color_of_str,
+            source_label,
+            is_demo,
+            load_ms,
+            by_operator,
+            window_index,
+            colours,
+            zero_counters,
+            busy,
+        }
     }
     /// Palette index of slice `i` of track `tid`: by operator (category) on instruction tracks
     /// when it has one, else by name.
@@ -282,8 +304,18 @@ pub struct AppState {
     pub box_selection: RwSignal<Option<BoxSelection>>,
     /// Requests to move the timeline's view (the timeline clears it after acting).
     pub view_request: RwSignal<Option<ViewRequest>>,
-    /// Tracks hidden by the user (track ids of the current trace).
-    pub hidden_tracks: RwSignal<HashSet<TrackId>>,
+    /// Rows (tracks, counters) hidden by the user, for the current trace.
+    pub hidden_rows: RwSignal<HashSet<RowKey>>,
+    /// Collapsed sections of device groups (engines, DMA queues, semaphores, …).
+    pub collapsed_sections: RwSignal<HashSet<(GroupId, Section)>>,
+    /// Show counters whose samples are all zero (folded away by default).
+    pub show_zero_counters: RwSignal<bool>,
+    /// The track filter (substring of track or group names).
+    pub track_filter: RwSignal<String>,
+    /// The user's track order (see `loupe_core::rows::move_row`).
+    pub row_order: RwSignal<HashMap<RowKey, i64>>,
+    /// The keyboard help panel is open.
+    pub show_help: RwSignal<bool>,
 }
 
 impl AppState {
@@ -303,7 +335,12 @@ impl AppState {
             search_cursor: RwSignal::new(None),
             box_selection: RwSignal::new(None),
             view_request: RwSignal::new(None),
-            hidden_tracks: RwSignal::new(HashSet::new()),
+            hidden_rows: RwSignal::new(HashSet::new()),
+            collapsed_sections: RwSignal::new(HashSet::new()),
+            show_zero_counters: RwSignal::new(false),
+            track_filter: RwSignal::new(String::new()),
+            row_order: RwSignal::new(HashMap::new()),
+            show_help: RwSignal::new(false),
         }
     }
 
@@ -312,7 +349,10 @@ impl AppState {
         self.trace.set_value(Arc::new(data));
         self.selection.set(None);
         self.collapsed.set(HashSet::new());
-        self.hidden_tracks.set(HashSet::new());
+        self.hidden_rows.set(HashSet::new());
+        self.collapsed_sections.set(HashSet::new());
+        self.row_order.set(HashMap::new());
+        self.track_filter.set(String::new());
         self.box_selection.set(None);
         self.set_search(SearchHits::default());
         self.generation.update(|g| *g += 1);
@@ -333,6 +373,20 @@ impl AppState {
     pub fn tracked_data(&self) -> Arc<TraceData> {
         self.generation.track();
         self.trace.get_value()
+    }
+}
+
+impl AppState {
+    /// The timeline's row options (subscribes the caller to each of them).
+    pub fn row_options(&self) -> RowOptions {
+        RowOptions {
+            collapsed_groups: self.collapsed.get(),
+            collapsed_sections: self.collapsed_sections.get(),
+            hidden: self.hidden_rows.get(),
+            show_zero_counters: self.show_zero_counters.get(),
+            filter: self.track_filter.get(),
+            order: self.row_order.get(),
+        }
     }
 }
 

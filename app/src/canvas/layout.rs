@@ -1,6 +1,7 @@
-//! Vertical layout of the timeline: one row per group header, track and counter, in
-//! `Trace::ordered_groups` order, tracks and counters by `sort_index`. Shared by the painter, the
-//! hit test and the DOM track list, so labels and canvas rows always line up.
+//! Vertical layout of the timeline: the pixel rows of `loupe_core::rows::plan_rows` (group and
+//! section headers, tracks, counters, in reading order; hidden, filtered and all-zero rows left
+//! out). Shared by the painter, the hit test and the DOM track list, so labels and canvas rows
+//! always line up.
 //!
 //! Coordinates: `y_px` is in "content" CSS pixels (0 = top of the first row, not scrolled);
 //! the canvas maps it to screen with `RULER_H_PX - scroll_y_px`.
@@ -8,10 +9,12 @@
 use std::collections::HashSet;
 
 use loupe_core::model::{CounterId, GroupId, TrackId};
+use loupe_core::rows::{self, PlanRow, RowKey, RowOptions, RowPlan, Section};
 use loupe_core::Trace;
 
 pub const RULER_H_PX: f64 = 30.0;
 pub const GROUP_H_PX: f64 = 24.0;
+pub const SECTION_H_PX: f64 = 20.0;
 pub const ROW_H_PX: f64 = 18.0;
 pub const INSTANT_LANE_H_PX: f64 = 10.0;
 pub const TRACK_PAD_PX: f64 = 3.0;
@@ -20,6 +23,8 @@ pub const COUNTER_H_PX: f64 = 44.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowKind {
     Group(GroupId),
+    /// A section header of a device group (engines, activity, DMA queues, …).
+    Section(GroupId, Section),
     Track(TrackId),
     Counter(CounterId),
 }
@@ -34,9 +39,11 @@ pub struct Row {
     /// The track has instants, drawn in a lane above depth 0.
     pub has_instants: bool,
     pub label: String,
-    /// Secondary text: track count (groups), kind (tracks), unit (counters).
+    /// Secondary text: row count (groups, sections), kind (tracks), unit (counters).
     pub detail: String,
     pub collapsed: bool,
+    /// Tracks folded into a collapsed group or section (painted as one merged strip).
+    pub folded_tracks: Vec<TrackId>,
 }
 
 impl Row {
@@ -44,95 +51,167 @@ impl Row {
     pub fn slices_y_px(&self) -> f64 {
         self.y_px + TRACK_PAD_PX + if self.has_instants { INSTANT_LANE_H_PX } else { 0.0 }
     }
+    /// The track or counter of this row.
+    pub fn key(&self) -> Option<RowKey> {
+        match self.kind {
+            RowKind::Track(t) => Some(RowKey::Track(t)),
+            RowKind::Counter(c) => Some(RowKey::Counter(c)),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Layout {
     pub rows: Vec<Row>,
     pub total_h_px: f64,
-    /// Row of each track (by `TrackId`), or of its group header when the group is collapsed.
+    /// Row of each track (by `TrackId`), or of its group / section header when collapsed;
+    /// `usize::MAX` when hidden, filtered out or folded away.
     pub track_row: Vec<usize>,
     pub counter_row: Vec<usize>,
+    /// All-zero counters folded away, rows hidden by the user, rows left out by the filter.
+    pub zero_folded: usize,
+    pub hidden: usize,
+    pub filtered_out: usize,
 }
 
 impl Layout {
+    /// Every group expanded, nothing hidden, all-zero counters folded.
     pub fn build(trace: &Trace, collapsed: &HashSet<GroupId>) -> Layout {
-        let mut rows = Vec::new();
+        let opts = RowOptions { collapsed_groups: collapsed.clone(), ..Default::default() };
+        Layout::from_plan(trace, &rows::plan_rows(trace, &rows::zero_counters(trace), &opts))
+    }
+
+    pub fn from_plan(trace: &Trace, plan: &RowPlan) -> Layout {
+        let mut rows = Vec::with_capacity(plan.rows.len());
         let mut y = 0.0;
         let mut track_row = vec![usize::MAX; trace.tracks.len()];
         let mut counter_row = vec![usize::MAX; trace.counters.len()];
-        for gid in trace.ordered_groups() {
-            let g = &trace.groups[gid.idx()];
-            let is_collapsed = collapsed.contains(&gid);
-            let n = g.tracks.len() + g.counters.len();
-            let group_row = rows.len();
-            rows.push(Row {
-                kind: RowKind::Group(gid),
-                y_px: y,
-                h_px: GROUP_H_PX,
-                depth_count: 0,
-                has_instants: false,
-                label: trace.str(g.name).to_string(),
-                detail: n.to_string(),
-                collapsed: is_collapsed,
-            });
-            y += GROUP_H_PX;
-            let mut tracks = g.tracks.clone();
-            tracks.sort_by_key(|t| (trace.tracks[t.idx()].sort_index, t.0));
-            for tid in tracks {
-                let t = &trace.tracks[tid.idx()];
-                if is_collapsed {
-                    track_row[tid.idx()] = group_row;
-                    continue;
+        let fold =
+            |folded: &[RowKey], at: usize, track_row: &mut Vec<usize>, counter_row: &mut Vec<usize>| {
+                let mut tracks = Vec::new();
+                for k in folded {
+                    match *k {
+                        RowKey::Track(t) => {
+                            if let Some(r) = track_row.get_mut(t.idx()) {
+                                *r = at;
+                            }
+                            tracks.push(t);
+                        }
+                        RowKey::Counter(c) => {
+                            if let Some(r) = counter_row.get_mut(c.idx()) {
+                                *r = at;
+                            }
+                        }
+                    }
                 }
-                let depth_count = t.slices.depth_count();
-                let has_instants = !t.instants.is_empty();
-                let h = 2.0 * TRACK_PAD_PX
-                    + depth_count.max(usize::from(!has_instants)) as f64 * ROW_H_PX
-                    + if has_instants { INSTANT_LANE_H_PX } else { 0.0 };
-                track_row[tid.idx()] = rows.len();
-                let kind = match t.kind {
-                    loupe_core::model::TrackKind::Thread => "thread",
-                    loupe_core::model::TrackKind::Stream => "stream",
-                    loupe_core::model::TrackKind::Dma => "DMA",
-                    loupe_core::model::TrackKind::Async => "async",
-                    loupe_core::model::TrackKind::Overlap => "overlap",
-                };
-                rows.push(Row {
-                    kind: RowKind::Track(tid),
-                    y_px: y,
-                    h_px: h,
-                    depth_count,
-                    has_instants,
-                    label: trace.str(t.name).to_string(),
-                    detail: kind.to_string(),
-                    collapsed: false,
-                });
-                y += h;
-            }
-            let mut counters = g.counters.clone();
-            counters.sort_by_key(|c| (trace.counters[c.idx()].sort_index, c.0));
-            for cid in counters {
-                if is_collapsed {
-                    counter_row[cid.idx()] = group_row;
-                    continue;
+                tracks
+            };
+        for pr in &plan.rows {
+            let at = rows.len();
+            let row = match pr {
+                PlanRow::Group { group, collapsed, shown, folded } => {
+                    let g = &trace.groups[group.idx()];
+                    let folded_tracks = fold(folded, at, &mut track_row, &mut counter_row);
+                    Row {
+                        kind: RowKind::Group(*group),
+                        y_px: y,
+                        h_px: GROUP_H_PX,
+                        depth_count: 0,
+                        has_instants: false,
+                        label: trace.str(g.name).to_string(),
+                        detail: shown.to_string(),
+                        collapsed: *collapsed,
+                        folded_tracks,
+                    }
                 }
-                let c = &trace.counters[cid.idx()];
-                counter_row[cid.idx()] = rows.len();
-                rows.push(Row {
-                    kind: RowKind::Counter(cid),
-                    y_px: y,
-                    h_px: COUNTER_H_PX,
-                    depth_count: 0,
-                    has_instants: false,
-                    label: trace.str(c.name).to_string(),
-                    detail: trace.str(c.unit).to_string(),
-                    collapsed: false,
-                });
-                y += COUNTER_H_PX;
-            }
+                PlanRow::Section { group, section, collapsed, shown, folded } => {
+                    let folded_tracks = fold(folded, at, &mut track_row, &mut counter_row);
+                    Row {
+                        kind: RowKind::Section(*group, *section),
+                        y_px: y,
+                        h_px: SECTION_H_PX,
+                        depth_count: 0,
+                        has_instants: false,
+                        label: section.label().to_string(),
+                        detail: shown.to_string(),
+                        collapsed: *collapsed,
+                        folded_tracks,
+                    }
+                }
+                PlanRow::Track(tid) => {
+                    let t = &trace.tracks[tid.idx()];
+                    let depth_count = t.slices.depth_count();
+                    let has_instants = !t.instants.is_empty();
+                    let h = 2.0 * TRACK_PAD_PX
+                        + depth_count.max(usize::from(!has_instants)) as f64 * ROW_H_PX
+                        + if has_instants { INSTANT_LANE_H_PX } else { 0.0 };
+                    track_row[tid.idx()] = at;
+                    let kind = match t.kind {
+                        loupe_core::model::TrackKind::Thread => "thread",
+                        loupe_core::model::TrackKind::Stream => "stream",
+                        loupe_core::model::TrackKind::Dma => "DMA",
+                        loupe_core::model::TrackKind::Async => "async",
+                        loupe_core::model::TrackKind::Overlap => "overlap",
+                    };
+                    Row {
+                        kind: RowKind::Track(*tid),
+                        y_px: y,
+                        h_px: h,
+                        depth_count,
+                        has_instants,
+                        label: trace.str(t.name).to_string(),
+                        detail: kind.to_string(),
+                        collapsed: false,
+                        folded_tracks: Vec::new(),
+                    }
+                }
+                PlanRow::Counter(cid) => {
+                    let c = &trace.counters[cid.idx()];
+                    counter_row[cid.idx()] = at;
+                    Row {
+                        kind: RowKind::Counter(*cid),
+                        y_px: y,
+                        h_px: COUNTER_H_PX,
+                        depth_count: 0,
+                        has_instants: false,
+                        label: trace.str(c.name).to_string(),
+                        detail: trace.str(c.unit).to_string(),
+                        collapsed: false,
+                        folded_tracks: Vec::new(),
+                    }
+                }
+            };
+            y += row.h_px;
+            rows.push(row);
         }
-        Layout { rows, total_h_px: y, track_row, counter_row }
+        Layout {
+            rows,
+            total_h_px: y,
+            track_row,
+            counter_row,
+            zero_folded: plan.zero_folded,
+            hidden: plan.hidden,
+            filtered_out: plan.filtered_out,
+        }
+    }
+
+    /// The rows sharing `row`'s parent (its group or section), in their shown order.
+    pub fn siblings(&self, row: usize) -> Vec<RowKey> {
+        let is_header = |r: &Row| matches!(r.kind, RowKind::Group(_) | RowKind::Section(..));
+        let Some(r) = self.rows.get(row) else { return Vec::new() };
+        if is_header(r) {
+            return Vec::new();
+        }
+        let mut a = row;
+        while a > 0 && !is_header(&self.rows[a - 1]) {
+            a -= 1;
+        }
+        let mut b = row;
+        while b + 1 < self.rows.len() && !is_header(&self.rows[b + 1]) {
+            b += 1;
+        }
+        self.rows[a..=b].iter().filter_map(Row::key).collect()
     }
 
     /// Index of the row containing content-y `y_px`.

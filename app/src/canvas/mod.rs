@@ -1,6 +1,7 @@
 //! The canvas timeline: layout (rows), one rAF scheduler, a stateless painter, hit testing
 //! against painted items, and the controller/component that ties them to input events.
 
+pub mod colour;
 pub mod hit_test;
 pub mod layout;
 pub mod painter;

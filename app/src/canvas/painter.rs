@@ -10,12 +10,13 @@ use loupe_core::model::{SliceRef, TrackId};
 use loupe_core::view::{fit_label, format_time_at_resolution, ruler_ticks, TimeScale};
 use web_sys::CanvasRenderingContext2d;
 
+use super::colour;
 use super::hit_test::{HitList, HitTarget};
 use super::layout::{
     Layout, Row, RowKind, COUNTER_H_PX, INSTANT_LANE_H_PX, ROW_H_PX, RULER_H_PX, TRACK_PAD_PX,
 };
 use super::theme::{Theme, FONT, FONT_BOLD};
-use crate::state::{Selection, TraceData};
+use crate::state::{BoxSelection, ColourBy, SearchHits, Selection, TraceData};
 
 /// Slices narrower than this are merged with close neighbours into one block.
 pub const MERGE_PX: f64 = 1.5;
@@ -40,6 +41,13 @@ pub struct Frame<'a> {
     pub hover_x_px: Option<f64>,
     /// Drag-to-zoom range being selected (x0, x1).
     pub drag_zoom_px: Option<(f64, f64)>,
+    /// Box selection being dragged (x0, y0, x1, y1 in canvas px).
+    pub box_drag_px: Option<(f64, f64, f64, f64)>,
+    /// The committed box selection.
+    pub box_selection: Option<&'a BoxSelection>,
+    pub colour_by: ColourBy,
+    /// The current search, when it has a query: hits are outlined, the rest dimmed.
+    pub search: Option<&'a SearchHits>,
 }
 
 /// What a paint did, for `window.__loupe` and benchmarks.
@@ -116,6 +124,10 @@ pub fn paint(
                 cx.fill_css(&f.theme.group_bg);
                 c.fill_rect(0.0, y, w, row.h_px);
             }
+            RowKind::Section(..) => {
+                cx.fill_css(&f.theme.row_alt);
+                c.fill_rect(0.0, y, w, row.h_px);
+            }
             _ if (rows.start + k) % 2 == 1 => {
                 cx.fill_css(&f.theme.row_alt);
                 c.fill_rect(0.0, y, w, row.h_px);
@@ -143,10 +155,10 @@ pub fn paint(
                 stats.items += paint_track(&mut cx, f, row, tid, t0_ns, t1_ns, hits, items)
             }
             RowKind::Counter(cid) => paint_counter(&mut cx, f, row, cid.idx(), t0_ns, t1_ns, hits),
-            RowKind::Group(gid) if row.collapsed => {
-                paint_group_summary(&mut cx, f, row, gid.idx(), t0_ns, t1_ns, items)
+            RowKind::Group(_) | RowKind::Section(..) if row.collapsed => {
+                paint_group_summary(&mut cx, f, row, t0_ns, t1_ns, items)
             }
-            RowKind::Group(_) => {}
+            RowKind::Group(_) | RowKind::Section(..) => {}
         }
     }
     if f.layout.rows.is_empty() {
@@ -160,6 +172,7 @@ pub fn paint(
         let _ = c.fill_text(msg, 16.0, RULER_H_PX + 24.0);
         c.set_font(FONT);
     }
+    paint_box(&mut cx, f);
     paint_selection(&mut cx, f);
     if let Some(hv) = f.hover {
         paint_hover(&mut cx, f, hv);
@@ -298,14 +311,29 @@ fn paint_track(
             };
             let (x0, x1) = clamp_x(f.scale.x_from_time(start_ns), f.scale.x_from_time(end_ns), w);
             let bw = if x1 - x0 >= 4.0 { x1 - x0 - 1.0 } else { x1 - x0 };
-            let color = f.data.slice_color(tid, name_idx);
+            let color = colour::slice_colour(f.data, f.colour_by, tid, name_idx);
             cx.fill_palette(f.theme, color);
-            if merged_n > 0 {
-                c.set_global_alpha(0.65);
+            // a search dims what it did not find and outlines what it found
+            let hit = f.search.map(|s| match *it {
+                LodItem::Slice(i) => s.is_hit(tid, i),
+                LodItem::Merged { first, end, .. } => s.any_in(tid, first, end),
+            });
+            let alpha = match (hit, merged_n > 0) {
+                (Some(false), _) => 0.18,
+                (_, true) => 0.65,
+                _ => 1.0,
+            };
+            if alpha < 1.0 {
+                c.set_global_alpha(alpha);
                 c.fill_rect(x0, y, bw, bh);
                 c.set_global_alpha(1.0);
             } else {
                 c.fill_rect(x0, y, bw, bh);
+            }
+            if hit == Some(true) {
+                c.set_stroke_style_str(&f.theme.flow);
+                c.set_line_width(1.5);
+                c.stroke_rect(x0 + 0.75, y + 0.75, (bw - 1.5).max(0.5), bh - 1.5);
             }
             hits.push(x0, x0 + bw.max(1.0), y, y + ROW_H_PX, target);
             drawn += 1;
@@ -333,22 +361,13 @@ fn paint_track(
 }
 
 /// A collapsed group: the depth-0 activity of all its tracks, merged, as one faint strip.
-fn paint_group_summary(
-    cx: &mut Ctx,
-    f: &Frame,
-    row: &Row,
-    gi: usize,
-    t0_ns: i64,
-    t1_ns: i64,
-    items: &mut Vec<LodItem>,
-) {
+fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, t0_ns: i64, t1_ns: i64, items: &mut Vec<LodItem>) {
     let c = cx.c;
     let trace = &f.data.trace;
-    let Some(g) = trace.groups.get(gi) else { return };
     let y = screen_y(f, row.y_px) + 5.0;
     let h = row.h_px - 10.0;
     c.set_global_alpha(0.45);
-    for &tid in &g.tracks {
+    for &tid in &row.folded_tracks {
         let track = trace.track(tid);
         if track.slices.depth_count() == 0 {
             continue;
@@ -372,7 +391,7 @@ fn paint_group_summary(
                 LodItem::Merged { start_ns, end_ns, longest, .. } => (start_ns, end_ns, longest as usize),
             };
             let (x0, x1) = clamp_x(f.scale.x_from_time(s), f.scale.x_from_time(e), f.width_px);
-            cx.fill_palette(f.theme, f.data.slice_color(tid, name_idx));
+            cx.fill_palette(f.theme, colour::slice_colour(f.data, f.colour_by, tid, name_idx));
             c.fill_rect(x0, y, x1 - x0, h);
         }
     }
@@ -525,6 +544,35 @@ fn range_rect(
     let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
     let (x0, x1) = clamp_x(f.scale.x_from_time(start_ns), f.scale.x_from_time(end_ns), f.width_px);
     Some((x0, y, (x1 - x0).max(2.0), ROW_H_PX - 1.0))
+}
+
+/// The box selection being dragged, or the committed one (its time range over its tracks' rows).
+fn paint_box(cx: &mut Ctx, f: &Frame) {
+    let c = cx.c;
+    let mut rects: Vec<(f64, f64, f64, f64)> = Vec::new();
+    if let Some((x0, y0, x1, y1)) = f.box_drag_px {
+        rects.push((x0.min(x1), y0.min(y1), (x1 - x0).abs(), (y1 - y0).abs()));
+    } else if let Some(b) = f.box_selection {
+        let (x0, x1) = clamp_x(f.scale.x_from_time(b.t0_ns), f.scale.x_from_time(b.t1_ns), f.width_px);
+        for (ti, &on) in b.tracks.iter().enumerate() {
+            if !on {
+                continue;
+            }
+            let Some(row) = f.layout.track_row.get(ti).and_then(|&r| f.layout.rows.get(r)) else { continue };
+            let y = screen_y(f, row.y_px);
+            if y + row.h_px < RULER_H_PX || y > f.height_px {
+                continue;
+            }
+            rects.push((x0, y, x1 - x0, row.h_px));
+        }
+    }
+    for (x, y, w, h) in rects {
+        cx.fill_css(&f.theme.drag_fill);
+        c.fill_rect(x, y, w, h);
+        c.set_stroke_style_str(&f.theme.drag_line);
+        c.set_line_width(1.0);
+        c.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
+    }
 }
 
 fn paint_selection(cx: &mut Ctx, f: &Frame) {

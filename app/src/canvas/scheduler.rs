@@ -15,6 +15,8 @@ type Redraw = Rc<dyn Fn()>;
 pub struct Scheduler {
     pending: Cell<bool>,
     redraws: RefCell<Vec<(u32, Redraw)>>,
+    /// Run after every `redraws` callback of the frame (readers of what the timeline painted).
+    late: RefCell<Vec<(u32, Redraw)>>,
     actions: RefCell<Vec<Box<dyn FnOnce()>>>,
     next_id: Cell<u32>,
     frame_cb: RefCell<Option<Closure<dyn FnMut(f64)>>>,
@@ -42,8 +44,18 @@ impl Scheduler {
         id
     }
 
+    /// Register a callback that runs after every [`Scheduler::register`]ed one in each frame
+    /// (e.g. widgets that follow the viewport the timeline just painted).
+    pub fn register_late(&self, redraw: Rc<dyn Fn()>) -> u32 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        self.late.borrow_mut().push((id, redraw));
+        id
+    }
+
     pub fn unregister(&self, id: u32) {
         self.redraws.borrow_mut().retain(|(i, _)| *i != id);
+        self.late.borrow_mut().retain(|(i, _)| *i != id);
     }
 
     /// Queue a state change to run at the start of the next frame, then redraw.
@@ -74,7 +86,8 @@ impl Scheduler {
         for a in actions {
             a();
         }
-        let redraws: Vec<Redraw> = self.redraws.borrow().iter().map(|(_, r)| r.clone()).collect();
+        let redraws: Vec<Redraw> =
+            self.redraws.borrow().iter().chain(self.late.borrow().iter()).map(|(_, r)| r.clone()).collect();
         for r in redraws {
             r();
         }

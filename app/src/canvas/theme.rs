@@ -78,7 +78,13 @@ impl Theme {
             cursor_line: var("--canvas-cursor-line"),
             label_bg: var("--canvas-label-bg"),
             scroll_thumb: var("--canvas-scroll-thumb"),
-            palette: PALETTE.iter().map(|c| (c.to_css(), c.wants_dark_text())).collect(),
+            // the name palette, then the neutral colour and the heat ramp of "Colour by"
+            palette: PALETTE
+                .iter()
+                .chain(std::iter::once(&super::colour::NEUTRAL_RGB))
+                .chain(super::colour::HEAT.iter())
+                .map(|c| (c.to_css(), c.wants_dark_text()))
+                .collect(),
         }
     }
 }

@@ -34,7 +34,9 @@ use crate::components::tooltip;
 use crate::describe;
 use crate::dom::{self, listen, Listener};
 use crate::loader::now_ms;
-use crate::state::{use_app_state, Selection, TraceData};
+use crate::state::{
+    use_app_state, BoxSelection, ColourBy, SearchHits, Selection, TraceData, ViewRequest, ViewportBus,
+};
 
 /// Pixels the pointer must move before a press becomes a drag.
 const DRAG_THRESHOLD_PX: f64 = 4.0;
@@ -49,6 +51,8 @@ enum Drag {
     Pan { x0_px: f64, start_ns0: i64 },
     /// Pressed on the tracks: a click, or a zoom range once moved.
     Zoom { x0_px: f64, y0_px: f64, x1_px: f64, moved: bool },
+    /// Shift+pressed on the tracks: a box selection (tracks × time).
+    Boxing { x0_px: f64, y0_px: f64, x1_px: f64, y1_px: f64 },
 }
 
 #[derive(Debug)]
@@ -84,6 +88,15 @@ pub struct TimelineCtl {
     hits: RefCell<HitList>,
     items: RefCell<Vec<LodItem>>,
     on_select: Box<dyn Fn(Option<Selection>)>,
+    /// Reports a finished (or cleared) box selection.
+    on_box: Box<dyn Fn(Option<BoxSelection>)>,
+    /// Toggles the keyboard help (`?`).
+    on_help: Box<dyn Fn()>,
+    colour_by: Cell<ColourBy>,
+    search: RefCell<Option<Arc<SearchHits>>>,
+    box_selection: RefCell<Option<BoxSelection>>,
+    /// Where the visible window is published after each paint (widgets that follow it).
+    bus: Option<Rc<ViewportBus>>,
     listeners: RefCell<Vec<Listener>>,
     resize_observer: RefCell<Option<(web_sys::ResizeObserver, Closure<dyn FnMut(JsValue)>)>>,
     /// `window.__loupe.findSlice()` / `findFlowSlice()` (test hooks), kept alive here.
@@ -107,7 +120,10 @@ impl TimelineCtl {
         scheduler: Rc<Scheduler>,
         data: Arc<TraceData>,
         layout: Arc<Layout>,
+        bus: Option<Rc<ViewportBus>>,
         on_select: impl Fn(Option<Selection>) + 'static,
+        on_box: impl Fn(Option<BoxSelection>) + 'static,
+        on_help: impl Fn() + 'static,
     ) -> Option<Rc<TimelineCtl>> {
         let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
         ctx.set_font(FONT);
@@ -145,6 +161,12 @@ impl TimelineCtl {
             hits: RefCell::new(HitList::default()),
             items: RefCell::new(Vec::new()),
             on_select: Box::new(on_select),
+            on_box: Box::new(on_box),
+            on_help: Box::new(on_help),
+            colour_by: Cell::new(ColourBy::Auto),
+            search: RefCell::new(None),
+            box_selection: RefCell::new(None),
+            bus,
             listeners: RefCell::new(Vec::new()),
             resize_observer: RefCell::new(None),
             find_slice_hook: RefCell::new(None),
@@ -241,7 +263,60 @@ impl TimelineCtl {
         self.request_redraw();
     }
 
+    pub fn set_colour_by(&self, by: ColourBy) {
+        self.colour_by.set(by);
+        self.request_redraw();
+    }
+
+    /// The current search (`None` or an empty query: no highlight).
+    pub fn set_search(&self, hits: Option<Arc<SearchHits>>) {
+        *self.search.borrow_mut() = hits.filter(|h| !h.query.trim().is_empty() && h.error.is_none());
+        self.request_redraw();
+    }
+
+    pub fn set_box_selection(&self, b: Option<BoxSelection>) {
+        *self.box_selection.borrow_mut() = b;
+        self.request_redraw();
+    }
+
+    /// Act on a request from another widget (they never call the timeline directly).
+    pub fn apply(&self, req: ViewRequest) {
+        match req {
+            ViewRequest::Range { t0_ns, t1_ns } => {
+                let mut v = self.view.borrow_mut();
+                let w = v.width_px;
+                if w > 0.0 {
+                    let pad = ((t1_ns - t0_ns) / 40).max(1);
+                    v.scale.zoom_to(t0_ns - pad, t1_ns.max(t0_ns + 1) + pad, w);
+                }
+            }
+            ViewRequest::Reveal(r) => {
+                self.reveal(Selection::Slice(r));
+                return;
+            }
+            ViewRequest::ZoomToData => self.fit_busy(&mut self.view.borrow_mut()),
+            ViewRequest::Reset => self.fit_all(&mut self.view.borrow_mut()),
+        }
+        self.hide_tooltip();
+        self.request_redraw();
+    }
+
+    /// The first view of a trace: its busy range when that is much narrower than the whole trace
+    /// (one outlier must not squash the data into a pixel column), else everything.
     fn fit(&self, v: &mut View) {
+        let narrow = {
+            let data = self.data.borrow();
+            data.busy.is_some_and(|b| loupe_core::analysis::busy::busy_is_narrow(&data.trace, b))
+        };
+        if narrow {
+            self.fit_busy(v);
+        } else {
+            self.fit_all(v);
+        }
+    }
+
+    /// Fit everything.
+    fn fit_all(&self, v: &mut View) {
         if v.width_px <= 0.0 {
             return;
         }
@@ -250,6 +325,22 @@ impl TimelineCtl {
         let pad = ((b - a) / 50).max(1);
         v.scale = TimeScale::fit(a - pad, b + pad, v.width_px);
         v.fitted = true;
+    }
+
+    /// Fit the busy range ("Zoom to data").
+    fn fit_busy(&self, v: &mut View) {
+        if v.width_px <= 0.0 {
+            return;
+        }
+        let busy = self.data.borrow().busy;
+        match busy {
+            Some((a, b)) => {
+                let pad = ((b - a) / 50).max(1);
+                v.scale = TimeScale::fit(a - pad, b + pad, v.width_px);
+                v.fitted = true;
+            }
+            None => self.fit_all(v),
+        }
     }
 
     fn clamp(&self, v: &mut View) {
@@ -312,9 +403,22 @@ impl TimelineCtl {
                 Some(Drag::Zoom { x0_px, x1_px, moved: true, .. }) => Some((x0_px, x1_px)),
                 _ => None,
             },
+            box_drag_px: match v.drag {
+                Some(Drag::Boxing { x0_px, y0_px, x1_px, y1_px }) => Some((x0_px, y0_px, x1_px, y1_px)),
+                _ => None,
+            },
+            box_selection: None,
+            colour_by: self.colour_by.get(),
+            search: None,
         };
+        let search = self.search.borrow();
+        let boxed = self.box_selection.borrow();
+        let frame = Frame { search: search.as_deref(), box_selection: boxed.as_ref(), ..frame };
         let stats =
             painter::paint(&self.ctx, &frame, &mut self.hits.borrow_mut(), &mut self.items.borrow_mut());
+        if let Some(bus) = &self.bus {
+            bus.publish(v.scale.start_ns, v.scale.end_ns(v.width_px));
+        }
         let _ =
             self.list_inner.style().set_property("transform", &format!("translateY({}px)", -v.scroll_y_px));
         let ms = now_ms() - t0;
@@ -395,6 +499,8 @@ impl TimelineCtl {
         let mut v = self.view.borrow_mut();
         v.drag = Some(if y < RULER_H_PX {
             Drag::Pan { x0_px: x, start_ns0: v.scale.start_ns }
+        } else if ev.shift_key() {
+            Drag::Boxing { x0_px: x, y0_px: y, x1_px: x, y1_px: y }
         } else {
             Drag::Zoom { x0_px: x, y0_px: y, x1_px: x, moved: false }
         });
@@ -420,6 +526,18 @@ impl TimelineCtl {
                 drop(v);
                 self.request_redraw();
             }
+            Some(Drag::Boxing { x0_px, y0_px, .. }) => {
+                let (w, h) = (v.width_px, v.height_px);
+                v.drag = Some(Drag::Boxing {
+                    x0_px,
+                    y0_px,
+                    x1_px: x.clamp(0.0, w),
+                    y1_px: y.clamp(RULER_H_PX, h),
+                });
+                v.pointer = Some((x, y));
+                drop(v);
+                self.request_redraw();
+            }
             None => {
                 drop(v);
                 self.update_hover(x, y);
@@ -437,6 +555,42 @@ impl TimelineCtl {
                 let (a, b) = (v.scale.time_from_x(x0_px.min(x1_px)), v.scale.time_from_x(x0_px.max(x1_px)));
                 let w = v.width_px;
                 v.scale.zoom_to(a, b.max(a + 1), w);
+            }
+            Some(Drag::Boxing { x0_px, y0_px, .. }) => {
+                let (x1_px, y1_px) = (x.clamp(0.0, v.width_px), y.clamp(RULER_H_PX, v.height_px));
+                let small = (x1_px - x0_px).abs() < DRAG_THRESHOLD_PX;
+                let (t0, t1) = (v.scale.time_from_x(x0_px.min(x1_px)), v.scale.time_from_x(x0_px.max(x1_px)));
+                // content-y of the box → the tracks whose rows it touches
+                let (c0, c1) = (
+                    y0_px.min(y1_px) - RULER_H_PX + v.scroll_y_px,
+                    y0_px.max(y1_px) - RULER_H_PX + v.scroll_y_px,
+                );
+                drop(v);
+                let sel = if small {
+                    None
+                } else {
+                    let layout = self.layout.borrow();
+                    let n = self.data.borrow().trace.tracks.len();
+                    let mut tracks = vec![false; n];
+                    let mut any = false;
+                    for r in &layout.rows[layout.visible_rows(c0, c1 + 0.5)] {
+                        let mut mark = |t: loupe_core::model::TrackId| {
+                            if let Some(b) = tracks.get_mut(t.idx()) {
+                                *b = true;
+                                any = true;
+                            }
+                        };
+                        match r.kind {
+                            RowKind::Track(t) => mark(t),
+                            _ => r.folded_tracks.iter().for_each(|&t| mark(t)),
+                        }
+                    }
+                    any.then_some(BoxSelection { t0_ns: t0, t1_ns: t1.max(t0 + 1), tracks })
+                };
+                *self.box_selection.borrow_mut() = sel.clone();
+                (self.on_box)(sel);
+                self.update_hover(x, y);
+                return;
             }
             Some(Drag::Zoom { moved: false, .. }) => {
                 let t_ns = v.scale.time_from_x(x);
@@ -502,7 +656,13 @@ impl TimelineCtl {
             "s" | "S" => v.scale.zoom_at(anchor, 1.0 / KEY_ZOOM),
             "ArrowUp" => v.scroll_y_px -= 40.0,
             "ArrowDown" => v.scroll_y_px += 40.0,
-            "0" | "r" | "R" => self.fit(&mut v),
+            "0" | "r" | "R" => self.fit_all(&mut v),
+            "z" | "Z" => self.fit_busy(&mut v),
+            "?" => {
+                drop(v);
+                (self.on_help)();
+                return true;
+            }
             "Escape" => {
                 drop(v);
                 self.selection.set(None);
@@ -519,7 +679,7 @@ impl TimelineCtl {
     }
 
     pub fn reset_zoom(&self) {
-        self.fit(&mut self.view.borrow_mut());
+        self.fit_all(&mut self.view.borrow_mut());
         self.request_redraw();
     }
 
@@ -541,7 +701,13 @@ impl TimelineCtl {
         let mut v = self.view.borrow_mut();
         let w = v.width_px;
         let (t0, t1) = (v.scale.start_ns, v.scale.end_ns(w));
-        if end_ns < t0 || start_ns > t1 {
+        let dur_px = (end_ns - start_ns) as f64 / v.scale.ns_per_px.max(1e-9);
+        if w > 0.0 && dur_px < 2.0 && v.scale.span_ns(w) > 100.0 * ((end_ns - start_ns).max(50) as f64) {
+            // too far out to see it: zoom so the event and its neighbourhood fill the view
+            let span = ((end_ns - start_ns).max(50) * 40).max(2_000);
+            let mid = start_ns + (end_ns - start_ns) / 2;
+            v.scale.zoom_to(mid - span / 2, mid + span / 2, w);
+        } else if end_ns < t0 || start_ns > t1 {
             let span = v.scale.span_ns(w) as i64;
             v.scale.start_ns = start_ns - span / 3;
         }
@@ -655,8 +821,10 @@ pub fn Timeline() -> impl IntoView {
 
     let layout = Memo::new(move |_| {
         let data = state.tracked_data();
-        Arc::new(state.collapsed.with(|c| Layout::build(&data.trace, c)))
+        let plan = loupe_core::rows::plan_rows(&data.trace, &data.zero_counters, &state.row_options());
+        Arc::new(Layout::from_plan(&data.trace, &plan))
     });
+    let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| SendWrapper::new((*b).clone()));
 
     // create the controller once every element exists
     let scheduler = SendWrapper::new(scheduler);
@@ -670,6 +838,8 @@ pub fn Timeline() -> impl IntoView {
             return;
         }
         let on_select = move |s: Option<Selection>| state.selection.set(s);
+        let on_box = move |b: Option<BoxSelection>| state.box_selection.set(b);
+        let on_help = move || state.show_help.update(|h| *h = !*h);
         let ctl = TimelineCtl::new(
             canvas,
             wrap.into(),
@@ -678,8 +848,15 @@ pub fn Timeline() -> impl IntoView {
             (*scheduler).clone(),
             state.data(),
             layout.get_untracked(),
+            bus.as_ref().map(|b| (**b).clone()),
             on_select,
+            on_box,
+            on_help,
         );
+        if let Some(c) = &ctl {
+            c.set_colour_by(state.colour_by.get_untracked());
+            c.set_search(Some(state.search.get_value()));
+        }
         handle.0.set_value(ctl.map(SendWrapper::new));
     });
     // trace / layout changes
@@ -693,6 +870,26 @@ pub fn Timeline() -> impl IntoView {
         let s = state.selection.get();
         handle.with(|c| c.set_selection(s));
     });
+    Effect::new(move |_| {
+        let by = state.colour_by.get();
+        handle.with(|c| c.set_colour_by(by));
+    });
+    Effect::new(move |_| {
+        state.search_gen.track();
+        let hits = state.search.get_value();
+        handle.with(|c| c.set_search(Some(hits)));
+    });
+    Effect::new(move |_| {
+        let b = state.box_selection.get();
+        handle.with(|c| c.set_box_selection(b));
+    });
+    // view requests from other widgets: act, then clear
+    Effect::new(move |_| {
+        if let Some(req) = state.view_request.get() {
+            handle.with(|c| c.apply(req));
+            state.view_request.set(None);
+        }
+    });
     on_cleanup(move || {
         handle.with(|c| c.detach());
         handle.0.set_value(None);
@@ -702,7 +899,8 @@ pub fn Timeline() -> impl IntoView {
         let l = layout.get();
         l.rows
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(ri, r)| {
                 let style = format!("height:{}px", r.h_px);
                 match r.kind {
                     RowKind::Group(gid) => {
@@ -720,17 +918,57 @@ pub fn Timeline() -> impl IntoView {
                                     <span class="tl-chevron">{if collapsed { "▸" } else { "▾" }}</span>
                                     <span class="tl-name">{r.label.clone()}</span>
                                 </button>
-                                <span class="tl-count" title="tracks">{r.detail.clone()}</span>
+                                <span class="tl-count" title="rows">{r.detail.clone()}</span>
+                            </div>
+                        }
+                        .into_any()
+                    }
+                    RowKind::Section(gid, sec) => {
+                        let collapsed = r.collapsed;
+                        let toggle = move |_| {
+                            state.collapsed_sections.update(|c| {
+                                if !c.remove(&(gid, sec)) {
+                                    c.insert((gid, sec));
+                                }
+                            })
+                        };
+                        view! {
+                            <div class="tl-row tl-section" style=style data-section=sec.label() title=r.label.clone()>
+                                <button class="tl-toggle" aria-expanded=(!collapsed).to_string() on:click=toggle>
+                                    <span class="tl-chevron">{if collapsed { "▸" } else { "▾" }}</span>
+                                    <span class="tl-name">{r.label.clone()}</span>
+                                </button>
+                                <span class="tl-count" title="rows">{r.detail.clone()}</span>
                             </div>
                         }
                         .into_any()
                     }
                     RowKind::Track(_) | RowKind::Counter(_) => {
                         let class = if matches!(r.kind, RowKind::Counter(_)) { "tl-row tl-track tl-counter" } else { "tl-row tl-track" };
+                        let key = r.key();
+                        let siblings = l.siblings(ri);
+                        let sib2 = siblings.clone();
+                        let mv = move |sib: &[loupe_core::rows::RowKey], delta: i64| {
+                            if let Some(k) = key {
+                                state.row_order.update(|o| loupe_core::rows::move_row(o, sib, k, delta));
+                            }
+                        };
+                        let hide = move |_| {
+                            if let Some(k) = key {
+                                state.hidden_rows.update(|h| {
+                                    h.insert(k);
+                                });
+                            }
+                        };
                         view! {
                             <div class=class style=style title=r.label.clone()>
                                 <span class="tl-name">{r.label.clone()}</span>
                                 <span class="tl-detail">{r.detail.clone()}</span>
+                                <span class="tl-actions">
+                                    <button class="tl-act" title="Move up" on:click=move |_| mv(&siblings, -1)>"↑"</button>
+                                    <button class="tl-act" title="Move down" on:click=move |_| mv(&sib2, 1)>"↓"</button>
+                                    <button class="tl-act tl-hide" title="Hide this row" on:click=hide>"×"</button>
+                                </span>
                             </div>
                         }
                         .into_any()
@@ -739,11 +977,52 @@ pub fn Timeline() -> impl IntoView {
             })
             .collect_view()
     };
+    // what the head says is left out, with a way back
+    let left_out = move || {
+        let l = layout.get();
+        let mut parts = Vec::new();
+        if l.hidden > 0 {
+            parts.push(
+                view! {
+                    <button class="link" data-testid="show-hidden" title="Show the rows you hid"
+                        on:click=move |_| state.hidden_rows.set(Default::default())>
+                        {format!("{} hidden", l.hidden)}
+                    </button>
+                }
+                .into_any(),
+            );
+        }
+        let zero_shown = state.show_zero_counters.get();
+        if l.zero_folded > 0 || zero_shown {
+            let label =
+                if zero_shown { "hide all-zero".to_string() } else { format!("{} all-zero", l.zero_folded) };
+            parts.push(
+                view! {
+                    <button class="link" data-testid="toggle-zero"
+                        title="Counters whose samples are all zero are folded away; click to show or hide them"
+                        on:click=move |_| state.show_zero_counters.update(|z| *z = !*z)>
+                        {label}
+                    </button>
+                }
+                .into_any(),
+            );
+        }
+        if l.filtered_out > 0 {
+            parts.push(view! { <span>{format!("{} filtered", l.filtered_out)}</span> }.into_any());
+        }
+        parts.collect_view()
+    };
 
     view! {
         <div class="timeline">
             <div class="track-list" data-testid="track-list">
-                <div class="track-list-head" style=format!("height:{RULER_H_PX}px")>"Tracks"</div>
+                <div class="track-list-head" style=format!("height:{RULER_H_PX}px")>
+                    <input type="search" class="track-filter" data-testid="track-filter" placeholder="Filter tracks"
+                        aria-label="Filter tracks by name"
+                        prop:value=move || state.track_filter.get()
+                        on:input=move |ev| state.track_filter.set(event_target_value(&ev)) />
+                    <span class="track-left-out">{left_out}</span>
+                </div>
                 <div class="track-list-viewport">
                     <div class="track-list-inner" node_ref=list_ref>{rows}</div>
                 </div>

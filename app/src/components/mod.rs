@@ -1,6 +1,7 @@
 //! Leptos components. The canvas timeline lives in `crate::canvas`.
 
 pub mod details;
+pub mod help;
 pub mod program;
 pub mod progress;
 pub mod shell;

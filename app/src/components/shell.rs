@@ -8,6 +8,7 @@ use web_sys::HtmlInputElement;
 
 use crate::canvas::scheduler::Scheduler;
 use crate::canvas::timeline::TimelineHandle;
+use crate::components::help::HelpPanel;
 use crate::components::program::MetadataBanner;
 use crate::components::progress::ProgressBar;
 use crate::components::warnings::WarningsBanner;
@@ -201,7 +202,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 </label>
                 <span class="source">{source}</span>
                 <span class="stats" data-testid="stats">{stats}</span>
-                <span class="keys-hint" title="Drag on tracks: zoom to range · drag ruler: pan · ctrl+wheel: zoom · shift+wheel: pan · wheel: scroll tracks · W/S zoom · A/D pan · 0 or R reset · Esc clear selection">"? keys · / search · W/S zoom · A/D pan"</span>
+                <button class="keys-hint link" data-testid="keys-hint" title="Every key and gesture" on:click=move |_| state.show_help.update(|h| *h = !*h)>"? keys · / search · W/S zoom · A/D pan"</button>
             </header>
             <ProgressBar on_cancel=cancel/>
             {error}
@@ -210,6 +211,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             <main class="workspace">
                 <Workbench/>
             </main>
+            <HelpPanel/>
             <div class="drop-overlay" aria-hidden="true">"Drop trace files to open them"</div>
         </div>
     }

@@ -140,7 +140,7 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
             let root: &Element = &root;
             let _ = render_window(root, &d, t0, t1);
         });
-        let id = sch.register(redraw);
+        let id = sch.register_late(redraw);
         sch.request_redraw();
         let sch = SendWrapper::new(sch);
         on_cleanup(move || sch.unregister(id));

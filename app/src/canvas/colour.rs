@@ -1,0 +1,228 @@
+//! Slice colours by the "Colour by" choice, from typed columns (operator, layer, opcode, engine)
+//! or strings (name, category), plus the legend of what the colours mean.
+//!
+//! Colours are indices into the theme's palette: the name palette of `loupe_core::view`, then
+//! [`NEUTRAL`] (slices without the chosen attribute) and the [`HEAT`] ramp (duration).
+
+use std::collections::HashMap;
+
+use loupe_core::model::{OpId, OpLevel, TrackId, TrackRole};
+use loupe_core::view::{Rgb, PALETTE};
+use loupe_core::StrId;
+
+use crate::state::{ColourBy, TraceData};
+
+/// Palette index of "no value" (e.g. a DMA packet when colouring by operator).
+pub const NEUTRAL: usize = PALETTE.len();
+/// First palette index of the duration heat ramp.
+pub const HEAT0: usize = PALETTE.len() + 1;
+/// The neutral colour and the heat ramp (short → long), appended to the name palette.
+pub const NEUTRAL_RGB: Rgb = Rgb(0xc4, 0xc9, 0xd1);
+pub const HEAT: [Rgb; 8] = [
+    Rgb(0x31, 0x36, 0x95),
+    Rgb(0x45, 0x75, 0xb4),
+    Rgb(0x74, 0xad, 0xd1),
+    Rgb(0xab, 0xd9, 0xe9),
+    Rgb(0xfe, 0xe0, 0x90),
+    Rgb(0xfd, 0xae, 0x61),
+    Rgb(0xf4, 0x6d, 0x43),
+    Rgb(0xd7, 0x30, 0x27),
+];
+
+/// Per-load lookups for colouring (built once with the trace).
+#[derive(Debug, Default)]
+pub struct ColourIndex {
+    /// Per operator node: its framework-level and layer-level ancestor-or-self.
+    pub op_framework: Vec<OpId>,
+    pub op_layer: Vec<OpId>,
+    /// log10 of the shortest and longest positive slice duration (heat scale).
+    pub log_dur: (f64, f64),
+}
+
+impl ColourIndex {
+    pub fn build(trace: &loupe_core::Trace) -> ColourIndex {
+        let ops = &trace.operators;
+        let n = ops.len();
+        let (mut fw, mut layer) = (vec![OpId::NONE; n], vec![OpId::NONE; n]);
+        for i in 0..n {
+            let id = OpId(i as u32);
+            fw[i] = ops.at_level(id, OpLevel::Framework);
+            layer[i] = ops.at_level(id, OpLevel::Layer);
+        }
+        let (mut lo, mut hi) = (i64::MAX, 0i64);
+        for t in &trace.tracks {
+            for &d in &t.slices.dur_ns {
+                if d > 0 {
+                    lo = lo.min(d);
+                    hi = hi.max(d);
+                }
+            }
+        }
+        let log_dur = if hi > 0 { ((lo as f64).log10(), (hi as f64).log10()) } else { (0.0, 1.0) };
+        ColourIndex { op_framework: fw, op_layer: layer, log_dur }
+    }
+}
+
+/// What a slice is coloured by: a string (name, opcode, operator name, …), a track, a heat
+/// bucket, or nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColourKey {
+    Str(StrId),
+    Track(TrackId),
+    Heat(u8),
+    None,
+}
+
+/// The colour key of slice `i` of track `tid`.
+pub fn key_of(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> ColourKey {
+    let t = d.trace.track(tid);
+    let cols = &t.slices;
+    let non_empty = |s: StrId| if d.trace.str(s).is_empty() { ColourKey::None } else { ColourKey::Str(s) };
+    let op_name = |level: &[OpId]| -> ColourKey {
+        let Some(dom) = cols.domain.as_ref() else { return ColourKey::None };
+        let op = dom.operator[i];
+        let at = level.get(op.idx()).copied().unwrap_or(OpId::NONE);
+        let op = if at.is_none() { op } else { at };
+        match d.trace.operators.node(op) {
+            Some(n) => non_empty(n.name),
+            None => ColourKey::None,
+        }
+    };
+    match by {
+        ColourBy::Auto => {
+            if d.by_operator.get(tid.idx()).copied().unwrap_or(false)
+                && !d.trace.str(cols.category[i]).is_empty()
+            {
+                ColourKey::Str(cols.category[i])
+            } else {
+                ColourKey::Str(cols.name[i])
+            }
+        }
+        ColourBy::Name => ColourKey::Str(cols.name[i]),
+        ColourBy::Category => non_empty(cols.category[i]),
+        ColourBy::Opcode => cols.domain.as_ref().map_or(ColourKey::None, |dom| non_empty(dom.opcode[i])),
+        ColourBy::Operator => op_name(&d.colours.op_framework),
+        ColourBy::Layer => op_name(&d.colours.op_layer),
+        ColourBy::Track => ColourKey::Track(tid),
+        ColourBy::Duration => ColourKey::Heat(heat_bucket(d, cols.dur_ns[i])),
+    }
+}
+
+/// Heat bucket (0 = shortest … 7 = longest) of a duration, on a log scale over the trace.
+pub fn heat_bucket(d: &TraceData, dur_ns: i64) -> u8 {
+    let (lo, hi) = d.colours.log_dur;
+    if dur_ns <= 0 || hi <= lo {
+        return 0;
+    }
+    let x = (((dur_ns as f64).log10() - lo) / (hi - lo)).clamp(0.0, 1.0);
+    ((x * HEAT.len() as f64) as usize).min(HEAT.len() - 1) as u8
+}
+
+/// Palette index of a colour key.
+pub fn palette_of(d: &TraceData, key: ColourKey) -> usize {
+    match key {
+        ColourKey::Str(s) => d.color_index(s),
+        ColourKey::Track(t) => match d.trace.tracks.get(t.idx()).map(|t| t.role) {
+            // engines get fixed, distinct colours; other tracks by name
+            Some(TrackRole::Engine(e)) => (e.rank().unsigned_abs() as usize * 7) % PALETTE.len(),
+            Some(_) => d.color_index(d.trace.track(t).name),
+            None => NEUTRAL,
+        },
+        ColourKey::Heat(b) => HEAT0 + b as usize,
+        ColourKey::None => NEUTRAL,
+    }
+}
+
+/// The palette index of slice `i` of track `tid` under `by`.
+pub fn slice_colour(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> usize {
+    if by == ColourBy::Auto {
+        return d.slice_color(tid, i);
+    }
+    palette_of(d, key_of(d, by, tid, i))
+}
+
+/// One legend entry: what a colour means and how much time it covers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegendEntry {
+    pub label: String,
+    pub palette: usize,
+    pub total_ns: i64,
+    pub count: u64,
+}
+
+/// The legend of `by`: the keys covering the most time (at most `top`), then "other" and
+/// "none". Duration lists the heat buckets with their ranges. Scans every slice once.
+pub fn legend(d: &TraceData, by: ColourBy, top: usize) -> Vec<LegendEntry> {
+    if by == ColourBy::Duration {
+        let (lo, hi) = d.colours.log_dur;
+        let step = (hi - lo) / HEAT.len() as f64;
+        return (0..HEAT.len())
+            .map(|b| {
+                let a = 10f64.powf(lo + step * b as f64) as i64;
+                let z = 10f64.powf(lo + step * (b + 1) as f64) as i64;
+                LegendEntry {
+                    label: format!(
+                        "{} – {}",
+                        loupe_core::time::format_duration_ns(a),
+                        loupe_core::time::format_duration_ns(z)
+                    ),
+                    palette: HEAT0 + b,
+                    total_ns: 0,
+                    count: 0,
+                }
+            })
+            .collect();
+    }
+    let mut acc: HashMap<ColourKey, (i64, u64)> = HashMap::new();
+    for (ti, t) in d.trace.tracks.iter().enumerate() {
+        let tid = TrackId(ti as u32);
+        for i in 0..t.slices.len() {
+            let e = acc.entry(key_of(d, by, tid, i)).or_default();
+            e.0 = e.0.saturating_add(t.slices.dur_ns[i]);
+            e.1 += 1;
+        }
+    }
+    let none = acc.remove(&ColourKey::None);
+    let mut v: Vec<(ColourKey, (i64, u64))> = acc.into_iter().collect();
+    v.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(b.1 .1.cmp(&a.1 .1)));
+    let label = |k: ColourKey| match k {
+        ColourKey::Str(s) => d.trace.str(s).to_string(),
+        ColourKey::Track(t) => d.trace.track_label(t),
+        _ => String::new(),
+    };
+    let mut out: Vec<LegendEntry> = v
+        .iter()
+        .take(top)
+        .map(|&(k, (ns, n))| LegendEntry {
+            label: label(k),
+            palette: palette_of(d, k),
+            total_ns: ns,
+            count: n,
+        })
+        .collect();
+    if v.len() > top {
+        let (ns, n) = v[top..].iter().fold((0i64, 0u64), |a, x| (a.0.saturating_add(x.1 .0), a.1 + x.1 .1));
+        out.push(LegendEntry {
+            label: format!("{} more", v.len() - top),
+            palette: usize::MAX,
+            total_ns: ns,
+            count: n,
+        });
+    }
+    if let Some((ns, n)) = none {
+        out.push(LegendEntry { label: "none".into(), palette: NEUTRAL, total_ns: ns, count: n });
+    }
+    out
+}
+
+/// CSS colour of a palette index (for DOM swatches).
+pub fn css_of(palette: usize) -> String {
+    let rgb = if palette < PALETTE.len() {
+        PALETTE[palette]
+    } else if palette == NEUTRAL {
+        NEUTRAL_RGB
+    } else {
+        HEAT.get(palette - HEAT0).copied().unwrap_or(NEUTRAL_RGB)
+    };
+    rgb.to_css()
+}
