@@ -131,6 +131,22 @@ fn neff_alone_is_a_program_view() {
         .hierarchy
         .iter()
         .any(|n| n.level == "framework" && n.name == "hlo__dot_op0" && n.instructions == 2));
+    // the tree goes down to BIR and to each instruction; counts add up level by level
+    let h = &p.hierarchy;
+    let leaves: Vec<_> = h.iter().filter(|n| n.level == "instruction").collect();
+    assert!(!leaves.is_empty(), "{h:?}");
+    for leaf in &leaves {
+        assert_eq!(leaf.instructions, 1);
+        let parent = &h[leaf.parent.expect("an instruction has a parent") as usize];
+        assert_ne!(parent.level, "instruction");
+    }
+    for (i, n) in h.iter().enumerate() {
+        let kids: u64 = h.iter().filter(|c| c.parent == Some(i as u32)).map(|c| c.instructions).sum();
+        assert!(kids <= n.instructions, "{n:?}: children hold {kids}");
+    }
+    if h.iter().any(|n| n.level == "bir") {
+        assert!(leaves.iter().all(|l| h[l.parent.unwrap() as usize].level == "bir"));
+    }
     let s = loupe_core::query::summary(&t);
     assert_eq!(s.neff.unwrap().uuid, "0123456789abcdef0123456789abcdef");
 }

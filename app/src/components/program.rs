@@ -198,10 +198,12 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
     let pad = format!("padding-left:{}px", depth * 14);
     let state = crate::state::use_app_state();
     // the search field of this level: the trace's operator tree has the same levels
+    // (an instruction leaf has no field of its own: its events are those of its BIR parent)
     let field = match node.level.as_str() {
-        "hlo" => "hlo",
-        "layer" => "layer",
-        _ => "operator",
+        "hlo" => Some("hlo"),
+        "layer" => Some("layer"),
+        "instruction" | "unattributed" => None,
+        _ => Some("operator"),
     };
     let name_q = node.name.clone();
     let sub = move || open.get().then(|| node_list(data.clone(), kids.clone(), children.clone(), depth + 1));
@@ -215,11 +217,13 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
                 <span class="op-name">{name}</span>
                 <span class="num op-count">{count}</span>
                 <span class="op-source" title=source.clone()>{source.clone()}</span>
-                <button class="link op-show" title="Highlight this operator's events on the timeline (runs a search)"
-                    on:click=move |_| {
-                        let q = format!("{}:\"{}\"", field, name_q.replace('"', ""));
-                        crate::search_runner::start_search(state, &q);
-                    }>"events"</button>
+                {field.map(|field| view! {
+                    <button class="link op-show" title="Highlight this operator's events on the timeline (runs a search)"
+                        on:click=move |_| {
+                            let q = format!("{}:\"{}\"", field, name_q.replace('"', ""));
+                            crate::search_runner::start_search(state, &q);
+                        }>"events"</button>
+                })}
             </div>
             {sub}
         </li>

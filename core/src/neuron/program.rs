@@ -108,7 +108,12 @@ pub fn program_from_neff(neff: &Neff) -> Program {
     }
 }
 
-/// framework → HLO → penguin tree with instruction counts, resolved from every instruction slot.
+/// Programs with at most this many instructions list each instruction under its BIR node;
+/// larger ones stop at BIR (the tree would hold one node per instruction).
+pub const MAX_INSTRUCTION_LEAVES: u64 = 100_000;
+
+/// framework → HLO → penguin → BIR → instruction tree with instruction counts, resolved from
+/// every instruction slot (instruction leaves up to [`MAX_INSTRUCTION_LEAVES`]).
 fn hierarchy(neff: &Neff) -> Vec<OpNode> {
     let mut nodes: Vec<OpNode> = Vec::new();
     let mut index: HashMap<(u8, String, u64), u32> = HashMap::new();
@@ -119,6 +124,8 @@ fn hierarchy(neff: &Neff) -> Vec<OpNode> {
             (nodes.len() - 1) as u32
         })
     };
+    let total: u64 = neff.subgraphs.iter().flat_map(|s| &s.engines).map(|p| p.instruction_count()).sum();
+    let leaves = total <= MAX_INSTRUCTION_LEAVES;
     for s in &neff.subgraphs {
         for p in &s.engines {
             let n = p.instruction_count();
@@ -160,21 +167,55 @@ fn hierarchy(neff: &Neff) -> Vec<OpNode> {
                     parent = Some(id);
                     chain.push(id);
                 }
+                let kernel_src = match (&l.kernel_file, l.kernel_line) {
+                    (Some(f), Some(line)) => format!("{f}:{line}"),
+                    _ => String::new(),
+                };
                 if let Some(pg) = &l.penguin {
-                    let src = match (&l.kernel_file, l.kernel_line) {
-                        (Some(f), Some(line)) => format!("{f}:{line}"),
-                        _ => String::new(),
-                    };
                     let par = parent;
                     let id = get(&mut nodes, 2, &s.name, pg.id, &|| OpNode {
                         level: "penguin".into(),
                         name: pg.name.clone(),
                         parent: par,
-                        source: src.clone(),
+                        source: kernel_src.clone(),
                         instructions: 0,
                         attrs: vec![],
                     });
+                    parent = Some(id);
                     chain.push(id);
+                }
+                if let Some(bir) = &l.bir {
+                    let par = parent;
+                    let id = get(&mut nodes, 4, &s.name, bir.id, &|| OpNode {
+                        level: "bir".into(),
+                        name: bir.name.clone(),
+                        parent: par,
+                        source: kernel_src.clone(),
+                        instructions: 0,
+                        attrs: vec![],
+                    });
+                    parent = Some(id);
+                    chain.push(id);
+                }
+                // the instruction itself, as a leaf (small programs only: see MAX_INSTRUCTION_LEAVES)
+                if leaves && !chain.is_empty() {
+                    let name = format!(
+                        "{} #{i} {}",
+                        p.engine.name(),
+                        l.opcode_name
+                            .clone()
+                            .or_else(|| l.opcode.map(|o| format!("0x{o:02x}")))
+                            .unwrap_or_default()
+                    );
+                    nodes.push(OpNode {
+                        level: "instruction".into(),
+                        name: name.trim_end().to_string(),
+                        parent,
+                        source: String::new(),
+                        instructions: 0,
+                        attrs: l.asm_text.iter().map(|t| ("asm".to_string(), t.clone())).collect(),
+                    });
+                    chain.push((nodes.len() - 1) as u32);
                 }
                 if chain.is_empty() {
                     let id = get(&mut nodes, 3, &s.name, u64::MAX, &|| OpNode {
