@@ -4,7 +4,8 @@
 //! stream roles. Samples are read from ../shared/samples (skipped with a message when absent).
 
 use loupe_core::import::{import_files, InputFile, NoProgress};
-use loupe_core::model::{Engine, TrackRole};
+use loupe_core::model::{CounterRole, Engine, TrackRole};
+use loupe_core::rows::{PlanRow, Section};
 use std::path::{Path, PathBuf};
 
 fn samples(dir: &str) -> Vec<PathBuf> {
@@ -74,6 +75,28 @@ fn ntff_has_typed_engines_opcodes_and_dma_bytes() {
     }
     assert!(instrs > 0 && with_opcode == instrs, "{with_opcode}/{instrs}");
     assert!(dma_bytes > 0);
+    // counters carry typed roles: the device view groups and folds them by role, not by name
+    let roles: Vec<CounterRole> = t.counters.iter().map(|c| c.role).collect();
+    assert!(roles.contains(&CounterRole::EngineActivity), "{roles:?}");
+    assert!(roles.iter().all(|&r| r != CounterRole::Generic), "every NTFF counter has a role: {roles:?}");
+    let sems = roles.iter().filter(|&&r| r == CounterRole::Semaphore).count();
+    // the row plan puts the engines first, then the activity counters, and folds all-zero ones
+    let zero = loupe_core::rows::zero_counters(&t);
+    let plan = loupe_core::rows::plan_rows(&t, &zero, &Default::default());
+    let sections: Vec<Section> = plan
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            PlanRow::Section { section, .. } => Some(*section),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sections.first(), Some(&Section::Engines), "{sections:?}");
+    assert_eq!(sections.get(1), Some(&Section::Activity), "{sections:?}");
+    let zero_sems =
+        t.counters.iter().zip(&zero).filter(|(c, &z)| z && c.role == CounterRole::Semaphore).count();
+    assert_eq!(plan.zero_folded, zero.iter().filter(|&&z| z).count());
+    eprintln!("{}: {sems} semaphores, {zero_sems} all zero (folded)", p.display());
 }
 
 #[test]
