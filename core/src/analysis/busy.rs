@@ -1,66 +1,82 @@
-//! The busy range of a trace: where its events are, ignoring isolated outliers.
+//! The busy range of a trace: where its events are, ignoring isolated outliers and long idle
+//! stretches.
 //!
-//! One stray event (a clock-sync marker hours away, a wait instruction spanning the whole capture)
-//! makes "fit everything" show all data in one pixel column. The busy range is the window between
-//! the [`OUTLIER_FRACTION`] quantile of slice starts and the `1 - OUTLIER_FRACTION` quantile of
-//! slice ends (instants, then counter samples, when a trace has no slices), widened to every
-//! event within a quarter of that window's width of it: long outlier slices and far-away
-//! stragglers are cut while every dense region and its edges stay in view.
-//! Counted over at most [`MAX_SAMPLES`] events (an even stride), so it is cheap on 10 M slices.
+//! One stray event (a clock-sync marker hours away) or a long idle stretch (a device that sets
+//! up, waits 1.8 ms on a semaphore, then works for 90 µs) makes "fit everything" show the work in
+//! a few pixel columns. The busy range splits the sorted event starts (slices; instants, then
+//! counter samples, when a trace has none) wherever consecutive starts are more than
+//! [`GAP_FRACTION`] of the whole span apart, and keeps the cluster holding the most events (when
+//! it holds at least half of them, and there are [`MIN_EVENTS`]; else everything): from
+//! its first start to the latest end of its events, where an end more than a quarter of the
+//! cluster's width past its last start (a wait that outlasts the work) is not followed. Counted
+//! over at most [`MAX_SAMPLES`] events (an even stride over each track), so it is cheap on 10 M
+//! slices.
 
 use crate::model::Trace;
 
-/// Fraction of events allowed outside the busy range at each end.
-pub const OUTLIER_FRACTION: f64 = 0.001;
+/// A gap between consecutive starts wider than this fraction of the whole span splits clusters.
+pub const GAP_FRACTION: f64 = 0.2;
+/// Below this many events, or when no cluster holds half of them, the range is everything.
+pub const MIN_EVENTS: usize = 50;
 /// Events looked at (an even stride over each track).
 pub const MAX_SAMPLES: usize = 400_000;
 
-/// `[t0, t1)` holding all but the outliers; `None` for a trace without events.
+/// `[t0, t1)` of the busiest cluster of events; `None` for a trace without events.
 pub fn busy_range(trace: &Trace) -> Option<(i64, i64)> {
     let total: usize = trace.slice_count();
-    let mut starts = Vec::new();
-    let mut ends = Vec::new();
+    // (start, end) pairs
+    let mut ev: Vec<(i64, i64)> = Vec::new();
     if total > 0 {
         let stride = total.div_ceil(MAX_SAMPLES).max(1);
         for t in &trace.tracks {
             let s = &t.slices;
-            for i in (0..s.len()).step_by(stride) {
-                starts.push(s.start_ns[i]);
-                ends.push(s.end_ns(i));
-            }
+            ev.extend((0..s.len()).step_by(stride).map(|i| (s.start_ns[i], s.end_ns(i))));
         }
     } else if trace.instant_count() > 0 {
         for t in &trace.tracks {
-            starts.extend_from_slice(&t.instants.ts_ns);
+            ev.extend(t.instants.ts_ns.iter().map(|&x| (x, x)));
         }
-        ends = starts.clone();
     } else {
         for c in &trace.counters {
-            starts.extend_from_slice(&c.ts_ns);
+            ev.extend(c.ts_ns.iter().map(|&x| (x, x)));
         }
-        ends = starts.clone();
     }
-    if starts.is_empty() {
+    if ev.is_empty() {
         return None;
     }
-    let k = ((starts.len() as f64) * OUTLIER_FRACTION).floor() as usize;
-    let k = k.min(starts.len() - 1);
-    let (_, &mut q0, _) = starts.select_nth_unstable(k);
-    let hi = ends.len() - 1 - k.min(ends.len() - 1);
-    let (_, &mut q1, _) = ends.select_nth_unstable(hi);
-    // events just outside the quantiles are not outliers: keep those within a margin
-    let margin = ((q1 - q0).max(0) / 4).max(1);
-    let lo = q0.saturating_sub(margin);
-    let hi = q1.saturating_add(margin);
-    let t0 = starts.iter().copied().filter(|&t| t >= lo).min().unwrap_or(q0).min(q0);
-    let t1 = ends.iter().copied().filter(|&t| t <= hi).max().unwrap_or(q1).max(q1);
-    Some(if t1 > t0 { (t0, t1) } else { (t0, t0.saturating_add(1)) })
+    ev.sort_unstable();
+    let n = ev.len();
+    let first = ev[0].0;
+    let last_end = ev.iter().map(|e| e.1).max().unwrap_or(first);
+    let span = last_end.saturating_sub(first).max(1);
+    let gap = ((span as f64) * GAP_FRACTION) as i64;
+    // the cluster with the most events (the first of equals)
+    let (mut best, mut cur) = ((0usize, 0usize), 0usize);
+    for i in 1..=n {
+        if i == n || ev[i].0.saturating_sub(ev[i - 1].0) > gap {
+            if i - cur > best.1 - best.0 {
+                best = (cur, i);
+            }
+            cur = i;
+        }
+    }
+    // few events, or no cluster holding most of them: nothing stands out, keep everything
+    if n < MIN_EVENTS || 2 * (best.1 - best.0) < n {
+        best = (0, n);
+    }
+    let cl = &ev[best.0..best.1];
+    let t0 = cl[0].0;
+    let last_start = cl[cl.len() - 1].0;
+    let width = last_start.saturating_sub(t0).max(1);
+    let limit = last_start.saturating_add((width / 4).max(1));
+    let t1 = cl.iter().map(|e| e.1).filter(|&e| e <= limit).max().unwrap_or(last_start).max(last_start);
+    Some((t0, t1.max(t0.saturating_add(1))))
 }
 
 /// Whether the busy range is much narrower than the whole trace (so the view should start there).
 pub fn busy_is_narrow(trace: &Trace, busy: (i64, i64)) -> bool {
     let full = (trace.end_ns - trace.start_ns).max(1) as f64;
-    ((busy.1 - busy.0) as f64) < 0.5 * full
+    ((busy.1 - busy.0) as f64) < 0.2 * full
 }
 
 #[cfg(test)]
@@ -92,9 +108,9 @@ mod tests {
         v.push((3_600_000_000_000, 10));
         let tr = trace_with(&v);
         let (t0, t1) = busy_range(&tr).unwrap();
-        assert!(t0 <= 1_000, "{t0}");
+        assert!(t0 <= 200_000, "{t0}");
         assert!(t1 <= 1_000_000, "{t1}");
-        assert!(t1 >= 990_000, "{t1}");
+        assert!(t1 >= 900_000, "{t1}");
         assert!(busy_is_narrow(&tr, (t0, t1)));
     }
 
@@ -109,11 +125,25 @@ mod tests {
     }
 
     #[test]
-    fn evenly_spread_events_keep_the_whole_range() {
-        let v: Vec<(i64, i64)> = (0..100).map(|i| (i * 1_000, 500)).collect();
+    fn work_at_the_end_of_a_long_wait() {
+        // an NTFF-like capture: a few events at 0, waits spanning the capture, the work in its
+        // last 2 %
+        let mut v: Vec<(i64, i64)> = vec![(0, 1_880_000), (0, 1_880_000)];
+        v.extend((0..86).map(|i| (i * 50, 10)));
+        v.extend((0..300).map(|i| (1_840_000 + i * 100, 80)));
         let tr = trace_with(&v);
         let (t0, t1) = busy_range(&tr).unwrap();
-        assert_eq!((t0, t1), (0, 99_500));
+        assert_eq!(t0, 1_840_000);
+        assert!(t1 >= 1_840_000 + 299 * 100 + 80 && t1 < 1_880_000, "{t1}");
+        assert!(busy_is_narrow(&tr, (t0, t1)));
+    }
+
+    #[test]
+    fn evenly_spread_events_keep_the_whole_range() {
+        let v: Vec<(i64, i64)> = (0..1000).map(|i| (i * 1_000, 500)).collect();
+        let tr = trace_with(&v);
+        let (t0, t1) = busy_range(&tr).unwrap();
+        assert_eq!((t0, t1), (0, 999_500));
         assert!(!busy_is_narrow(&tr, (t0, t1)));
     }
 }
