@@ -66,9 +66,6 @@ pub struct TraceData {
     pub is_demo: bool,
     /// Timings of the load, for the status line and benchmarks.
     pub load_ms: f64,
-    /// Per track: a Stream track of a Device group with framework-operator categories (Neuron
-    /// instructions), whose slices are coloured by category instead of name.
-    pub by_operator: Vec<bool>,
     /// Prefix sums for window summaries (current selection, box selection, overall).
     pub window_index: loupe_core::analysis::summary::WindowIndex,
     /// Lookups for "Colour by" (operator ancestors, duration scale).
@@ -85,18 +82,6 @@ impl TraceData {
         let color_of_str = (0..trace.strings.len())
             .map(|i| palette_index(trace.strings.get(loupe_core::StrId(i as u32))) as u8)
             .collect();
-        let by_operator = trace
-            .tracks
-            .iter()
-            .map(|t| {
-                t.kind == loupe_core::model::TrackKind::Stream
-                    && trace
-                        .groups
-                        .get(t.group.0 as usize)
-                        .is_some_and(|g| g.kind == loupe_core::model::GroupKind::Device)
-                    && t.slices.category.iter().any(|&c| !trace.str(c).is_empty())
-            })
-            .collect();
         let window_index = loupe_core::analysis::summary::WindowIndex::build(&trace);
         let colours = crate::canvas::colour::ColourIndex::build(&trace);
         let zero_counters = loupe_core::rows::zero_counters(&trace);
@@ -107,24 +92,11 @@ impl TraceData {
             source_label,
             is_demo,
             load_ms,
-            by_operator,
             window_index,
             colours,
             zero_counters,
             busy,
         }
-    }
-    /// Palette index of slice `i` of track `tid`: by operator (category) on instruction tracks
-    /// when it has one, else by name.
-    pub fn slice_color(&self, tid: TrackId, i: usize) -> usize {
-        let cols = &self.trace.track(tid).slices;
-        if self.by_operator.get(tid.0 as usize).copied().unwrap_or(false) {
-            let c = cols.category[i];
-            if !self.trace.str(c).is_empty() {
-                return self.color_index(c);
-            }
-        }
-        self.color_index(cols.name[i])
     }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {
         self.color_of_str.get(s.0 as usize).copied().unwrap_or(0) as usize

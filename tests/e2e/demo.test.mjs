@@ -100,7 +100,8 @@ test('demo: hover tooltip, click details, drag-zoom, keys', async () => {
   await page.setViewportSize({ width: 1400, height: 420 });
   await page.waitForFunction(() => window.__loupe.heightPx < 400);
   before = await loupe(page);
-  await page.mouse.move(box.x + 300, box.y + 200);
+  const small = await page.getByTestId('timeline').boundingBox();
+  await page.mouse.move(small.x + 300, small.y + small.height / 2);
   await page.mouse.wheel(0, 200);
   await nextFrame(page, before);
   after = await loupe(page);

@@ -72,6 +72,68 @@ test('NTFF: summary, search paging, selection summary follows the zoom', async (
   await context.close();
 });
 
+test('NTFF device view: sections, folded zero counters, colour legend, filter, box selection, key help', async (t) => {
+  if (!NTFF) { t.skip(`no NTFF samples in ${DIR}`); return; }
+  const { page, errors, context } = await openApp(env, { width: 1500, height: 900 });
+  await load(page, NTFF);
+  // sections: the engines first, the activity counters right under them
+  const sections = await page.locator('.tl-section').evaluateAll((els) => els.map((e) => e.dataset.section));
+  assert.ok(sections.length >= 2, `sections: ${sections}`);
+  assert.equal(sections[0], 'Engines');
+  if (sections.includes('Activity')) assert.equal(sections[1], 'Activity', `order: ${sections}`);
+  // all-zero counters are folded away, and can be shown
+  const rowsBefore = await page.locator('.tl-row').count();
+  const zero = page.getByTestId('toggle-zero');
+  if (await zero.count()) {
+    const n = Number((await zero.textContent()).match(/\d+/)[0]);
+    assert.ok(n > 0);
+    await zero.click();
+    await page.waitForFunction((b) => document.querySelectorAll('.tl-row').length > b, rowsBefore);
+    await page.getByTestId('toggle-zero').click();
+    await page.waitForFunction((b) => document.querySelectorAll('.tl-row').length === b, rowsBefore);
+  }
+  // collapse the engines section, expand it again
+  await page.locator('.tl-section[data-section=Engines] .tl-toggle').first().click();
+  await page.waitForFunction((b) => document.querySelectorAll('.tl-row').length < b, rowsBefore);
+  await page.locator('.tl-section[data-section=Engines] .tl-toggle').first().click();
+  await page.waitForFunction((b) => document.querySelectorAll('.tl-row').length === b, rowsBefore);
+  // colour by opcode: the legend lists opcodes
+  await page.getByTestId('colour-by').selectOption('opcode');
+  await page.waitForFunction(() => document.querySelector('[data-testid=colour-legend]')?.dataset.colourBy === 'opcode');
+  const legend = await page.locator('[data-testid=colour-legend] .legend-item').count();
+  assert.ok(legend >= 2, `legend entries: ${legend}`);
+  await shot(page, 'device-view-opcode.png');
+  // track filter
+  await page.getByTestId('track-filter').fill('Tensor');
+  await page.waitForFunction((b) => document.querySelectorAll('.tl-row').length < b, rowsBefore);
+  const names = await page.locator('.tl-track .tl-name').allTextContents();
+  assert.ok(names.length > 0 && names.every((n) => /tensor/i.test(n)), `filtered: ${names}`);
+  await page.getByTestId('track-filter').fill('');
+  // zoom to data, then shift+drag a box over the first tracks
+  await page.getByTestId('zoom-to-data').click();
+  const box = await page.getByTestId('timeline').boundingBox();
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + 200, box.y + 60);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 700, box.y + 260, { steps: 6 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  const boxSel = page.getByTestId('box-selection');
+  await boxSel.waitFor({ timeout: 10000 });
+  assert.match(await page.getByTestId('box-count').textContent(), /\d+ events/);
+  await shot(page, 'device-view-box.png');
+  // ? opens the key help, Esc closes it
+  await page.getByTestId('timeline').focus();
+  await page.keyboard.press('?');
+  await page.getByTestId('help-panel').waitFor();
+  assert.match(await page.getByTestId('help-panel').textContent(), /Shift \+ drag/);
+  await shot(page, 'help.png');
+  await page.keyboard.press('Escape');
+  await page.getByTestId('help-panel').waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('layouts: remove, save, reload, load back; drag a tab to another slot', async () => {
   const { page, errors, context } = await openApp(env, { width: 1400, height: 860 });
   // remove the Search widget, save as "mine"

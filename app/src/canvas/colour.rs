@@ -89,15 +89,15 @@ pub fn key_of(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> ColourKey 
         }
     };
     match by {
-        ColourBy::Auto => {
-            if d.by_operator.get(tid.idx()).copied().unwrap_or(false)
-                && !d.trace.str(cols.category[i]).is_empty()
-            {
-                ColourKey::Str(cols.category[i])
-            } else {
-                ColourKey::Str(cols.name[i])
-            }
-        }
+        // instructions by their framework operator (else opcode), everything else by name
+        ColourBy::Auto => match (t.role, cols.domain.as_ref()) {
+            (TrackRole::Engine(_), Some(dom)) => match op_name(&d.colours.op_framework) {
+                ColourKey::None if !d.trace.str(dom.opcode[i]).is_empty() => ColourKey::Str(dom.opcode[i]),
+                ColourKey::None => ColourKey::Str(cols.name[i]),
+                k => k,
+            },
+            _ => ColourKey::Str(cols.name[i]),
+        },
         ColourBy::Name => ColourKey::Str(cols.name[i]),
         ColourBy::Category => non_empty(cols.category[i]),
         ColourBy::Opcode => cols.domain.as_ref().map_or(ColourKey::None, |dom| non_empty(dom.opcode[i])),
@@ -135,9 +135,6 @@ pub fn palette_of(d: &TraceData, key: ColourKey) -> usize {
 
 /// The palette index of slice `i` of track `tid` under `by`.
 pub fn slice_colour(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> usize {
-    if by == ColourBy::Auto {
-        return d.slice_color(tid, i);
-    }
     palette_of(d, key_of(d, by, tid, i))
 }
 
