@@ -129,8 +129,22 @@ impl TraceBuilder {
             tracks: Vec::new(),
             counters: Vec::new(),
             device: None,
+            source_file: None,
         });
         id
+    }
+    /// The input file a group was read from ([`Group::source_file`]).
+    pub fn set_group_source_file(&mut self, g: GroupId, file_name: &str) {
+        let file = self.intern(file_name);
+        if let Some(gr) = self.groups.get_mut(g.idx()) {
+            gr.source_file = Some(file);
+        }
+    }
+    pub fn group_source_file(&self, g: GroupId) -> Option<StrId> {
+        self.groups.get(g.idx()).and_then(|gr| gr.source_file)
+    }
+    pub fn group_name(&self, g: GroupId) -> StrId {
+        self.groups.get(g.idx()).map_or(StrId::EMPTY, |gr| gr.name)
     }
     pub fn set_group_name(&mut self, g: GroupId, name: &str) {
         let name = self.intern(name);

@@ -88,6 +88,9 @@ pub struct Group {
     pub counters: Vec<CounterId>,
     /// Device facts (execution time, instance type, …) of a device profile, when known.
     pub device: Option<DeviceInfo>,
+    /// The input file the group was read from (its name as given to `import_files`, after
+    /// container unwrapping), when known.
+    pub source_file: Option<StrId>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]
