@@ -11,6 +11,11 @@
 //! Multi-file formats (one Parquet file per table): `import_files` groups the files by the
 //! importer that claimed them and first offers each importer its whole group through
 //! [`Importer::import_group`]; an importer that does not implement it gets its files one by one.
+//!
+//! Several files: every group records the file it was read from ([`crate::model::Group::source_file`]);
+//! only when more than one file produced groups does the group's name also say it (`nc0 — a.ntff`).
+//! An NTFF dropped with its own neuron-profile JSON export loads as one profile: the NTFF's
+//! timeline, plus the export's tables as metadata ([`neuron_json::import_own_export`]).
 
 pub mod chrome;
 pub mod container;
@@ -164,6 +169,91 @@ pub fn import_bytes(
 struct Pending<'a> {
     file: InputFile<'a>,
     candidates: Vec<&'static dyn Importer>,
+    /// A neuron-profile JSON export dropped with the NTFF it was made from: (that NTFF's name,
+    /// why they match). Read for metadata only ([`neuron_json::import_own_export`]).
+    own_export_of: Option<(String, String)>,
+}
+
+/// Separator between a group's name and its file, when several files produced groups.
+pub const GROUP_FILE_SEPARATOR: &str = " — ";
+
+/// For each file, the NTFF whose own neuron-profile JSON export it is (see
+/// [`neuron_json::ExportIdentity::same_capture`] for the definition): `(ntff name, why)`. Each
+/// NTFF claims at most one export. Costs nothing unless NTFFs and JSON exports are dropped
+/// together; then the NTFF headers and the exports' identity tables are read once more.
+fn own_exports(files: &[(&str, &[u8], &'static dyn Importer)]) -> Vec<Option<(String, String)>> {
+    let mut out = vec![None; files.len()];
+    let ntffs: Vec<(&str, neuron_binary::NtffIdentity)> = files
+        .iter()
+        .filter(|(_, _, imp)| imp.name() == neuron_binary::NeuronBinary.name())
+        .filter_map(|(name, bytes, _)| Some((*name, neuron_binary::ntff_identity(bytes)?)))
+        .collect();
+    if ntffs.is_empty() {
+        return out;
+    }
+    let mut claimed = vec![false; ntffs.len()];
+    for (i, (_, bytes, imp)) in files.iter().enumerate() {
+        if imp.name() != neuron_json::NAME {
+            continue;
+        }
+        let Some(id) = neuron_json::export_identity(bytes) else { continue };
+        for (k, (ntff_name, t)) in ntffs.iter().enumerate() {
+            if claimed[k] {
+                continue;
+            }
+            if let Ok(why) = id.same_capture(t) {
+                claimed[k] = true;
+                out[i] = Some((ntff_name.to_string(), why));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Record the file (or files) the groups `first..` came from, for those the importer did not
+/// tag itself: one file → its name; several (a multi-file format) → their common folder, else
+/// the first name and how many more.
+fn tag_groups(b: &mut TraceBuilder, first: usize, names: &[&str]) {
+    if first >= b.group_count() || names.is_empty() {
+        return;
+    }
+    let label = if names.len() == 1 {
+        names[0].to_string()
+    } else {
+        let dir = |n: &str| n.rfind(['/', '\\']).map(|i| n[..i].to_string());
+        match dir(names[0]) {
+            Some(d) if !d.is_empty() && names.iter().all(|n| dir(n).as_deref() == Some(d.as_str())) => d,
+            _ => format!("{} (+{} files)", names[0], names.len() - 1),
+        }
+    };
+    for g in first..b.group_count() {
+        let g = crate::model::GroupId(g as u32);
+        if b.group_source_file(g).is_none() {
+            b.set_group_source_file(g, &label);
+        }
+    }
+}
+
+/// When more than one input file produced groups, add the file's name to each group's name
+/// (`nc0 — profile.ntff`); one file keeps the names as they are.
+fn name_groups_by_file(b: &mut TraceBuilder) {
+    let ids: Vec<crate::model::GroupId> = (0..b.group_count() as u32).map(crate::model::GroupId).collect();
+    let mut files: Vec<crate::strings::StrId> = ids.iter().filter_map(|&g| b.group_source_file(g)).collect();
+    files.sort_unstable();
+    files.dedup();
+    if files.len() < 2 {
+        return;
+    }
+    for g in ids {
+        let Some(f) = b.group_source_file(g) else { continue };
+        let file = b.string(f);
+        let file = file.trim_end_matches(['/', '\\']);
+        let file = file.rsplit(['/', '\\']).next().unwrap_or(file).to_string();
+        let name = b.string(b.group_name(g)).to_string();
+        let name = if name.is_empty() { file } else { format!("{name}{GROUP_FILE_SEPARATOR}{file}") };
+        b.set_group_name(g, &name);
+    }
 }
 
 /// Import several files into one trace (e.g. a NEFF and its NTFF, or several Parquet tables).
@@ -179,14 +269,24 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
     }
     // group the files by the importer that claims them first (first-appearance order of
     // importers, file order within a group), so a multi-file format sees all its files at once
-    let mut groups: Vec<(&'static dyn Importer, Vec<Pending<'_>>)> = Vec::new();
+    let mut sniffed: Vec<(&str, &[u8], Vec<&'static dyn Importer>)> = Vec::new();
     for (name, bytes) in &unwrapped {
         crate::limits::check_json_size(bytes, crate::limits::MAX_JSON_INPUT_BYTES)?;
         let candidates = candidates(name, bytes);
-        let Some(&imp) = candidates.first() else {
+        if candidates.is_empty() {
             return Err(diagnose_unknown(name, bytes, &notes));
-        };
-        let p = Pending { file: InputFile { name, bytes }, candidates };
+        }
+        sniffed.push((name, bytes, candidates));
+    }
+    // an NTFF dropped with its own JSON export is one profile, not two
+    let firsts: Vec<(&str, &[u8], &'static dyn Importer)> =
+        sniffed.iter().map(|(n, b, c)| (*n, *b, c[0])).collect();
+    let mut own = own_exports(&firsts).into_iter();
+    let mut groups: Vec<(&'static dyn Importer, Vec<Pending<'_>>)> = Vec::new();
+    for (name, bytes, candidates) in sniffed {
+        let imp = candidates[0];
+        let own_export_of = own.next().flatten();
+        let p = Pending { file: InputFile { name, bytes }, candidates, own_export_of };
         match groups.iter_mut().find(|(i, _)| i.name() == imp.name()) {
             Some((_, ps)) => ps.push(p),
             None => groups.push((imp, vec![p])),
@@ -198,13 +298,25 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
     }
     let mut formats: Vec<String> = Vec::new();
     for (imp, pending) in &groups {
+        for p in pending {
+            if let Some((ntff, why)) = &p.own_export_of {
+                neuron_json::import_own_export(&p.file, ntff, why, &mut b, progress)?;
+            }
+        }
+        let pending: Vec<&Pending<'_>> = pending.iter().filter(|p| p.own_export_of.is_none()).collect();
+        if pending.is_empty() {
+            continue;
+        }
         let files: Vec<InputFile<'_>> =
             pending.iter().map(|p| InputFile { name: p.file.name, bytes: p.file.bytes }).collect();
+        let first_group = b.group_count();
         let grouped = match imp.import_group(&files, &mut b, progress) {
             Some(Err(ImportError::NotMine(_))) => false,
             Some(r) => {
                 r?;
                 push_format(&mut b, &mut formats, *imp);
+                let names: Vec<&str> = files.iter().map(|f| f.name).collect();
+                tag_groups(&mut b, first_group, &names);
                 true
             }
             None => false,
@@ -215,6 +327,7 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
         // one by one: a file its first importer refuses falls through to the next candidate
         for p in pending {
             let mut refused = None;
+            let first_group = b.group_count();
             for imp in &p.candidates {
                 match imp.import(&p.file, &mut b, progress) {
                     Ok(()) => {
@@ -229,8 +342,10 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
             if refused.is_some() {
                 return Err(diagnose_unknown(p.file.name, p.file.bytes, &notes));
             }
+            tag_groups(&mut b, first_group, &[p.file.name]);
         }
     }
+    name_groups_by_file(&mut b);
     formats.dedup();
     b.set_format(&formats.join("+"));
     Ok(b.finish())

@@ -8,11 +8,42 @@ use super::neuron_device::{
     INSTRUCTION_ARG_ORDER,
 };
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, CounterRole, DeviceInfo, DmaQueueType, SliceDomain, TraceBuilder};
+use crate::model::{ArgValue, CounterRole, DeviceInfo, DmaQueueType, GroupId, SliceDomain, TraceBuilder};
 use crate::neuron::{correlate, neff, ntff};
 use crate::strings::StrId;
 
 pub struct NeuronBinary;
+
+/// Warning kind: the NEFF dropped with an NTFF is not the one the NTFF was captured from.
+pub const NEFF_UUID_MISMATCH: &str = "neff_uuid_mismatch";
+
+/// What identifies one NTFF capture, read from its header and metadata protobuf only (no
+/// record decoding), to recognise the capture's own neuron-profile JSON export
+/// ([`super::neuron_json::ExportIdentity`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NtffIdentity {
+    pub version: u8,
+    /// `/1`: the NEFF path given at capture (the export's `profile_info.neff_name`).
+    pub neff_path: String,
+    /// Lower-case hex of the NEFF UUID (fewer than 32 digits when the NTFF's copy is truncated).
+    pub uuid_hex: String,
+    /// `/4/4/1/14`: execution time in picoseconds (the export's `summary.total_time` in s); 0 = absent.
+    pub execution_time_ps: u64,
+}
+
+/// [`NtffIdentity`] of an NTFF file, `None` when the header or the metadata cannot be read.
+pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
+    use crate::neuron::protowire::Message;
+    if !is_ntff_like(&bytes[..bytes.len().min(super::SNIFF_BYTES)]) {
+        return None;
+    }
+    let h = ntff::Header::read(bytes)?;
+    let meta = bytes.get(ntff::HEADER_LEN..h.record_area_offset() as usize)?;
+    let root = Message::new(meta);
+    let uuid_hex = root.bytes_of(2).iter().take(16).map(|b| format!("{b:02x}")).collect();
+    let execution_time_ps = root.message(4).message(4).message(1).u64(14);
+    Some(NtffIdentity { version: h.version, neff_path: root.string(1), uuid_hex, execution_time_ps })
+}
 
 /// NTFF by structure on a prefix (the metadata length is checked against the whole file by
 /// `ntff::parse`): a plausible version byte, zero bytes 4..8, zero padding 0x10..0x80 and the
@@ -119,7 +150,28 @@ fn import_pair(
             .iter()
             .find(|n| !uuid.is_empty() && n.header.uuid.starts_with(&uuid))
             .or(if neffs.len() == 1 { neffs.first() } else { None });
+        // a NEFF that is not the one the NTFF was captured from: a trace warning too (the
+        // correlation report has the same note), so the timeline's banner and `summary` show it
+        if let Some(n) = neff {
+            if let Some(m) = correlate::uuid_mismatch(&t, n) {
+                b.warn(NEFF_UUID_MISMATCH, || format!("'{}': {m}", f.name));
+            }
+        } else if !neffs.is_empty() {
+            let loaded: Vec<&str> = neffs.iter().map(|n| n.header.uuid.as_str()).collect();
+            b.warn(NEFF_UUID_MISMATCH, || {
+                format!(
+                    "'{}' was captured from NEFF {uuid}; none of the loaded NEFFs ({}) has that UUID, \
+                     so its events are not correlated",
+                    f.name,
+                    loaded.join(", ")
+                )
+            });
+        }
+        let first_group = b.group_count();
         add_ntff(&t, neff, f.name, b);
+        for g in first_group..b.group_count() {
+            b.set_group_source_file(GroupId(g as u32), f.name);
+        }
         done += f.bytes.len() as u64;
     }
     if let Some(n) = neffs.first() {

@@ -186,12 +186,160 @@ impl Importer for NeuronJson {
         if !progress.report(total / 2, total) {
             return Err(ImportError::Cancelled);
         }
-        Conv::new(b, &top, file.name).run(&top);
+        Conv::new(b, &top).run(&top);
         if !progress.report(total, total) {
             return Err(ImportError::Cancelled);
         }
         Ok(())
     }
+}
+
+/// What identifies the capture a neuron-profile JSON export was made from (its `neff_header`,
+/// `profile_info`, `metadata` and `summary` tables), to recognise an NTFF's own export when both
+/// are dropped together ([`ExportIdentity::same_capture`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportIdentity {
+    /// `neff_header.uuid`, lower-case hex.
+    pub uuid: String,
+    /// `profile_info.neff_name`: the NEFF path given to the capture.
+    pub neff_name: String,
+    /// `profile_info.ntff_filename`: the NTFF path given to `neuron-profile view` (informational:
+    /// files get renamed and moved, so it does not decide).
+    pub ntff_filename: String,
+    /// `metadata.ntff_version`.
+    pub ntff_version: Option<i64>,
+    /// `summary.total_time` (seconds, printed to the ps) in picoseconds.
+    pub total_time_ps: Option<u64>,
+}
+
+impl ExportIdentity {
+    /// Whether this export was made from the NTFF capture `ntff`; `Ok(why)` or `Err(why not)`.
+    ///
+    /// Definition: the same NEFF (UUID equal; on the NTFF's recoverable prefix when its copy is
+    /// truncated) **and** the same execution (the export's `summary.total_time` equals the NTFF's
+    /// recorded execution time, `/4/4/1/14` in ps, within 1 ps or 1e-9 relative for the decimal
+    /// printing), with no contradiction in the other recorded facts (`metadata.ntff_version`,
+    /// `profile_info.neff_name` = the NTFF's NEFF path, when both sides have them). The UUID alone
+    /// is not enough: every capture of one NEFF shares it; the execution time to the picosecond
+    /// is what tells two captures of one NEFF apart.
+    pub fn same_capture(&self, ntff: &super::neuron_binary::NtffIdentity) -> Result<String, String> {
+        let t = &ntff.uuid_hex;
+        if self.uuid.is_empty() || t.is_empty() {
+            return Err("no NEFF UUID to compare".into());
+        }
+        let same_neff = if t.len() < 32 { self.uuid.starts_with(t.as_str()) } else { &self.uuid == t };
+        if !same_neff {
+            return Err(format!("NEFF UUID {} ≠ {t}", self.uuid));
+        }
+        let Some(total) = self.total_time_ps.filter(|_| ntff.execution_time_ps > 0) else {
+            return Err("no execution time on both sides to compare".into());
+        };
+        let diff = total.abs_diff(ntff.execution_time_ps);
+        if diff > 1 && diff as f64 > ntff.execution_time_ps as f64 * 1e-9 {
+            return Err(format!("execution time {total} ps ≠ {} ps", ntff.execution_time_ps));
+        }
+        if self.ntff_version.is_some_and(|v| v != ntff.version as i64) {
+            return Err(format!("ntff_version {:?} ≠ {}", self.ntff_version, ntff.version));
+        }
+        if !self.neff_name.is_empty() && !ntff.neff_path.is_empty() && self.neff_name != ntff.neff_path {
+            return Err(format!("NEFF path '{}' ≠ '{}'", self.neff_name, ntff.neff_path));
+        }
+        Ok(format!("same NEFF UUID {} and execution time {} ps", self.uuid, ntff.execution_time_ps))
+    }
+}
+
+/// [`ExportIdentity`] of a neuron-profile JSON export, read in one pass that keeps only the four
+/// small identity tables (every other value is skipped without being built). `None` when the
+/// text is not a JSON object or has no `neff_header.uuid`.
+pub fn export_identity(bytes: &[u8]) -> Option<ExportIdentity> {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+    const KEYS: [&str; 4] = ["neff_header", "profile_info", "metadata", "summary"];
+    struct Seed<'k>(&'k mut Map<String, Value>);
+    impl<'de> DeserializeSeed<'de> for Seed<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Seed<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(k) = map.next_key::<String>()? {
+                if KEYS.contains(&k.as_str()) {
+                    let v = map.next_value::<Value>()?;
+                    self.0.insert(k, v);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut top = Map::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    Seed(&mut top).deserialize(&mut de).ok()?;
+    let text =
+        |table: &str, k: &str| first_record(&top, table).map_or("", |r| str_of(r, k)).trim().to_string();
+    let uuid = text("neff_header", "uuid").to_ascii_lowercase();
+    if uuid.is_empty() {
+        return None;
+    }
+    let total_time_ps = first_record(&top, "summary")
+        .and_then(|r| r.get("total_time"))
+        .and_then(num_of)
+        .filter(|t| t.is_finite() && *t > 0.0 && *t < 1.0e6)
+        .map(|t| (t * 1e12).round() as u64);
+    Some(ExportIdentity {
+        uuid,
+        neff_name: text("profile_info", "neff_name"),
+        ntff_filename: text("profile_info", "ntff_filename"),
+        ntff_version: first_record(&top, "metadata").and_then(|r| r.get("ntff_version")).and_then(int_of),
+        total_time_ps,
+    })
+}
+
+/// Warning kind: a JSON export dropped with the NTFF it was made from, read for metadata only.
+pub const OWN_EXPORT_OF_NTFF: &str = "neuron_json_export_of_ntff";
+
+/// Read `file`, the neuron-profile JSON export of the NTFF `ntff_name` dropped with it, for what
+/// the NTFF lacks only: the export's tables (NEFF header, NEFF nodes, DMA queue info, profile
+/// info, layer summary, memory usage, the tool's warnings, …) as metadata. Its timeline is not
+/// imported a second time (the NTFF's is exact), and its `summary` stays a `neuron.summary`
+/// record without `summary.<key>` entries, so the device summary is still computed from the
+/// NTFF. Adds a [`OWN_EXPORT_OF_NTFF`] warning saying so.
+pub fn import_own_export(
+    file: &InputFile<'_>,
+    ntff_name: &str,
+    why: &str,
+    b: &mut TraceBuilder,
+    progress: &mut dyn Progress,
+) -> Result<(), ImportError> {
+    let total = file.bytes.len() as u64;
+    let v: Value = serde_json::from_slice(file.bytes).map_err(|e| ImportError::Malformed {
+        format: NAME,
+        offset: line_col_offset(file.bytes, e.line(), e.column()),
+        message: format!("invalid JSON: {e}"),
+    })?;
+    let Value::Object(top) = v else { return Err(ImportError::NotMine(NAME)) };
+    if !progress.report(total, total) {
+        return Err(ImportError::Cancelled);
+    }
+    b.warn(OWN_EXPORT_OF_NTFF, || {
+        format!(
+            "'{}' is the neuron-profile JSON export of '{ntff_name}' ({why}): the NTFF's timeline is \
+             shown once, the export adds only its tables as metadata",
+            file.name
+        )
+    });
+    b.add_metadata("neuron.format", format!("neuron-profile JSON export of {ntff_name} (metadata only)"));
+    b.add_metadata("neuron.export_file", file.name.to_string());
+    let flatten: Vec<&str> = FLATTEN_KEYS.iter().copied().filter(|k| *k != "summary").collect();
+    Conv { b, devices: Devices::new(String::new(), false) }.export_tables(&top, &flatten);
+    Ok(())
 }
 
 /// The top-level keys of a JSON object text, as far as it parses.
@@ -337,20 +485,16 @@ struct Conv<'b> {
 }
 
 impl<'b> Conv<'b> {
-    fn new(b: &'b mut TraceBuilder, top: &Map<String, Value>, file_name: &str) -> Self {
+    fn new(b: &'b mut TraceBuilder, top: &Map<String, Value>) -> Self {
         let info = first_record(top, "model_info").or_else(|| first_record(top, "summary"));
         let nc = info.and_then(|r| r.get("nc_idx")).and_then(int_of);
         let nd = info.and_then(|r| r.get("nd_idx")).and_then(int_of);
-        let mut name = match (nd, nc) {
+        // several files in one view are told apart by `import_files` (the group's source file)
+        let name = match (nd, nc) {
             (Some(nd), Some(nc)) => format!("NeuronCore nd{nd}:nc{nc}"),
             (None, Some(nc)) => format!("NeuronCore nc{nc}"),
             _ => "NeuronCore".to_string(),
         };
-        if b.group_count() > 0 {
-            // several exports in one view: tell them apart by file
-            let stem = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
-            name = format!("{name} · {stem}");
-        }
         let multi = first_record(top, "metadata")
             .and_then(|m| m.get("num_physical_cores"))
             .and_then(int_of)
@@ -786,6 +930,13 @@ impl<'b> Conv<'b> {
 
     fn metadata(&mut self, top: &Map<String, Value>) {
         self.b.add_metadata("neuron.format", "neuron-profile JSON export");
+        self.export_tables(top, FLATTEN_KEYS);
+    }
+
+    /// The export's non-timeline tables as metadata (`neuron.<key>` compact JSON, the timeline
+    /// tables' row counts, `<key>.<field>` scalars of the single-record keys in `flatten`, the
+    /// export's own warnings).
+    fn export_tables(&mut self, top: &Map<String, Value>, flatten: &[&str]) {
         for (k, v) in top {
             if TIMELINE_KEYS.contains(&k.as_str()) {
                 let n = v.as_array().map_or(0, Vec::len);
@@ -797,7 +948,7 @@ impl<'b> Conv<'b> {
             let text = neuron_device::capped_json(self.b, &key, text);
             self.b.add_metadata(key, text);
         }
-        for k in FLATTEN_KEYS {
+        for k in flatten {
             let Some(r) = first_record(top, k) else { continue };
             for (f, v) in r {
                 if let Some(t) = scalar_text(v) {

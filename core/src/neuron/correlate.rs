@@ -47,6 +47,17 @@ pub fn uuid_notes(ntff: &Ntff, neff: &Neff) -> (bool, Vec<String>) {
     (matches, notes)
 }
 
+/// The mismatch message when the NTFF was captured from another NEFF than `neff` (None when the
+/// UUIDs agree, on the recoverable prefix when the NTFF's copy is truncated). The same text is a
+/// note of the correlation report and the example of the `neff_uuid_mismatch` trace warning.
+pub fn uuid_mismatch(ntff: &Ntff, neff: &Neff) -> Option<String> {
+    let (matches, notes) = uuid_notes(ntff, neff);
+    if matches {
+        return None;
+    }
+    notes.into_iter().find(|n| n.starts_with("UUID mismatch"))
+}
+
 /// Correlate every instruction of `ntff` with `neff`. `out[i]` belongs to `ntff.instructions[i]`.
 pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Vec<Correlated>, CorrelationReport) {
     let mut reached = [0u64; LEVELS.len()];
