@@ -282,6 +282,7 @@ pub fn export_identity(bytes: &[u8]) -> Option<ExportIdentity> {
     let mut top = Map::new();
     let mut de = serde_json::Deserializer::from_slice(bytes);
     Seed(&mut top).deserialize(&mut de).ok()?;
+    de.end().ok()?;
     let text =
         |table: &str, k: &str| first_record(&top, table).map_or("", |r| str_of(r, k)).trim().to_string();
     let uuid = text("neff_header", "uuid").to_ascii_lowercase();
