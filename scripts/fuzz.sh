@@ -42,7 +42,7 @@ pick() {
   for f in $( (cd "$SAMPLES" && find "$@" -maxdepth 0 -type f -size -2M -printf '%s %p\n' 2>/dev/null) | sort -n | awk '{print $2}'); do
     cp "$SAMPLES/$f" "$SEEDS/$target/$(echo "$f" | tr '/' '_')"
     n=$((n + 1))
-    [ "$n" -ge "$max" ] && break
+    if [ "$n" -ge "$max" ]; then break; fi
   done
   return 0
 }
@@ -65,7 +65,7 @@ EOF
 
 for t in $TARGETS; do
   mkdir -p "$SEEDS/$t"
-  [ -d "core/fuzz/seeds/$t" ] && cp core/fuzz/seeds/"$t"/* "$SEEDS/$t/"
+  if [ -d "core/fuzz/seeds/$t" ]; then cp core/fuzz/seeds/"$t"/* "$SEEDS/$t/"; fi
 done
 if [ -d "$SAMPLES" ]; then
   (
@@ -79,7 +79,7 @@ if [ -d "$SAMPLES" ]; then
       [ -f "$f" ] || continue
       shrink_json "$f" "$SEEDS/import_neuron_json/$(basename "$f" .json).small.json"
       n=$((n + 1))
-      [ "$n" -ge 3 ] && break
+      if [ "$n" -ge 3 ]; then break; fi
     done
   )
 else

@@ -7,6 +7,8 @@
 
 use loupe_core::import::{import_bytes, NoProgress};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Once;
 
 const TARGETS: [&str; 5] =
     ["import_chrome", "import_neff", "import_ntff", "import_neuron_json", "import_parquet"];
@@ -56,14 +58,34 @@ fn cases(target: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Panics seen by the hook, caught or not: natively the Parquet importer turns a panic inside the
+/// crate into an error (`catch_unwind`), but in the browser's wasm worker a panic aborts, so a
+/// caught panic still fails these tests.
+static PANICS: AtomicUsize = AtomicUsize::new(0);
+
+fn count_panics() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS.fetch_add(1, Ordering::SeqCst);
+            default(info);
+        }));
+    });
+}
+
 #[test]
 fn fuzz_regressions_load_or_fail_cleanly() {
+    count_panics();
     let mut n = 0;
     for target in TARGETS {
         for path in cases(target) {
             let data = std::fs::read(&path).expect("read a regression input");
             for (name, bytes) in imports_of(target, &data) {
-                match import_bytes(name, &bytes, &mut NoProgress) {
+                let before = PANICS.load(Ordering::SeqCst);
+                let result = import_bytes(name, &bytes, &mut NoProgress);
+                assert_eq!(PANICS.load(Ordering::SeqCst), before, "{}: panicked (caught)", path.display());
+                match result {
                     Ok(trace) => {
                         if let Err(e) = trace.validate() {
                             panic!("{}: {e}", path.display());
@@ -92,4 +114,31 @@ fn every_fuzz_target_is_covered() {
         .filter(|n| n.starts_with("import_"))
         .collect();
     assert_eq!(declared, TARGETS, "keep TARGETS and imports_of in step with core/fuzz");
+}
+
+/// The synthetic Parquet seeds (`core/fuzz/seeds/import_parquet`, written by `core/fuzz/seedgen`)
+/// are valid tables: they load, so the page checks that guard the crate do not refuse real files
+/// (PLAIN and dictionary strings, optional columns, several row groups and codecs).
+#[test]
+fn parquet_seeds_load() {
+    count_panics();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/import_parquet");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).expect("core/fuzz/seeds/import_parquet") {
+        let path = entry.expect("a seed").path();
+        let name = path.file_name().and_then(|n| n.to_str()).expect("a file name").to_string();
+        let bytes = std::fs::read(&path).expect("read a seed");
+        let before = PANICS.load(Ordering::SeqCst);
+        let trace = match import_bytes(&name, &bytes, &mut NoProgress) {
+            Ok(t) => t,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        assert_eq!(PANICS.load(Ordering::SeqCst), before, "{name}: panicked (caught)");
+        trace.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        if name.starts_with("instruction") {
+            assert_eq!(trace.slice_count(), 6, "{name}");
+        }
+        n += 1;
+    }
+    assert!(n >= 7, "{n} seeds");
 }

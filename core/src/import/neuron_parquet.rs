@@ -455,19 +455,38 @@ fn check_chunks(
     Ok(())
 }
 
-/// Passes a column chunk's pages through, refusing a dictionary-encoded data page that no
-/// dictionary page preceded: the crate's decoder `expect`s the dictionary (a panic, an abort
-/// of the worker in wasm).
+/// Passes a column chunk's pages through, refusing what the crate's decoders would panic on (a
+/// panic is an abort of the worker in wasm): a dictionary-encoded data page that no dictionary
+/// page preceded (the decoder `expect`s the dictionary), and, in a BYTE_ARRAY column, PLAIN
+/// values whose 4-byte length prefixes run past the page (the crate slices the prefix without a
+/// bounds check: found by the `import_parquet` fuzz target).
 struct CheckedPages {
     inner: Box<dyn PageReader>,
     dictionary: bool,
+    /// The column is BYTE_ARRAY (its PLAIN values are length-prefixed).
+    byte_array: bool,
+    /// The column's maximum definition level (0: required).
+    max_def: i16,
 }
 
 impl CheckedPages {
+    fn new(inner: Box<dyn PageReader>, d: &parquet::schema::types::ColumnDescriptor) -> CheckedPages {
+        CheckedPages {
+            inner,
+            dictionary: false,
+            byte_array: d.physical_type() == PhysicalType::BYTE_ARRAY,
+            max_def: d.max_def_level(),
+        }
+    }
+
     fn check(&mut self, p: &Page) -> PqResult<()> {
         let encoding = match p {
-            Page::DictionaryPage { .. } => {
+            Page::DictionaryPage { buf, num_values, .. } => {
                 self.dictionary = true;
+                // dictionary values are PLAIN
+                if self.byte_array && !plain_byte_arrays_fit(buf, *num_values as usize) {
+                    return Err(invalid("a dictionary page's strings run past the page".into()));
+                }
                 return Ok(());
             }
             Page::DataPage { encoding, .. } | Page::DataPageV2 { encoding, .. } => *encoding,
@@ -475,8 +494,122 @@ impl CheckedPages {
         if matches!(encoding, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY) && !self.dictionary {
             return Err(invalid("a dictionary-encoded page without a dictionary page before it".into()));
         }
+        if self.byte_array && encoding == Encoding::PLAIN && !self.plain_data_page_fits(p) {
+            return Err(invalid("a data page's strings run past the page".into()));
+        }
         Ok(())
     }
+
+    /// Whether the PLAIN strings of a data page (as many as its definition levels say are
+    /// present) can all be read from it.
+    fn plain_data_page_fits(&self, p: &Page) -> bool {
+        let bit_width = 16 - (self.max_def.max(0) as u16).leading_zeros();
+        match p {
+            Page::DataPage { buf, num_values, def_level_encoding, .. } => {
+                let n = *num_values as usize;
+                if self.max_def == 0 {
+                    return plain_byte_arrays_fit(buf, n);
+                }
+                // v1: the definition levels are prefixed with their byte length
+                if *def_level_encoding != Encoding::RLE || buf.len() < 4 {
+                    return false;
+                }
+                let len = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
+                let Some(levels) = buf.get(4..4usize.saturating_add(len)) else { return false };
+                match count_levels(levels, bit_width, n, self.max_def) {
+                    Some(present) => plain_byte_arrays_fit(&buf[4 + len..], present),
+                    None => false,
+                }
+            }
+            Page::DataPageV2 { buf, num_values, def_levels_byte_len, rep_levels_byte_len, .. } => {
+                let n = *num_values as usize;
+                let rep = *rep_levels_byte_len as usize;
+                let def = *def_levels_byte_len as usize;
+                let Some(levels) = buf.get(rep..rep.saturating_add(def)) else { return false };
+                let present = if self.max_def == 0 {
+                    Some(n)
+                } else {
+                    count_levels(levels, bit_width, n, self.max_def)
+                };
+                match present {
+                    Some(present) => plain_byte_arrays_fit(&buf[rep + def..], present),
+                    None => false,
+                }
+            }
+            Page::DictionaryPage { .. } => true,
+        }
+    }
+}
+
+/// Whether `count` PLAIN BYTE_ARRAY values (each a u32 LE length, then that many bytes) can be
+/// read from the start of `values`.
+fn plain_byte_arrays_fit(values: &[u8], count: usize) -> bool {
+    let mut pos = 0usize;
+    for _ in 0..count {
+        let Some(prefix) = values.get(pos..pos + 4) else { return false };
+        let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
+        pos += 4;
+        if len > values.len() - pos {
+            return false;
+        }
+        pos += len;
+    }
+    true
+}
+
+/// How many of the first `n` levels of an RLE / bit-packed hybrid run (`bit_width` bits each)
+/// equal `target`; `None` when the runs end before `n` levels or are damaged.
+fn count_levels(mut data: &[u8], bit_width: u32, n: usize, target: i16) -> Option<usize> {
+    let byte_width = bit_width.div_ceil(8) as usize;
+    let (mut seen, mut hits) = (0usize, 0usize);
+    while seen < n {
+        // ULEB128 run header
+        let mut header = 0u64;
+        let mut shift = 0;
+        loop {
+            let (&b, rest) = data.split_first()?;
+            data = rest;
+            header |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+            if shift > 56 {
+                return None;
+            }
+        }
+        let left = n - seen;
+        if header & 1 == 0 {
+            // RLE run: one value repeated
+            let run = usize::try_from(header >> 1).unwrap_or(usize::MAX).min(left);
+            let raw = data.get(..byte_width)?;
+            data = &data[byte_width..];
+            let value = raw.iter().rev().fold(0u64, |v, &b| (v << 8) | u64::from(b));
+            if value == target as u64 {
+                hits += run;
+            }
+            seen += run;
+        } else {
+            // bit-packed: groups of 8 values
+            let groups = usize::try_from(header >> 1).ok()?;
+            let bytes = groups.checked_mul(bit_width as usize)?;
+            let packed = data.get(..bytes)?;
+            data = &data[bytes..];
+            let count = groups.saturating_mul(8).min(left);
+            for i in 0..count {
+                let mut v = 0u64;
+                for bit in 0..bit_width as usize {
+                    let at = i * bit_width as usize + bit;
+                    v |= u64::from((packed[at / 8] >> (at % 8)) & 1) << bit;
+                }
+                if v == target as u64 {
+                    hits += 1;
+                }
+            }
+            seen += count;
+        }
+    }
+    Some(hits)
 }
 
 impl Iterator for CheckedPages {
@@ -535,7 +668,7 @@ fn read_file(name: &str, bytes: &[u8]) -> PqResult<Table> {
             let d = schema.column(*i);
             let max_def = d.max_def_level();
             let unsigned = matches!(d.converted_type(), ConvertedType::UINT_64);
-            let pages = CheckedPages { inner: rg.get_column_page_reader(*i)?, dictionary: false };
+            let pages = CheckedPages::new(rg.get_column_page_reader(*i)?, &d);
             let col = match get_column_reader(d.clone(), Box::new(pages)) {
                 ColumnReader::BoolColumnReader(mut r) => Col::Bool(read_typed(&mut r, n, max_def, |v| *v)?),
                 ColumnReader::Int32ColumnReader(mut r) => {
