@@ -8,9 +8,10 @@
 # Seeds, copied into a temporary directory at run time (never committed):
 #   - the synthetic Parquet tables in core/fuzz/seeds/ (committed; written by core/fuzz/seedgen),
 #   - a few small files per target from ../shared/samples (skipped with a message when absent).
-# New inputs the fuzzer finds go to core/fuzz/corpus/<target>/ (git-ignored), so runs build on each
-# other. Environment: FUZZ_TARGETS="import_ntff import_neff" runs a subset; SAMPLES overrides the
-# samples directory; FUZZ_TARGET_DIR the cargo target dir (default core/fuzz/target).
+# New inputs the fuzzer finds go to a temporary corpus (so a run's length does not grow with its
+# history), or with FUZZ_CORPUS_DIR=core/fuzz/corpus (git-ignored) to <dir>/<target>/, so that long
+# runs build on each other. FUZZ_TARGETS="import_ntff import_neff" runs a subset; SAMPLES overrides
+# the samples directory; FUZZ_TARGET_DIR the cargo target dir (default core/fuzz/target).
 # A crash input becomes a regression test: copy it to core/tests/fuzz_regressions/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,7 +94,7 @@ BIN_DIR=$TARGET_DIR/$(rustc +nightly -vV | sed -n "s/^host: //p")/release
 RESULTS=()
 FAILED=0
 for t in $TARGETS; do
-  corpus=core/fuzz/corpus/$t
+  if [ -n "${FUZZ_CORPUS_DIR:-}" ]; then corpus=$FUZZ_CORPUS_DIR/$t; else corpus=$SEEDS/corpus-$t; fi
   artifacts=core/fuzz/artifacts/$t
   mkdir -p "$corpus" "$artifacts"
   nseeds=$(find "$SEEDS/$t" -type f | wc -l)
