@@ -64,6 +64,8 @@ json.dump(cut(d), open(sys.argv[2], "w"), separators=(",", ":"))
 EOF
 }
 
+# seed directories for every target (samples are picked for all of them, even when running a subset)
+mkdir -p "$SEEDS"/{import_chrome,import_neff,import_ntff,import_neuron_json,import_parquet}
 for t in $TARGETS; do
   mkdir -p "$SEEDS/$t"
   if [ -d "core/fuzz/seeds/$t" ]; then cp core/fuzz/seeds/"$t"/* "$SEEDS/$t/"; fi
