@@ -607,6 +607,20 @@ fn container_cases() -> Vec<Case> {
         v[at..at + w].copy_from_slice(&bytes[..w]);
         out.push(case(g, what, "trace.zip", v));
     }
+    // 32-bit values at the central directory entry's offsets (usize is 32 bits in wasm)
+    let cd = u32::from_le_bytes(z[eocd + 16..eocd + 20].try_into().unwrap()) as usize;
+    for (what, at) in [("local header offset", 42), ("compressed size", 20), ("uncompressed size", 24)] {
+        for val in [u32::MAX, 0xFFFF_FFF0] {
+            let mut v = z.clone();
+            v[cd + at..cd + at + 4].copy_from_slice(&val.to_le_bytes());
+            out.push(case(g, &format!("{what} {val:#x}"), "trace.zip", v));
+        }
+    }
+    for (what, at) in [("name length", 28), ("extra length", 30), ("comment length", 32)] {
+        let mut v = z.clone();
+        v[cd + at..cd + at + 2].copy_from_slice(&u16::MAX.to_le_bytes());
+        out.push(case(g, &format!("{what} 0xffff"), "trace.zip", v));
+    }
     out.push(case(g, "empty zip", "empty.zip", zip(&[])));
     out.push(case(g, "zip of a directory", "dirs.zip", zip(&[zip_member("d/", b"", false)])));
     out.push(case(g, "gzip of nothing", "trace.json.gz", gz(b"")));
