@@ -237,11 +237,15 @@ pub(crate) fn printable(name: &str) -> String {
     name.chars().filter(|c| !c.is_control()).take(120).collect()
 }
 
+/// `n` bytes at offset `o`, `None` past the end (offsets come from the file: never overflow).
+fn bytes_at(b: &[u8], o: usize, n: usize) -> Option<&[u8]> {
+    b.get(o..o.checked_add(n)?)
+}
 fn u16le(b: &[u8], o: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?))
+    Some(u16::from_le_bytes(bytes_at(b, o, 2)?.try_into().ok()?))
 }
 fn u32le(b: &[u8], o: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?))
+    Some(u32::from_le_bytes(bytes_at(b, o, 4)?.try_into().ok()?))
 }
 
 /// Read a zip through its central directory (sizes are reliable there, unlike in local headers
@@ -257,34 +261,34 @@ pub fn read_zip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<(String, Vec
     let min = b.len().saturating_sub(22 + 65535);
     let eocd = (min..b.len().saturating_sub(21))
         .rev()
-        .find(|&o| b.get(o..o + 4) == Some(b"PK\x05\x06"))
+        .find(|&o| bytes_at(b, o, 4) == Some(b"PK\x05\x06"))
         .ok_or_else(|| bad("no end-of-central-directory record (truncated archive?)"))?;
-    let count = u16le(b, eocd + 10).ok_or_else(|| bad("truncated"))? as usize;
-    let mut p = u32le(b, eocd + 16).ok_or_else(|| bad("truncated"))? as usize;
+    let count = u16le(b, eocd.saturating_add(10)).ok_or_else(|| bad("truncated"))? as usize;
+    let mut p = u32le(b, eocd.saturating_add(16)).ok_or_else(|| bad("truncated"))? as usize;
     let mut out = Vec::new();
     for _ in 0..count {
-        if b.get(p..p + 4) != Some(b"PK\x01\x02") {
+        if bytes_at(b, p, 4) != Some(b"PK\x01\x02") {
             return Err(bad("damaged central directory"));
         }
-        let method = u16le(b, p + 10).ok_or_else(|| bad("truncated"))?;
-        let csize = u32le(b, p + 20).ok_or_else(|| bad("truncated"))? as usize;
-        let usize_ = u32le(b, p + 24).ok_or_else(|| bad("truncated"))? as u64;
-        let nlen = u16le(b, p + 28).ok_or_else(|| bad("truncated"))? as usize;
-        let xlen = u16le(b, p + 30).ok_or_else(|| bad("truncated"))? as usize;
-        let clen = u16le(b, p + 32).ok_or_else(|| bad("truncated"))? as usize;
-        let lho = u32le(b, p + 42).ok_or_else(|| bad("truncated"))? as usize;
-        let name = String::from_utf8_lossy(b.get(p + 46..p + 46 + nlen).ok_or_else(|| bad("truncated"))?)
+        let method = u16le(b, p.saturating_add(10)).ok_or_else(|| bad("truncated"))?;
+        let csize = u32le(b, p.saturating_add(20)).ok_or_else(|| bad("truncated"))? as usize;
+        let usize_ = u32le(b, p.saturating_add(24)).ok_or_else(|| bad("truncated"))? as u64;
+        let nlen = u16le(b, p.saturating_add(28)).ok_or_else(|| bad("truncated"))? as usize;
+        let xlen = u16le(b, p.saturating_add(30)).ok_or_else(|| bad("truncated"))? as usize;
+        let clen = u16le(b, p.saturating_add(32)).ok_or_else(|| bad("truncated"))? as usize;
+        let lho = u32le(b, p.saturating_add(42)).ok_or_else(|| bad("truncated"))? as usize;
+        let name = String::from_utf8_lossy(bytes_at(b, p.saturating_add(46), nlen).ok_or_else(|| bad("truncated"))?)
             .into_owned();
-        p += 46 + nlen + xlen + clen;
+        p = p.saturating_add(46 + nlen + xlen + clen);
         if name.ends_with('/') || name.starts_with("__MACOSX/") {
             continue;
         }
-        if b.get(lho..lho + 4) != Some(b"PK\x03\x04") {
+        if bytes_at(b, lho, 4) != Some(b"PK\x03\x04") {
             return Err(bad("bad local header"));
         }
-        let lnlen = u16le(b, lho + 26).ok_or_else(|| bad("truncated"))? as usize;
-        let lxlen = u16le(b, lho + 28).ok_or_else(|| bad("truncated"))? as usize;
-        let start = lho + 30 + lnlen + lxlen;
+        let lnlen = u16le(b, lho.saturating_add(26)).ok_or_else(|| bad("truncated"))? as usize;
+        let lxlen = u16le(b, lho.saturating_add(28)).ok_or_else(|| bad("truncated"))? as usize;
+        let start = lho.saturating_add(30 + lnlen + lxlen);
         let data = b
             .get(start..start.saturating_add(csize))
             .ok_or_else(|| bad(&format!("member '{name}' is truncated")))?;
