@@ -11,6 +11,9 @@ BINARYEN_VERSION=132.0.0
 log() { echo "::: setup: $*"; }
 
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target add wasm32-unknown-unknown
+# house rules in scripts/test-all.sh: cargo fmt --check and clippy
+rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
 
 if ! command -v trunk >/dev/null || ! trunk --version | grep -q "$TRUNK_VERSION"; then
   log "installing trunk $TRUNK_VERSION (compiles from crates.io, ~5 min)"

@@ -9,6 +9,9 @@
 //! workbench/      dock layout (data) + the workbench component, Layout and Add-widget menus
 //! widgets/        the widget registry: one module per widget (timeline, details, search, …)
 //! ```
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+// JS callback types (`Closure<dyn FnMut(..)>` in `RefCell<Option<..>>`) are what they are
+#![allow(clippy::type_complexity)]
 
 pub mod canvas;
 pub mod components;

@@ -1,4 +1,5 @@
 //! The page: mount the app.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 use leptos::prelude::*;
 

@@ -49,7 +49,7 @@ fn publish(state: AppState, r: &Running, done: bool) {
 fn run_chunk(state: AppState, token: u64) {
     let finished = RUNNING.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let Some(r) = slot.as_mut().filter(|r| r.token == token) else { return None };
+        let r = slot.as_mut().filter(|r| r.token == token)?;
         let done = r.search.step(&r.data.trace, CHUNK);
         Some(done)
     });

@@ -4,6 +4,7 @@
 //! loupe summary FILE... [--json]     (a FILE may be a folder: its files form one profile)
 //! loupe events FILE... [--csv] [--kind slice]
 //! ```
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 use loupe_core::analysis::device_summary::{device_summary, Value};
 use loupe_core::import::{import_files, InputFile, NoProgress};
@@ -154,7 +155,7 @@ fn run(a: &Args) -> Result<(), String> {
                                 Value::Count(n) => n.to_string(),
                                 Value::Number(x) => format!("{x:.9e}"),
                             };
-                            let (g, k) = (text(&m.group), text(&m.key));
+                            let (g, k) = (text(m.group), text(m.key));
                             writeln!(out, "    {g:<22} {k:<45} {v} {}", text(m.unit.label())).map_err(io)?;
                         }
                     }

@@ -1,5 +1,6 @@
 //! loupe-core: bytes → sniff → importer → builder → model → LOD index → queries.
 //! Pure Rust; knows no UI and no web API. See ARCHITECTURE.md.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod analysis;
 pub mod demo;

@@ -83,6 +83,7 @@ impl LodIndex {
     }
 
     /// Index of the longest slice in `range` (absolute indexes, all at `depth`).
+    #[allow(clippy::needless_range_loop)] // `e` indexes raw slices or a level, chosen per step
     pub fn longest(&self, cols: &SliceColumns, depth: usize, range: std::ops::Range<usize>) -> Option<usize> {
         if range.is_empty() {
             return None;
@@ -259,6 +260,7 @@ pub enum LodItem {
 /// previous one ends ([`LodIndex::first_gap_at_least`]) and stops before the first slice wide
 /// enough to draw on its own ([`LodIndex::first_at_least`], cached while it is ahead): both are
 /// block-maximum tree searches, so a frame costs O(items × log n) whatever the zoom.
+#[allow(clippy::too_many_arguments)]
 pub fn query(
     cols: &SliceColumns,
     lod: &LodIndex,

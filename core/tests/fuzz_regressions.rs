@@ -39,7 +39,7 @@ fn imports_of(target: &str, data: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
             vec![("fuzz.json", framed(b"{\"metadata\":{\"ntff_version\":5},\"instruction\":[", data))]
         }
         "import_parquet" => {
-            let name = if data.len() % 2 == 0 { "Instruction.parquet" } else { "fuzz.parquet" };
+            let name = if data.len().is_multiple_of(2) { "Instruction.parquet" } else { "fuzz.parquet" };
             let bytes = if data.starts_with(b"PAR1") { data.to_vec() } else { framed(b"PAR1", data) };
             vec![(name, bytes)]
         }

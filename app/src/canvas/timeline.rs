@@ -811,6 +811,8 @@ impl TimelineHandle {
 #[component]
 pub fn Timeline() -> impl IntoView {
     let state = use_app_state();
+    // (not `unwrap_or_default`: a default Scheduler has no frame callback)
+    #[allow(clippy::unwrap_or_default)]
     let scheduler =
         use_context::<SendWrapper<Rc<Scheduler>>>().map(|s| (*s).clone()).unwrap_or_else(Scheduler::new);
     let handle = use_context::<TimelineHandle>().unwrap_or(TimelineHandle(StoredValue::new_local(None)));

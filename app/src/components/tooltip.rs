@@ -99,13 +99,12 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
                     row(
                         tip,
                         "value",
-                        &format!(
+                        format!(
                             "{} {}",
                             crate::canvas::painter::fmt_value(ctr.value[k]),
                             trace.str(ctr.unit)
                         )
-                        .trim_end()
-                        .to_string(),
+                        .trim_end(),
                     );
                     row(tip, "since", &describe::time_label(trace, ctr.ts_ns[k]));
                 }

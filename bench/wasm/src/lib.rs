@@ -179,6 +179,7 @@ struct Row {
 /// One frame of the timeline: LOD queries for every visible row of [t0, t1) over `width` px, then
 /// a canvas paint (a fillRect per item, colour by name, merged blocks in their longest slice's
 /// colour, drawn in colour buckets; a clipped fillText label where a slice is ≥ 30 px wide). Returns (query ms, paint ms, items).
+#[allow(clippy::too_many_arguments)]
 fn frame(
     tr: &Trace,
     rows: &[Row],

@@ -134,7 +134,7 @@ mod tests {
         let tr = trace_with(&v);
         let (t0, t1) = busy_range(&tr).unwrap();
         assert_eq!(t0, 1_840_000);
-        assert!(t1 >= 1_840_000 + 299 * 100 + 80 && t1 < 1_880_000, "{t1}");
+        assert!((1_840_000 + 299 * 100 + 80..1_880_000).contains(&t1), "{t1}");
         assert!(busy_is_narrow(&tr, (t0, t1)));
     }
 

@@ -608,6 +608,7 @@ const ENGINE_KEYS: [(usize, &str, [&str; 4]); 5] = [
 ];
 
 #[cfg(test)]
+#[allow(clippy::items_after_test_module)]
 mod tests {
     use super::*;
     use crate::model::{ArgsId, GroupKind, SliceDomain, TraceBuilder, TrackKind};

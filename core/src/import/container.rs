@@ -277,8 +277,9 @@ pub fn read_zip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<(String, Vec
         let xlen = u16le(b, p.saturating_add(30)).ok_or_else(|| bad("truncated"))? as usize;
         let clen = u16le(b, p.saturating_add(32)).ok_or_else(|| bad("truncated"))? as usize;
         let lho = u32le(b, p.saturating_add(42)).ok_or_else(|| bad("truncated"))? as usize;
-        let name = String::from_utf8_lossy(bytes_at(b, p.saturating_add(46), nlen).ok_or_else(|| bad("truncated"))?)
-            .into_owned();
+        let name =
+            String::from_utf8_lossy(bytes_at(b, p.saturating_add(46), nlen).ok_or_else(|| bad("truncated"))?)
+                .into_owned();
         p = p.saturating_add(46 + nlen + xlen + clen);
         if name.ends_with('/') || name.starts_with("__MACOSX/") {
             continue;

@@ -211,7 +211,7 @@ impl Writer {
         }
     }
     pub fn varint(&mut self, field: u32, v: u64) -> &mut Self {
-        self.varint_raw(((field as u64) << 3) | 0);
+        self.varint_raw((field as u64) << 3); // wire type 0 (varint)
         self.varint_raw(v);
         self
     }
