@@ -15,6 +15,7 @@ pub mod rows;
 pub mod strings;
 pub mod time;
 pub mod view;
+pub mod viewport;
 
 pub use model::{Trace, TraceBuilder};
 pub use strings::StrId;

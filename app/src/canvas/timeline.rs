@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use loupe_core::lod::LodItem;
-use loupe_core::view::TimeScale;
+use loupe_core::viewport::{Viewport, WheelMode};
 use send_wrapper::SendWrapper;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -40,10 +40,6 @@ use crate::state::{
 
 /// Pixels the pointer must move before a press becomes a drag.
 const DRAG_THRESHOLD_PX: f64 = 4.0;
-/// Fraction of the visible span one A/D key press pans.
-const KEY_PAN_FRACTION: f64 = 0.15;
-/// Zoom factor of one W/S key press.
-const KEY_ZOOM: f64 = 1.3;
 
 #[derive(Debug, Clone, Copy)]
 enum Drag {
@@ -57,10 +53,8 @@ enum Drag {
 
 #[derive(Debug)]
 struct View {
-    scale: TimeScale,
-    scroll_y_px: f64,
-    width_px: f64,
-    height_px: f64,
+    /// The viewport maths (time scale, scroll, size): `loupe_core::viewport`, tested natively.
+    vp: Viewport,
     dpr: f64,
     /// Pointer position over the canvas (CSS px).
     pointer: Option<(f64, f64)>,
@@ -144,10 +138,7 @@ impl TimelineCtl {
             theme: Theme::from_css(),
             char_w_px,
             view: RefCell::new(View {
-                scale: TimeScale::default(),
-                scroll_y_px: 0.0,
-                width_px: 0.0,
-                height_px: 0.0,
+                vp: Viewport { ruler_h_px: RULER_H_PX, ..Viewport::default() },
                 dpr: 1.0,
                 pointer: None,
                 hover: None,
@@ -191,7 +182,7 @@ impl TimelineCtl {
                     set_prop(
                         &o,
                         "x",
-                        ((h.x0_px.max(0.0) + h.x1_px.min(c.view.borrow().width_px)) / 2.0).into(),
+                        ((h.x0_px.max(0.0) + h.x1_px.min(c.view.borrow().vp.width_px)) / 2.0).into(),
                     );
                     set_prop(&o, "y", ((h.y0_px + h.y1_px) / 2.0).into());
                     o.into()
@@ -206,7 +197,7 @@ impl TimelineCtl {
             let Some(c) = weak.upgrade() else { return JsValue::NULL };
             let data = c.data.borrow();
             let hits = c.hits.borrow();
-            let w = c.view.borrow().width_px;
+            let w = c.view.borrow().vp.width_px;
             let found = hits.iter().find(|h| match h.target {
                 HitTarget::Slice(s) => h.x1_px - h.x0_px >= 3.0 && data.trace.flows_of(s).next().is_some(),
                 _ => false,
@@ -250,7 +241,7 @@ impl TimelineCtl {
         if new_trace {
             let mut v = self.view.borrow_mut();
             v.fitted = false;
-            v.scroll_y_px = 0.0;
+            v.vp.scroll_y_px = 0.0;
             v.hover = None;
             self.fit(&mut v);
             self.hide_tooltip();
@@ -282,14 +273,7 @@ impl TimelineCtl {
     /// Act on a request from another widget (they never call the timeline directly).
     pub fn apply(&self, req: ViewRequest) {
         match req {
-            ViewRequest::Range { t0_ns, t1_ns } => {
-                let mut v = self.view.borrow_mut();
-                let w = v.width_px;
-                if w > 0.0 {
-                    let pad = ((t1_ns - t0_ns) / 40).max(1);
-                    v.scale.zoom_to(t0_ns - pad, t1_ns.max(t0_ns + 1) + pad, w);
-                }
-            }
+            ViewRequest::Range { t0_ns, t1_ns } => self.view.borrow_mut().vp.show_range(t0_ns, t1_ns),
             ViewRequest::Reveal(r) => {
                 self.reveal(Selection::Slice(r));
                 return;
@@ -317,26 +301,23 @@ impl TimelineCtl {
 
     /// Fit everything.
     fn fit_all(&self, v: &mut View) {
-        if v.width_px <= 0.0 {
+        if v.vp.width_px <= 0.0 {
             return;
         }
         let data = self.data.borrow();
-        let (a, b) = (data.trace.start_ns, data.trace.end_ns);
-        let pad = ((b - a) / 50).max(1);
-        v.scale = TimeScale::fit(a - pad, b + pad, v.width_px);
+        v.vp.fit(data.trace.start_ns, data.trace.end_ns);
         v.fitted = true;
     }
 
     /// Fit the busy range ("Zoom to data").
     fn fit_busy(&self, v: &mut View) {
-        if v.width_px <= 0.0 {
+        if v.vp.width_px <= 0.0 {
             return;
         }
         let busy = self.data.borrow().busy;
         match busy {
             Some((a, b)) => {
-                let pad = ((b - a) / 50).max(1);
-                v.scale = TimeScale::fit(a - pad, b + pad, v.width_px);
+                v.vp.fit(a, b);
                 v.fitted = true;
             }
             None => self.fit_all(v),
@@ -345,11 +326,7 @@ impl TimelineCtl {
 
     fn clamp(&self, v: &mut View) {
         let data = self.data.borrow();
-        let (a, b) = (data.trace.start_ns, data.trace.end_ns);
-        let width = v.width_px.max(1.0);
-        v.scale.clamp(a, b, width);
-        let max_scroll = (self.layout.borrow().total_h_px - (v.height_px - RULER_H_PX)).max(0.0);
-        v.scroll_y_px = v.scroll_y_px.clamp(0.0, max_scroll);
+        v.vp.clamp(data.trace.start_ns, data.trace.end_ns, self.layout.borrow().total_h_px);
     }
 
     /// Match the canvas backing store to its CSS size × devicePixelRatio.
@@ -357,12 +334,12 @@ impl TimelineCtl {
         let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
         let (w, h) = (self.wrap.client_width() as f64, self.wrap.client_height() as f64);
         let mut v = self.view.borrow_mut();
-        if w == v.width_px && h == v.height_px && dpr == v.dpr {
+        if w == v.vp.width_px && h == v.vp.height_px && dpr == v.dpr {
             return;
         }
         // keep the time at the left edge and the zoom when the width changes
-        v.width_px = w;
-        v.height_px = h;
+        v.vp.width_px = w;
+        v.vp.height_px = h;
         v.dpr = dpr;
         self.canvas.set_width((w * dpr).round().max(1.0) as u32);
         self.canvas.set_height((h * dpr).round().max(1.0) as u32);
@@ -380,7 +357,7 @@ impl TimelineCtl {
     pub fn paint(&self) {
         let t0 = now_ms();
         let mut v = self.view.borrow_mut();
-        if v.width_px <= 0.0 || v.height_px <= 0.0 {
+        if v.vp.width_px <= 0.0 || v.vp.height_px <= 0.0 {
             return;
         }
         self.clamp(&mut v);
@@ -390,10 +367,10 @@ impl TimelineCtl {
             data: &data,
             layout: &layout,
             theme: &self.theme,
-            scale: v.scale,
-            scroll_y_px: v.scroll_y_px,
-            width_px: v.width_px,
-            height_px: v.height_px,
+            scale: v.vp.scale,
+            scroll_y_px: v.vp.scroll_y_px,
+            width_px: v.vp.width_px,
+            height_px: v.vp.height_px,
             dpr: v.dpr,
             char_w_px: self.char_w_px,
             selection: self.selection.get(),
@@ -417,21 +394,23 @@ impl TimelineCtl {
         let stats =
             painter::paint(&self.ctx, &frame, &mut self.hits.borrow_mut(), &mut self.items.borrow_mut());
         if let Some(bus) = &self.bus {
-            bus.publish(v.scale.start_ns, v.scale.end_ns(v.width_px));
+            bus.publish(v.vp.scale.start_ns, v.vp.scale.end_ns(v.vp.width_px));
         }
-        let _ =
-            self.list_inner.style().set_property("transform", &format!("translateY({}px)", -v.scroll_y_px));
+        let _ = self
+            .list_inner
+            .style()
+            .set_property("transform", &format!("translateY({}px)", -v.vp.scroll_y_px));
         let ms = now_ms() - t0;
         let o = &self.exposed;
         set_prop(o, "paintMs", ms.into());
         set_prop(o, "frames", (self.scheduler.frames.get() as f64 + 1.0).into());
         set_prop(o, "items", (stats.items as f64).into());
         set_prop(o, "rows", (stats.rows as f64).into());
-        set_prop(o, "startNs", (v.scale.start_ns as f64).into());
-        set_prop(o, "nsPerPx", v.scale.ns_per_px.into());
-        set_prop(o, "scrollY", v.scroll_y_px.into());
-        set_prop(o, "widthPx", v.width_px.into());
-        set_prop(o, "heightPx", v.height_px.into());
+        set_prop(o, "startNs", (v.vp.scale.start_ns as f64).into());
+        set_prop(o, "nsPerPx", v.vp.scale.ns_per_px.into());
+        set_prop(o, "scrollY", v.vp.scroll_y_px.into());
+        set_prop(o, "widthPx", v.vp.width_px.into());
+        set_prop(o, "heightPx", v.vp.height_px.into());
         set_prop(o, "dpr", v.dpr.into());
         set_prop(o, "sliceCount", (data.trace.slice_count() as f64).into());
         set_prop(o, "trackCount", (data.trace.tracks.len() as f64).into());
@@ -459,8 +438,8 @@ impl TimelineCtl {
         let hit =
             if y >= RULER_H_PX && v.drag.is_none() { self.hits.borrow().find(x, y).copied() } else { None };
         v.hover = hit.map(|h| h.target);
-        let t_ns = v.scale.time_from_x(x);
-        let (w, h) = (v.width_px, v.height_px);
+        let t_ns = v.vp.scale.time_from_x(x);
+        let (w, h) = (v.vp.width_px, v.vp.height_px);
         drop(v);
         match hit {
             Some(h_) => {
@@ -498,7 +477,7 @@ impl TimelineCtl {
         let _ = self.canvas.set_pointer_capture(ev.pointer_id());
         let mut v = self.view.borrow_mut();
         v.drag = Some(if y < RULER_H_PX {
-            Drag::Pan { x0_px: x, start_ns0: v.scale.start_ns }
+            Drag::Pan { x0_px: x, start_ns0: v.vp.scale.start_ns }
         } else if ev.shift_key() {
             Drag::Boxing { x0_px: x, y0_px: y, x1_px: x, y1_px: y }
         } else {
@@ -514,20 +493,20 @@ impl TimelineCtl {
         let mut v = self.view.borrow_mut();
         match v.drag {
             Some(Drag::Pan { x0_px, start_ns0 }) => {
-                v.scale.start_ns = start_ns0.saturating_sub(((x - x0_px) * v.scale.ns_per_px).round() as i64);
+                v.vp.drag_pan(start_ns0, x0_px, x);
                 v.pointer = Some((x, y));
                 drop(v);
                 self.request_redraw();
             }
             Some(Drag::Zoom { x0_px, y0_px, moved, .. }) => {
                 let moved = moved || (x - x0_px).abs() >= DRAG_THRESHOLD_PX;
-                v.drag = Some(Drag::Zoom { x0_px, y0_px, x1_px: x.clamp(0.0, v.width_px), moved });
+                v.drag = Some(Drag::Zoom { x0_px, y0_px, x1_px: x.clamp(0.0, v.vp.width_px), moved });
                 v.pointer = Some((x, y));
                 drop(v);
                 self.request_redraw();
             }
             Some(Drag::Boxing { x0_px, y0_px, .. }) => {
-                let (w, h) = (v.width_px, v.height_px);
+                let (w, h) = (v.vp.width_px, v.vp.height_px);
                 v.drag = Some(Drag::Boxing {
                     x0_px,
                     y0_px,
@@ -552,18 +531,17 @@ impl TimelineCtl {
         let drag = v.drag.take();
         match drag {
             Some(Drag::Zoom { x0_px, x1_px, moved: true, .. }) => {
-                let (a, b) = (v.scale.time_from_x(x0_px.min(x1_px)), v.scale.time_from_x(x0_px.max(x1_px)));
-                let w = v.width_px;
-                v.scale.zoom_to(a, b.max(a + 1), w);
+                v.vp.drag_zoom(x0_px, x1_px);
             }
             Some(Drag::Boxing { x0_px, y0_px, .. }) => {
-                let (x1_px, y1_px) = (x.clamp(0.0, v.width_px), y.clamp(RULER_H_PX, v.height_px));
+                let (x1_px, y1_px) = (x.clamp(0.0, v.vp.width_px), y.clamp(RULER_H_PX, v.vp.height_px));
                 let small = (x1_px - x0_px).abs() < DRAG_THRESHOLD_PX;
-                let (t0, t1) = (v.scale.time_from_x(x0_px.min(x1_px)), v.scale.time_from_x(x0_px.max(x1_px)));
+                let (t0, t1) =
+                    (v.vp.scale.time_from_x(x0_px.min(x1_px)), v.vp.scale.time_from_x(x0_px.max(x1_px)));
                 // content-y of the box → the tracks whose rows it touches
                 let (c0, c1) = (
-                    y0_px.min(y1_px) - RULER_H_PX + v.scroll_y_px,
-                    y0_px.max(y1_px) - RULER_H_PX + v.scroll_y_px,
+                    y0_px.min(y1_px) - RULER_H_PX + v.vp.scroll_y_px,
+                    y0_px.max(y1_px) - RULER_H_PX + v.vp.scroll_y_px,
                 );
                 drop(v);
                 let sel = if small {
@@ -593,7 +571,7 @@ impl TimelineCtl {
                 return;
             }
             Some(Drag::Zoom { moved: false, .. }) => {
-                let t_ns = v.scale.time_from_x(x);
+                let t_ns = v.vp.scale.time_from_x(x);
                 drop(v);
                 let hit = self.hits.borrow().find(x, y).copied();
                 let sel = hit.and_then(|h| {
@@ -626,20 +604,14 @@ impl TimelineCtl {
         };
         let (dx, dy) = (ev.delta_x() * unit, ev.delta_y() * unit);
         let (px, _) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
-        let mut v = self.view.borrow_mut();
-        let anchor = if px >= 0.0 && px <= v.width_px { px } else { v.width_px / 2.0 };
-        if ev.ctrl_key() || ev.meta_key() {
-            v.scale.zoom_at(anchor, (-dy * 0.002).exp());
+        let mode = if ev.ctrl_key() || ev.meta_key() {
+            WheelMode::Zoom
         } else if ev.shift_key() {
-            let d = if dy != 0.0 { dy } else { dx };
-            v.scale.pan_px(d);
+            WheelMode::Pan
         } else {
-            v.scroll_y_px += dy;
-            if dx != 0.0 {
-                v.scale.pan_px(dx);
-            }
-        }
-        drop(v);
+            WheelMode::Scroll
+        };
+        self.view.borrow_mut().vp.wheel(mode, dx, dy, px);
         self.hide_tooltip();
         self.request_redraw();
     }
@@ -647,15 +619,14 @@ impl TimelineCtl {
     /// Keyboard navigation; returns whether the key was used.
     pub fn on_key(&self, key: &str) -> bool {
         let mut v = self.view.borrow_mut();
-        let w = v.width_px;
-        let anchor = v.pointer.map_or(w / 2.0, |p| p.0).clamp(0.0, w);
+        let anchor = v.pointer.map(|p| p.0);
+        if v.vp.key(key, anchor) {
+            drop(v);
+            self.hide_tooltip();
+            self.request_redraw();
+            return true;
+        }
         match key {
-            "a" | "A" | "ArrowLeft" => v.scale.pan_px(-w * KEY_PAN_FRACTION),
-            "d" | "D" | "ArrowRight" => v.scale.pan_px(w * KEY_PAN_FRACTION),
-            "w" | "W" => v.scale.zoom_at(anchor, KEY_ZOOM),
-            "s" | "S" => v.scale.zoom_at(anchor, 1.0 / KEY_ZOOM),
-            "ArrowUp" => v.scroll_y_px -= 40.0,
-            "ArrowDown" => v.scroll_y_px += 40.0,
             "0" | "r" | "R" => self.fit_all(&mut v),
             "z" | "Z" => self.fit_busy(&mut v),
             "?" => {
@@ -698,26 +669,7 @@ impl TimelineCtl {
             }
             _ => return,
         };
-        let mut v = self.view.borrow_mut();
-        let w = v.width_px;
-        let (t0, t1) = (v.scale.start_ns, v.scale.end_ns(w));
-        let dur_px = (end_ns - start_ns) as f64 / v.scale.ns_per_px.max(1e-9);
-        if w > 0.0 && dur_px < 2.0 && v.scale.span_ns(w) > 100.0 * ((end_ns - start_ns).max(50) as f64) {
-            // too far out to see it: zoom so the event and its neighbourhood fill the view
-            let span = ((end_ns - start_ns).max(50) * 40).max(2_000);
-            let mid = start_ns + (end_ns - start_ns) / 2;
-            v.scale.zoom_to(mid - span / 2, mid + span / 2, w);
-        } else if end_ns < t0 || start_ns > t1 {
-            let span = v.scale.span_ns(w) as i64;
-            v.scale.start_ns = start_ns - span / 3;
-        }
-        if let Some(y) = layout.slice_mid_y_px(track, depth) {
-            let view_h = v.height_px - RULER_H_PX;
-            if y < v.scroll_y_px || y > v.scroll_y_px + view_h {
-                v.scroll_y_px = (y - view_h / 2.0).max(0.0);
-            }
-        }
-        drop(v);
+        self.view.borrow_mut().vp.reveal(start_ns, end_ns, layout.slice_mid_y_px(track, depth));
         self.request_redraw();
     }
 
