@@ -12,6 +12,8 @@
 # history), or with FUZZ_CORPUS_DIR=core/fuzz/corpus (git-ignored) to <dir>/<target>/, so that long
 # runs build on each other. FUZZ_TARGETS="import_ntff import_neff" runs a subset; SAMPLES overrides
 # the samples directory; FUZZ_TARGET_DIR the cargo target dir (default core/fuzz/target).
+# FUZZ_SANITIZER=none builds without AddressSanitizer (default: address): the build takes about
+# 40 % less CPU and runs more execs per second; scripts/test-all.sh uses it for its short runs.
 # A crash input becomes a regression test: copy it to core/tests/fuzz_regressions/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +22,10 @@ ROOT=$PWD
 SECS=${1:-300}
 SAMPLES=${SAMPLES:-$ROOT/../shared/samples}
 TARGETS=${FUZZ_TARGETS:-"import_chrome import_neff import_ntff import_neuron_json import_parquet"}
+SANITIZER=${FUZZ_SANITIZER:-address}
 TARGET_DIR=${FUZZ_TARGET_DIR:-$ROOT/core/fuzz/target}
+# another sanitizer means other flags: its own directory, so switching does not rebuild everything
+if [ "$SANITIZER" != address ]; then TARGET_DIR=$TARGET_DIR/sanitizer-$SANITIZER; fi
 MAX_LEN=65536
 
 log() { echo "::: fuzz: $*"; }
@@ -89,8 +94,8 @@ else
   log "no samples at $SAMPLES: seeding from core/fuzz/seeds only"
 fi
 
-log "building the targets (cargo +nightly fuzz build, release + debug assertions + ASan)"
-(cd core && cargo +nightly fuzz build --target-dir "$TARGET_DIR")
+log "building the targets (cargo +nightly fuzz build: release + debug assertions, sanitizer $SANITIZER)"
+(cd core && cargo +nightly fuzz build -s "$SANITIZER" --target-dir "$TARGET_DIR")
 BIN_DIR=$TARGET_DIR/$(rustc +nightly -vV | sed -n "s/^host: //p")/release
 
 RESULTS=()
