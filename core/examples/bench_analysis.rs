@@ -4,7 +4,9 @@
 //! - search: a substring query, a numeric filter and a field query over every slice, as one
 //!   pass and as the app runs it (chunks of 200k slices): slices/s and the worst chunk time;
 //! - window summary (the Current Selection widget, once per frame): build cost of the prefix
-//!   sums, then per-window time at zooms from the whole trace down to 1/10 000 of it.
+//!   sums, then per-window time at zooms from the whole trace down to 1/10 000 of it;
+//! - once per load: the busy range ("Zoom to data", the first view), the all-zero counter scan and
+//!   the timeline's row plan.
 
 use loupe_core::analysis::search::{Query, Search};
 use loupe_core::analysis::summary::WindowIndex;
@@ -79,4 +81,16 @@ fn main() {
             times[frames * 95 / 100]
         );
     }
+
+    let t = Instant::now();
+    let busy = loupe_core::analysis::busy::busy_range(&trace);
+    println!("busy range {busy:?} in {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    let t = Instant::now();
+    let zero = loupe_core::rows::zero_counters(&trace);
+    let plan = loupe_core::rows::plan_rows(&trace, &zero, &Default::default());
+    println!(
+        "row plan ({} rows) with the zero-counter scan in {:.2} ms",
+        plan.rows.len(),
+        t.elapsed().as_secs_f64() * 1e3
+    );
 }
