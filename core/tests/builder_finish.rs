@@ -308,7 +308,6 @@ fn lanes_past_the_limit_move_to_an_overlapping_track() {
 }
 
 #[test]
-#[ignore = "finish reports a lane overflow twice: as lane_limit and as overlapping_slices ('overlap a neighbour without nesting'), which is wrong for an async track"]
 fn lane_overflow_is_reported_once() {
     let mut b = TraceBuilder::new("test");
     let g = b.add_group("p", GroupKind::Process);

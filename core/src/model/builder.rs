@@ -486,10 +486,13 @@ impl TraceBuilder {
             let mut map = vec![SliceRef { track: TrackId(ti as u32), index: u32::MAX }; n];
             if !spilled.is_empty() {
                 let name = self.strings.get(track.name).to_string();
-                let count = spilled.len();
-                warnings.add("overlapping_slices", || {
-                    format!("{count} slice(s) on track '{name}' overlap a neighbour without nesting; moved to an '(overlapping)' track")
-                });
+                // (a lane track's spill is a lane_limit, already reported above)
+                if track.layout != Layout::Lanes {
+                    let count = spilled.len();
+                    warnings.add("overlapping_slices", || {
+                        format!("{count} slice(s) on track '{name}' overlap a neighbour without nesting; moved to an '(overlapping)' track")
+                    });
+                }
                 let mut is_spilled = vec![false; n];
                 for &i in &spilled {
                     is_spilled[i as usize] = true;
