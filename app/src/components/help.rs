@@ -18,7 +18,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("W / S", "zoom in / out"),
     ("A / D, ← / →", "pan left / right"),
     ("↑ / ↓", "scroll the tracks"),
-    ("Z", "zoom to the data (outliers ignored)"),
+    ("Z", "zoom to the data: its busiest part, without outliers or long idle stretches"),
     ("0 or R, double-click the ruler", "fit everything"),
     ("Click an event", "select it: Event Details shows every field"),
     ("Esc", "clear the selection"),

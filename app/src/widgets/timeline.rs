@@ -64,7 +64,7 @@ pub fn TimelineWidget() -> impl IntoView {
                     <select data-testid="colour-by" on:change=on_colour>{options}</select>
                 </label>
                 <button class="button button-quiet" data-testid="zoom-to-data"
-                    title="Fit the busy part of the data, ignoring isolated outliers (Z)"
+                    title="Fit the busiest part of the data, without outliers or long idle stretches (Z)"
                     on:click=move |_| state.view_request.set(Some(ViewRequest::ZoomToData))>"Zoom to data"</button>
                 <button class="button button-quiet" data-testid="fit-all" title="Show everything (0)"
                     on:click=move |_| state.view_request.set(Some(ViewRequest::Reset))>"Fit all"</button>
