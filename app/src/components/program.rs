@@ -153,12 +153,16 @@ fn hierarchy_view(p: &Program, data: Arc<TraceData>) -> AnyView {
     }
     let kids = Arc::new(kids);
     let levels = {
+        // the levels present, outermost first (roots may start at any level)
+        const ORDER: [&str; 7] =
+            ["layer", "framework", "hlo", "penguin", "bir", "instruction", "unattributed"];
         let mut l: Vec<&str> = Vec::new();
         for n in &p.hierarchy {
             if !l.contains(&n.level.as_str()) {
                 l.push(&n.level);
             }
         }
+        l.sort_by_key(|x| ORDER.iter().position(|o| o == x).unwrap_or(ORDER.len()));
         l.join(" → ")
     };
     let count = p.hierarchy.len();
