@@ -4,13 +4,21 @@
 //! Single pass over the bytes, no JSON tree: [`scan`] tokenizes, [`events`] picks the known keys
 //! of one event as raw slices, [`convert`] turns each event into builder calls, [`parse`] walks the
 //! outer array/object and handles damaged files. Strings are interned once per distinct raw text.
+//! The converter's state lives in one part per concern: [`intern`] (raw strings), [`args`] (the
+//! argument buffer), [`threads`] (processes, threads, B/E stacks, metadata), [`async_table`]
+//! (open async slices and async tracks) and [`flows`] (flow events, chained at the end).
 
+mod args;
+mod async_table;
 mod convert;
 mod events;
+mod flows;
+mod intern;
 mod kineto;
 mod parse;
 mod scan;
 pub mod synth;
+mod threads;
 
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::TraceBuilder;

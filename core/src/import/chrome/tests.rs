@@ -549,7 +549,7 @@ fn never_panics_on_damage() {
 
 #[test]
 fn decimal_fast_path_is_exact() {
-    use super::convert::simple_decimal_for_tests as sd;
+    use super::args::simple_decimal_for_tests as sd;
     for t in [
         "0.5",
         "1.25",
