@@ -12,6 +12,7 @@
 # history), or with FUZZ_CORPUS_DIR=core/fuzz/corpus (git-ignored) to <dir>/<target>/, so that long
 # runs build on each other. FUZZ_TARGETS="import_ntff import_neff" runs a subset; SAMPLES overrides
 # the samples directory; FUZZ_TARGET_DIR the cargo target dir (default core/fuzz/target).
+# FUZZ_SEED=N fixes libFuzzer's random seed (test-all uses one, so that a CI run is reproducible).
 # FUZZ_SANITIZER=none builds without AddressSanitizer (default: address): the build takes about
 # 40 % less CPU and runs more execs per second; scripts/test-all.sh uses it for its short runs.
 # A crash input becomes a regression test: copy it to core/tests/fuzz_regressions/<target>/.
@@ -111,7 +112,7 @@ for t in $TARGETS; do
   # the binary itself, not `cargo fuzz run`: that would rebuild when a source changed since the build
   "$BIN_DIR/$t" "$corpus" "$SEEDS/$t" \
     -max_total_time="$SECS" -max_len="$MAX_LEN" -rss_limit_mb=2048 -timeout=10 \
-    -print_final_stats=1 -artifact_prefix="$artifacts/" >"$out" 2>&1
+    ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -print_final_stats=1 -artifact_prefix="$artifacts/" >"$out" 2>&1
   rc=$?
   set -e
   execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$out" | grep -oE '[0-9]+$' | tail -1)

@@ -33,7 +33,7 @@ NATIVE_PASSED=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/loupe-native-tes
 step "native: $NATIVE_PASSED passed"
 
 step "fuzz: each core/fuzz target for 30 s (fails on a crash, hang or OOM)"
-FUZZ_SANITIZER=none bash scripts/fuzz.sh 30
+FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 30
 
 if [ -d app ]; then
   step "wasm-bindgen-test (headless Chromium)"

@@ -465,6 +465,8 @@ struct CheckedPages {
     dictionary: bool,
     /// The column is BYTE_ARRAY (its PLAIN values are length-prefixed).
     byte_array: bool,
+    /// Bits one PLAIN value of the column takes (fixed-width types), 0 for BYTE_ARRAY.
+    value_bits: usize,
     /// The column's maximum definition level (0: required).
     max_def: i16,
 }
@@ -475,6 +477,14 @@ impl CheckedPages {
             inner,
             dictionary: false,
             byte_array: d.physical_type() == PhysicalType::BYTE_ARRAY,
+            value_bits: match d.physical_type() {
+                PhysicalType::BOOLEAN => 1,
+                PhysicalType::INT32 | PhysicalType::FLOAT => 32,
+                PhysicalType::INT64 | PhysicalType::DOUBLE => 64,
+                PhysicalType::INT96 => 96,
+                PhysicalType::FIXED_LEN_BYTE_ARRAY => (d.type_length().max(1) as usize).saturating_mul(8),
+                PhysicalType::BYTE_ARRAY => 0,
+            },
             max_def: d.max_def_level(),
         }
     }
@@ -486,6 +496,12 @@ impl CheckedPages {
                 // dictionary values are PLAIN
                 if self.byte_array && !plain_byte_arrays_fit(buf, *num_values as usize) {
                     return Err(invalid("a dictionary page's strings run past the page".into()));
+                }
+                // a PLAIN dictionary of fixed-width values holds at most what its bytes can: the
+                // crate reserves room for `num_values` up front (5 GB for a lying 5 KB file,
+                // found by the `import_parquet` fuzz target)
+                if (*num_values as usize).saturating_mul(self.value_bits) > buf.len().saturating_mul(8) {
+                    return Err(invalid("a dictionary page declares more values than it holds".into()));
                 }
                 return Ok(());
             }
