@@ -6,10 +6,8 @@
 //! Coordinates: `y_px` is in "content" CSS pixels (0 = top of the first row, not scrolled);
 //! the canvas maps it to screen with `RULER_H_PX - scroll_y_px`.
 
-use std::collections::HashSet;
-
 use loupe_core::model::{CounterId, GroupId, TrackId};
-use loupe_core::rows::{self, PlanRow, RowKey, RowOptions, RowPlan, Section};
+use loupe_core::rows::{PlanRow, RowKey, RowPlan, Section};
 use loupe_core::Trace;
 
 pub const RULER_H_PX: f64 = 30.0;
@@ -76,12 +74,6 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Every group expanded, nothing hidden, all-zero counters folded.
-    pub fn build(trace: &Trace, collapsed: &HashSet<GroupId>) -> Layout {
-        let opts = RowOptions { collapsed_groups: collapsed.clone(), ..Default::default() };
-        Layout::from_plan(trace, &rows::plan_rows(trace, &rows::zero_counters(trace), &opts))
-    }
-
     pub fn from_plan(trace: &Trace, plan: &RowPlan) -> Layout {
         let mut rows = Vec::with_capacity(plan.rows.len());
         let mut y = 0.0;

@@ -900,11 +900,11 @@ pub fn Timeline() -> impl IntoView {
                     RowKind::Track(_) | RowKind::Counter(_) => {
                         let class = if matches!(r.kind, RowKind::Counter(_)) { "tl-row tl-track tl-counter" } else { "tl-row tl-track" };
                         let key = r.key();
-                        let siblings = l.siblings(ri);
-                        let sib2 = siblings.clone();
-                        let mv = move |sib: &[loupe_core::rows::RowKey], delta: i64| {
+                        // the row's siblings are looked up on click, not for every row on every layout
+                        let mv = move |delta: i64| {
                             if let Some(k) = key {
-                                state.row_order.update(|o| loupe_core::rows::move_row(o, sib, k, delta));
+                                let sib = layout.get_untracked().siblings(ri);
+                                state.row_order.update(|o| loupe_core::rows::move_row(o, &sib, k, delta));
                             }
                         };
                         let hide = move |_| {
@@ -919,8 +919,8 @@ pub fn Timeline() -> impl IntoView {
                                 <span class="tl-name">{r.label.clone()}</span>
                                 <span class="tl-detail">{r.detail.clone()}</span>
                                 <span class="tl-actions">
-                                    <button class="tl-act" title="Move up" on:click=move |_| mv(&siblings, -1)>"↑"</button>
-                                    <button class="tl-act" title="Move down" on:click=move |_| mv(&sib2, 1)>"↓"</button>
+                                    <button class="tl-act" title="Move up" on:click=move |_| mv(-1)>"↑"</button>
+                                    <button class="tl-act" title="Move down" on:click=move |_| mv(1)>"↓"</button>
                                     <button class="tl-act tl-hide" title="Hide this row" on:click=hide>"×"</button>
                                 </span>
                             </div>
