@@ -553,12 +553,19 @@ fn paint_box(cx: &mut Ctx, f: &Frame) {
     if let Some((x0, y0, x1, y1)) = f.box_drag_px {
         rects.push((x0.min(x1), y0.min(y1), (x1 - x0).abs(), (y1 - y0).abs()));
     } else if let Some(b) = f.box_selection {
+        let mut seen: Vec<usize> = Vec::new();
         let (x0, x1) = clamp_x(f.scale.x_from_time(b.t0_ns), f.scale.x_from_time(b.t1_ns), f.width_px);
         for (ti, &on) in b.tracks.iter().enumerate() {
             if !on {
                 continue;
             }
-            let Some(row) = f.layout.track_row.get(ti).and_then(|&r| f.layout.rows.get(r)) else { continue };
+            // tracks folded into one collapsed row share that row: draw it once
+            let Some(&ri) = f.layout.track_row.get(ti) else { continue };
+            if seen.contains(&ri) {
+                continue;
+            }
+            seen.push(ri);
+            let Some(row) = f.layout.rows.get(ri) else { continue };
             let y = screen_y(f, row.y_px);
             if y + row.h_px < RULER_H_PX || y > f.height_px {
                 continue;
