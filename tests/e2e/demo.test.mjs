@@ -100,10 +100,17 @@ test('demo: hover tooltip, click details, drag-zoom, keys', async () => {
   await page.setViewportSize({ width: 1400, height: 420 });
   await page.waitForFunction(() => window.__loupe.heightPx < 400);
   before = await loupe(page);
-  const small = await page.getByTestId('timeline').boundingBox();
-  await page.mouse.move(small.x + 300, small.y + small.height / 2);
-  await page.mouse.wheel(0, 200);
-  await nextFrame(page, before);
+  // the workbench re-lays its panes out after the resize: measure the canvas once it is settled
+  // (a wheel sent at the old position can land on another pane), then wait for the scroll itself
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await page.waitForTimeout(150);
+    const small = await page.getByTestId('timeline').boundingBox();
+    await page.mouse.move(small.x + 300, small.y + small.height / 2);
+    await page.mouse.wheel(0, 200);
+    const moved = await page.waitForFunction((y) => window.__loupe.scrollY > y, before.scrollY, { timeout: 2000 })
+      .then(() => true, () => false);
+    if (moved) break;
+  }
   after = await loupe(page);
   assert.ok(after.scrollY > before.scrollY, 'wheel scrolls tracks');
 
