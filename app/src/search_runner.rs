@@ -42,6 +42,7 @@ fn publish(state: AppState, r: &Running, done: bool) {
         scanned,
         total,
         error: None,
+        origin: None,
     };
     state.set_search(hits);
 }
@@ -139,5 +140,33 @@ pub fn page_by(state: AppState, forward: bool) {
     };
     if let Some(r) = r {
         show_hit(state, r);
+    }
+}
+
+/// Highlight a set of events chosen by a widget (not a typed query): `per_track[t]` = slice
+/// indices of track `t`, ascending. The timeline outlines them, Event Details and `]`/`[` page
+/// through them, the search widget says where they came from (`label`). Cancels a running
+/// search. `reveal_first` selects and reveals the first of them.
+pub fn show_events(state: AppState, label: &str, mut per_track: Vec<Vec<u32>>, reveal_first: bool) {
+    TOKEN.with(|t| t.set(t.get() + 1));
+    RUNNING.with(|c| c.borrow_mut().take());
+    for v in &mut per_track {
+        v.sort_unstable();
+        v.dedup();
+    }
+    let count = per_track.iter().map(Vec::len).sum();
+    state.set_search(SearchHits {
+        query: label.to_string(),
+        per_track,
+        count,
+        done: true,
+        scanned: count as u64,
+        total: count as u64,
+        error: None,
+        origin: Some(label.to_string()),
+    });
+    state.search_cursor.set(None);
+    if reveal_first {
+        first_hit(state);
     }
 }

@@ -194,6 +194,10 @@ pub struct SearchHits {
     pub total: u64,
     /// Parse error of the query, shown under the search box.
     pub error: Option<String>,
+    /// Set when the hits are not a typed query but events another widget chose to highlight
+    /// (an Operator Table row, a source line): says where from; `query` then holds the same
+    /// label and is not put in the search box.
+    pub origin: Option<String>,
 }
 
 impl SearchHits {

@@ -22,7 +22,12 @@ pub fn SearchWidget() -> impl IntoView {
     // a query started elsewhere (e.g. the program view's "show events") shows in the box
     Effect::new(move |_| {
         state.search_gen.track();
-        let q = state.search.get_value().query.clone();
+        let h = state.search.get_value();
+        if h.origin.is_some() {
+            text.set(String::new());
+            return;
+        }
+        let q = h.query.clone();
         if q != text.get_untracked().trim() && !q.is_empty() {
             text.set(q);
         }
@@ -91,6 +96,17 @@ pub fn SearchWidget() -> impl IntoView {
         }
         if h.query.is_empty() {
             return ().into_any();
+        }
+        if let Some(origin) = &h.origin {
+            return view! {
+                <p class="search-status" data-testid="search-origin">
+                    <strong data-testid="search-count" data-done="true">{h.count.to_string()}</strong>
+                    {if h.count == 1 { " event highlighted from " } else { " events highlighted from " }}
+                    <span class="mono">{origin.clone()}</span>" "
+                    <button class="link" on:click=move |_| start_search(state, "")>"clear"</button>
+                </p>
+            }
+            .into_any();
         }
         let pct = if h.total == 0 { 100.0 } else { h.scanned as f64 / h.total as f64 * 100.0 };
         view! {
