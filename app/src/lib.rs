@@ -7,6 +7,7 @@
 //! canvas/         layout, scheduler (one rAF), painter, hit test, timeline controller
 //! components/     shell, details, tooltip, progress, warnings
 //! workbench/      dock layout (data) + the workbench component, Layout and Add-widget menus
+//! charts.rs       plotters-canvas charts (pie, bars, histogram, area) for the analysis widgets
 //! widgets/        the widget registry: one module per widget (timeline, details, search, …)
 //! ```
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
@@ -14,6 +15,7 @@
 #![allow(clippy::type_complexity)]
 
 pub mod canvas;
+pub mod charts;
 pub mod components;
 pub mod describe;
 pub mod dom;

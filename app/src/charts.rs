@@ -1,0 +1,309 @@
+//! Charts for the analysis widgets, drawn with `plotters` on an HTML canvas (`plotters-canvas`):
+//! a pie (share of time), horizontal bars (top N), a histogram (a distribution), and a filled
+//! line (a quantity over time). Widgets give the data; [`ChartCanvas`] sizes the canvas to its
+//! box at the device pixel ratio and redraws when the box or the data change. Legends are HTML
+//! beside the chart (readable, selectable, clickable), so the pie itself carries no text.
+//!
+//! Colours of named things come from [`loupe_core::view::color_for`], the same as the timeline,
+//! so an operator has one colour everywhere.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlCanvasElement;
+
+use loupe_core::view::Rgb;
+
+/// One slice of a pie or one bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub label: String,
+    pub value: f64,
+    pub colour: Rgb,
+}
+
+/// A chart to draw: the data, owned, so a widget can build it once per trace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Chart {
+    /// Shares of a whole (values ≥ 0). Parts under 0.5 % of the total are merged into the last.
+    Pie(Vec<Part>),
+    /// Horizontal bars, top to bottom, with the value formatted by `unit` on the axis.
+    Bars { parts: Vec<Part>, unit: Unit },
+    /// Bins `[lo, hi)` with counts; x in `unit`.
+    Histogram { bins: Vec<(f64, f64, u64)>, unit: Unit },
+    /// A quantity over time: `(t_ns, value)` points, y from 0 to `y_max`, filled.
+    Area { points: Vec<(i64, f64)>, y_max: f64, y_label: String },
+}
+
+/// How axis values read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Nanoseconds, shown as ns/µs/ms/s.
+    Ns,
+    Percent,
+    Count,
+}
+
+impl Unit {
+    pub fn format(self, v: f64) -> String {
+        match self {
+            Unit::Ns => fmt_ns(v),
+            Unit::Percent => format!("{v:.0} %"),
+            Unit::Count => {
+                if v.abs() >= 1e6 {
+                    format!("{:.1}M", v / 1e6)
+                } else if v.abs() >= 1e4 {
+                    format!("{:.0}k", v / 1e3)
+                } else {
+                    format!("{v:.0}")
+                }
+            }
+        }
+    }
+}
+
+/// A duration in ns for an axis or a cell: 3 significant digits, ns/µs/ms/s.
+pub fn fmt_ns(v: f64) -> String {
+    let a = v.abs();
+    let (x, u) = if a >= 1e9 {
+        (v / 1e9, "s")
+    } else if a >= 1e6 {
+        (v / 1e6, "ms")
+    } else if a >= 1e3 {
+        (v / 1e3, "µs")
+    } else {
+        (v, "ns")
+    };
+    if x.abs() >= 100.0 || u == "ns" {
+        format!("{x:.0} {u}")
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1} {u}")
+    } else {
+        format!("{x:.2} {u}")
+    }
+}
+
+fn rgb(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+const AXIS: RGBColor = RGBColor(0x5b, 0x63, 0x70);
+const FILL: RGBColor = RGBColor(0x4e, 0x79, 0xa7);
+
+type DrawResult = Result<(), String>;
+
+fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("{e:?}")
+}
+
+/// Draw `chart` on `canvas` (whose backing store is already sized); `scale` = device pixel
+/// ratio, for line widths and font sizes.
+pub fn draw(canvas: HtmlCanvasElement, chart: &Chart, scale: f64) -> DrawResult {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let font_px = (11.0 * scale).round();
+    let font = ("system-ui, sans-serif", font_px).into_font().color(&AXIS);
+    match chart {
+        Chart::Pie(parts) => {
+            let (w, h) = root.dim_in_pixel();
+            let total: f64 = parts.iter().map(|p| p.value.max(0.0)).sum();
+            if total <= 0.0 {
+                return Ok(());
+            }
+            let mut sizes = Vec::new();
+            let mut colours = Vec::new();
+            let mut rest = 0.0;
+            for p in parts {
+                if p.value / total < 0.005 {
+                    rest += p.value.max(0.0);
+                } else {
+                    sizes.push(p.value.max(0.0));
+                    colours.push(rgb(p.colour));
+                }
+            }
+            if rest > 0.0 {
+                sizes.push(rest);
+                colours.push(RGBColor(0xc8, 0xcc, 0xd2));
+            }
+            let labels = vec![""; sizes.len()];
+            let centre = ((w / 2) as i32, (h / 2) as i32);
+            let radius = (w.min(h) as f64 / 2.0 - 4.0 * scale).max(1.0);
+            let mut pie = Pie::new(&centre, &radius, &sizes, &colours, &labels);
+            pie.start_angle(-90.0);
+            pie.donut_hole(radius * 0.45);
+            root.draw(&pie).map_err(err)?;
+        }
+        Chart::Bars { parts, unit } => {
+            if parts.is_empty() {
+                return Ok(());
+            }
+            let max = parts.iter().map(|p| p.value).fold(0.0_f64, f64::max).max(1e-9);
+            let n = parts.len();
+            let mut chart = ChartBuilder::on(&root)
+                .margin((6.0 * scale) as i32)
+                .x_label_area_size((18.0 * scale) as i32)
+                .build_cartesian_2d(0.0..max * 1.05, 0.0..n as f64)
+                .map_err(err)?;
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .disable_y_axis()
+                .x_labels(5)
+                .x_label_formatter(&|v| unit.format(*v))
+                .label_style(font.clone())
+                .axis_style(AXIS)
+                .light_line_style(RGBColor(0xee, 0xef, 0xf2))
+                .bold_line_style(RGBColor(0xe2, 0xe4, 0xe8))
+                .draw()
+                .map_err(err)?;
+            chart
+                .draw_series(parts.iter().enumerate().map(|(i, p)| {
+                    let y0 = (n - 1 - i) as f64 + 0.15;
+                    Rectangle::new([(0.0, y0), (p.value, y0 + 0.7)], rgb(p.colour).filled())
+                }))
+                .map_err(err)?;
+            chart
+                .draw_series(parts.iter().enumerate().map(|(i, p)| {
+                    let y = (n - 1 - i) as f64 + 0.5;
+                    Text::new(format!(" {}", p.label), (0.0, y + 0.3), font.clone().color(&BLACK))
+                }))
+                .map_err(err)?;
+        }
+        Chart::Histogram { bins, unit } => {
+            if bins.is_empty() {
+                return Ok(());
+            }
+            let lo = bins.iter().map(|b| b.0).fold(f64::INFINITY, f64::min);
+            let hi = bins.iter().map(|b| b.1).fold(f64::NEG_INFINITY, f64::max).max(lo + 1e-9);
+            let max = bins.iter().map(|b| b.2).max().unwrap_or(1).max(1) as f64;
+            let mut chart = ChartBuilder::on(&root)
+                .margin((6.0 * scale) as i32)
+                .x_label_area_size((18.0 * scale) as i32)
+                .y_label_area_size((34.0 * scale) as i32)
+                .build_cartesian_2d(lo..hi, 0.0..max * 1.08)
+                .map_err(err)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(5)
+                .y_labels(4)
+                .x_label_formatter(&|v| unit.format(*v))
+                .y_label_formatter(&|v| Unit::Count.format(*v))
+                .label_style(font.clone())
+                .axis_style(AXIS)
+                .light_line_style(RGBColor(0xee, 0xef, 0xf2))
+                .bold_line_style(RGBColor(0xe2, 0xe4, 0xe8))
+                .draw()
+                .map_err(err)?;
+            chart
+                .draw_series(
+                    bins.iter()
+                        .filter(|b| b.2 > 0)
+                        .map(|&(a, b, c)| Rectangle::new([(a, 0.0), (b, c as f64)], FILL.filled())),
+                )
+                .map_err(err)?;
+        }
+        Chart::Area { points, y_max, y_label } => {
+            let (Some(first), Some(last)) = (points.first(), points.last()) else { return Ok(()) };
+            let t0 = first.0;
+            let span = (last.0 - t0).max(1) as f64;
+            let y_max = if *y_max > 0.0 { *y_max } else { 1.0 };
+            let mut chart = ChartBuilder::on(&root)
+                .margin((6.0 * scale) as i32)
+                .x_label_area_size((18.0 * scale) as i32)
+                .y_label_area_size((40.0 * scale) as i32)
+                .build_cartesian_2d(0.0..span, 0.0..y_max)
+                .map_err(err)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(5)
+                .y_labels(3)
+                .x_label_formatter(&|v| fmt_ns(*v))
+                .y_desc(y_label.as_str())
+                .label_style(font.clone())
+                .axis_desc_style(font.clone())
+                .axis_style(AXIS)
+                .light_line_style(RGBColor(0xee, 0xef, 0xf2))
+                .bold_line_style(RGBColor(0xe2, 0xe4, 0xe8))
+                .draw()
+                .map_err(err)?;
+            chart
+                .draw_series(AreaSeries::new(
+                    points.iter().map(|&(t, v)| ((t - t0) as f64, v)),
+                    0.0,
+                    FILL.mix(0.35),
+                ))
+                .map_err(err)?
+                .label(y_label.as_str());
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().map(|&(t, v)| ((t - t0) as f64, v)),
+                    FILL.stroke_width(scale.round().max(1.0) as u32),
+                ))
+                .map_err(err)?;
+        }
+    }
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// A canvas that draws `chart` at its box's size (CSS `height_px` tall, full width) and
+/// redraws when the box is resized or the chart changes. `label` is the canvas's accessible name.
+#[component]
+pub fn ChartCanvas(
+    #[prop(into)] chart: Signal<Option<Arc<Chart>>>,
+    height_px: u32,
+    #[prop(into)] label: String,
+    #[prop(optional, into)] testid: String,
+) -> impl IntoView {
+    let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
+    let redraw = move || {
+        let Some(canvas) = canvas_ref.get_untracked() else { return };
+        let canvas: HtmlCanvasElement = canvas;
+        let Some(chart) = chart.get_untracked() else { return };
+        let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
+        let w_css = canvas.client_width().max(1) as f64;
+        let h_css = height_px.max(1) as f64;
+        let (w, h) = ((w_css * dpr).round() as u32, (h_css * dpr).round() as u32);
+        if canvas.width() != w || canvas.height() != h {
+            canvas.set_width(w);
+            canvas.set_height(h);
+        }
+        if let Err(e) = draw(canvas.clone(), &chart, dpr) {
+            web_sys::console::warn_1(&format!("chart: {e}").into());
+        }
+        let _ = canvas.set_attribute("data-drawn", "true");
+    };
+    Effect::new(move |_| {
+        chart.track();
+        redraw();
+    });
+    // redraw when the box changes size (a dock splitter, a window resize)
+    let observer: StoredValue<Option<(web_sys::ResizeObserver, Closure<dyn FnMut(JsValue)>)>, LocalStorage> =
+        StoredValue::new_local(None);
+    Effect::new(move |_| {
+        let Some(canvas) = canvas_ref.get() else { return };
+        let cb = Closure::<dyn FnMut(JsValue)>::new(move |_| redraw());
+        if let Ok(ro) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+            ro.observe(&canvas);
+            observer.set_value(Some((ro, cb)));
+        }
+    });
+    on_cleanup(move || {
+        observer.try_update_value(|o| {
+            if let Some((ro, _)) = o.take() {
+                ro.disconnect();
+            }
+        });
+    });
+    view! {
+        <canvas class="chart" node_ref=canvas_ref role="img" aria-label=label data-testid=testid
+            style=format!("width:100%;height:{height_px}px;display:block")></canvas>
+    }
+}
