@@ -568,3 +568,31 @@ fn decimal_fast_path_is_exact() {
         assert_eq!(sd(t.as_bytes()), None, "{t}");
     }
 }
+
+/// The TensorBoard-Neuron plugin's trace files (`neuron_trace.json`, `neuron_op_timeline.json`), from
+/// the schema in ../shared/docs/formats/other-formats.md §3 (no public sample): string pids,
+/// `"args": null`, fractional µs, `neuronStartTimestampNs` at the top level.
+#[test]
+fn tensorboard_neuron_trace_files() {
+    let t = load(
+        r#"{"displayTimeUnit":"ns","neuronStartTimestampNs":1700000000123456789,"traceEvents":[
+{"args": null, "cat": "", "dur": 12.5, "name": "XlaCompile", "ph": "X", "pid": "/host:CPU", "tid": "XLA Ops#1", "ts": 0, "tts": 0},
+{"args": null, "cat": "", "dur": 3.25, "name": "dot.1", "ph": "X", "pid": "/host:CPU", "tid": "XLA Ops#1", "ts": 1.5, "tts": 0},
+{"args": {"hlo_op":"dot.1"}, "cat": "compute", "dur": 7, "name": "aten::matmul", "ph": "X", "pid": "compute", "tid": "framework ops", "ts": 20},
+{"args": null, "cat": "data transfer", "dur": 2, "name": "fused_3", "ph": "X", "pid": "data transfer", "tid": "hlo ops", "ts": 21}]}"#,
+    );
+    assert_eq!(t.slice_count(), 4);
+    let names: Vec<String> = t.groups.iter().map(|g| t.strings.get(g.name).to_string()).collect();
+    for want in ["/host:CPU", "compute", "data transfer"] {
+        assert!(names.iter().any(|n| n.contains(want)), "no group named {want}: {names:?}");
+    }
+    // fractional µs kept to the ns; `args: null` is no argument, not an error
+    let (_, start_ns, dur_ns, _) = one(&t, "dot.1");
+    assert_eq!((start_ns, dur_ns), (1_500, 3_250));
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    assert!(t
+        .metadata
+        .entries
+        .iter()
+        .any(|(k, v)| k == "neuronStartTimestampNs" && v == "1700000000123456789"));
+}
