@@ -3,5 +3,6 @@
 
 pub mod busy;
 pub mod device_summary;
+pub mod operator_views;
 pub mod search;
 pub mod summary;
