@@ -14,16 +14,18 @@ pub enum WidgetKind {
     Summary,
     SelectionSummary,
     Program,
+    OperatorViews,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 6] = [
+    pub const ALL: [WidgetKind; 7] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
         WidgetKind::Summary,
         WidgetKind::SelectionSummary,
         WidgetKind::Program,
+        WidgetKind::OperatorViews,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -33,6 +35,7 @@ impl WidgetKind {
             WidgetKind::Summary => "Overall Summary",
             WidgetKind::SelectionSummary => "Current Selection",
             WidgetKind::Program => "Program",
+            WidgetKind::OperatorViews => "Operator Views",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -44,6 +47,7 @@ impl WidgetKind {
             WidgetKind::Summary => "summary",
             WidgetKind::SelectionSummary => "selection-summary",
             WidgetKind::Program => "program",
+            WidgetKind::OperatorViews => "operator-views",
         }
     }
 }
@@ -119,8 +123,9 @@ impl Node {
         use WidgetKind::*;
         match kind {
             ProfileKind::Device | ProfileKind::Trace => {
-                let main: &[WidgetKind] =
-                    if kind == ProfileKind::Device { &[Timeline, Program] } else { &[Timeline] };
+                let device = kind == ProfileKind::Device;
+                let main: &[WidgetKind] = if device { &[Timeline, Program] } else { &[Timeline] };
+                let below: &[WidgetKind] = if device { &[Details, OperatorViews] } else { &[Details] };
                 split(
                     true,
                     vec![
@@ -134,7 +139,7 @@ impl Node {
                                         0.32,
                                         split(
                                             true,
-                                            vec![(0.55, slot(&[Details])), (0.45, slot(&[SelectionSummary]))],
+                                            vec![(0.55, slot(below)), (0.45, slot(&[SelectionSummary]))],
                                         ),
                                     ),
                                 ],
