@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use loupe_core::analysis::operator_views::{applies, events_of, operator_view, OperatorView};
+use loupe_core::analysis::operator_views::{applies, events_of, levels, operator_view, OperatorView};
 use loupe_core::model::{OpLevel, TrackId};
 use loupe_core::time::format_duration_ns;
 use loupe_core::view::{color_for, Rgb};
@@ -62,6 +62,17 @@ pub fn OperatorViewsWidget() -> impl IntoView {
     let sort = RwSignal::new((SortKey::Time, true));
     let show_all = RwSignal::new(false);
     let selected = RwSignal::new(None::<String>);
+    // a new trace: start at its outermost level (framework ops when the profile has them)
+    let available = Memo::new(move |_| levels(&state.tracked_data().trace));
+    Effect::new(move |_| {
+        let ls = available.get();
+        let preferred =
+            if ls.contains(&OpLevel::Framework) { Some(OpLevel::Framework) } else { ls.first().copied() };
+        if let Some(l) = preferred {
+            level.set(l);
+        }
+        selected.set(None);
+    });
     // one computation per trace and level
     let view_memo = Memo::new(move |_| {
         let d = state.tracked_data();
@@ -89,13 +100,13 @@ pub fn OperatorViewsWidget() -> impl IntoView {
             }
         }
         selected.set(Some(name.clone()));
-        let label = format!("{} {}", if lvl == OpLevel::Hlo { "HLO op" } else { "operator" }, name);
+        let label = format!("{} {name}", lvl.name());
         show_events(state, &label, per_track, !zoom);
     };
 
     let level_button = move |l: OpLevel, text: &'static str| {
         view! {
-            <button class="seg" class:active=move || level.get() == l aria-pressed=move || (level.get() == l).to_string()
+            <button class:hidden=move || !available.get().contains(&l) class="seg" class:active=move || level.get() == l aria-pressed=move || (level.get() == l).to_string()
                 data-level=l.name() on:click=move |_| { level.set(l); selected.set(None); }>{text}</button>
         }
     };
@@ -202,7 +213,11 @@ pub fn OperatorViewsWidget() -> impl IntoView {
         let more = (matched > limit).then(|| {
             view! { <button class="link" on:click=move |_| show_all.set(true)>{format!("show all {matched} operators")}</button> }
         });
-        let level_name = if v.level == OpLevel::Hlo { "HLO operator" } else { "framework operator" };
+        let level_name = match v.level {
+            OpLevel::Hlo => "HLO operator",
+            OpLevel::Layer => "layer",
+            _ => "framework operator",
+        };
         view! {
             <div class="op-views-top">
                 <div class="op-views-pie">
@@ -251,6 +266,7 @@ pub fn OperatorViewsWidget() -> impl IntoView {
     view! {
         <div class="widget-body widget-scroll op-views" data-testid="operator-views">
             <div class="seg-group" role="group" aria-label="Level">
+                {level_button(OpLevel::Layer, "Layers")}
                 {level_button(OpLevel::Framework, "Framework ops")}
                 {level_button(OpLevel::Hlo, "HLO ops")}
             </div>

@@ -72,6 +72,15 @@ pub struct OpViewRow {
 /// Members listed per row.
 pub const MAX_MEMBERS: usize = 12;
 
+/// The levels the views can show for this trace (layer, framework, HLO: those the operator tree
+/// has nodes at), outermost first.
+pub fn levels(trace: &Trace) -> Vec<OpLevel> {
+    [OpLevel::Layer, OpLevel::Framework, OpLevel::Hlo]
+        .into_iter()
+        .filter(|&l| trace.operators.nodes.iter().any(|n| n.level == l))
+        .collect()
+}
+
 /// The view at one level.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct OperatorView {
@@ -294,6 +303,7 @@ mod tests {
         assert_eq!(ev.iter().map(Vec::len).sum::<usize>(), 4);
         assert!(events_of(&t, OpLevel::Hlo, "nope").iter().all(Vec::is_empty));
         assert!(applies(&t));
+        assert_eq!(levels(&t), [OpLevel::Framework, OpLevel::Hlo]);
     }
 
     #[test]
@@ -305,6 +315,7 @@ mod tests {
         b.add_slice(tr, 0, 5, n, StrId::EMPTY, crate::model::ArgsId::NONE);
         let t = b.finish();
         assert!(!applies(&t));
+        assert!(levels(&t).is_empty());
         let v = operator_view(&t, OpLevel::Framework);
         assert!(v.rows.is_empty());
         assert_eq!(v.total_ns, 0);
