@@ -16,6 +16,8 @@ use crate::Trace;
 /// A section of a device group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Section {
+    /// The operator timeline (framework → HLO spans per kind of work).
+    Operators,
     Engines,
     Activity,
     Dma,
@@ -25,7 +27,8 @@ pub enum Section {
 }
 
 impl Section {
-    pub const ALL: [Section; 6] = [
+    pub const ALL: [Section; 7] = [
+        Section::Operators,
         Section::Engines,
         Section::Activity,
         Section::Dma,
@@ -35,6 +38,7 @@ impl Section {
     ];
     pub fn label(self) -> &'static str {
         match self {
+            Section::Operators => "Operators",
             Section::Engines => "Engines",
             Section::Activity => "Activity",
             Section::Dma => "DMA queues",
@@ -46,6 +50,7 @@ impl Section {
     /// Section of a track by its role.
     pub fn of_track(role: TrackRole) -> Section {
         match role {
+            TrackRole::OperatorSpans(_) => Section::Operators,
             TrackRole::Engine(_) => Section::Engines,
             r if r.is_dma() => Section::Dma,
             _ => Section::Other,

@@ -346,6 +346,7 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
         }
     }
     name_groups_by_file(&mut b);
+    b.add_operator_timeline();
     formats.dedup();
     b.set_format(&formats.join("+"));
     Ok(b.finish())

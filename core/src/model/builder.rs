@@ -50,6 +50,8 @@ struct FlowBuild {
     category: StrId,
 }
 
+mod op_timeline;
+
 pub struct TraceBuilder {
     format: String,
     strings: Interner,

@@ -149,6 +149,43 @@ pub enum TrackRole {
     DmaTransfers,
     /// Throttling periods.
     Throttle,
+    /// Spans of framework / HLO operators over one kind of device work (derived from the
+    /// instructions: the operator timeline, `model::builder::op_timeline`). Not device work
+    /// itself: analyses that sum device time skip these tracks.
+    OperatorSpans(WorkKind),
+}
+
+/// Kinds of device work, as the operator timeline splits them.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    bincode::Encode,
+    bincode::Decode,
+)]
+pub enum WorkKind {
+    /// Tensor, Vector, Scalar, GpSimd engines.
+    Compute,
+    /// The Sync engine.
+    Control,
+    /// DMA queues.
+    DataTransfer,
+}
+
+impl WorkKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkKind::Compute => "compute",
+            WorkKind::Control => "control",
+            WorkKind::DataTransfer => "data transfer",
+        }
+    }
 }
 
 /// What a counter measures, as far as the views care (grouping, order, folding). Set by

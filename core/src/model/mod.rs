@@ -17,7 +17,7 @@ pub mod warnings;
 pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
 pub use domain::{
     CounterRole, DeviceInfo, DmaQueueType, DomainColumns, Engine, OpId, OpLevel, OpNodeRow, OperatorTree,
-    SliceDomain, SourceId, SourceLoc, TrackRole,
+    SliceDomain, SourceId, SourceLoc, TrackRole, WorkKind,
 };
 pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
 pub use validate::InvalidTrace;
