@@ -3,5 +3,7 @@
 
 pub mod busy;
 pub mod device_summary;
+pub mod gpu;
+pub mod latency;
 pub mod search;
 pub mod summary;
