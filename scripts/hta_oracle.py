@@ -3,8 +3,10 @@
 
 For every Kineto sample HTA can read (../shared/samples/pytorch-kineto, plus the multi-rank pair
 trace_filter_sampled_rank-{0,1} loaded together), runs HTA's `get_temporal_breakdown` and
-`get_gpu_kernel_breakdown(include_memory_kernels=True)` and compares, rank by rank:
-  - idle / compute / non-compute %  within 1 percentage point,
+`get_gpu_kernel_breakdown(include_memory_kernels=True)`, `get_comm_comp_overlap` and
+`get_idle_time_breakdown` and compares, rank by rank:
+  - idle / compute / non-compute %  within 1 percentage point, comm/comp overlap % within 1 pp,
+  - idle time per category (host wait / kernel wait / other, summed over streams) within 5 %,
   - kernel-type totals (COMPUTATION / MEMORY / COMMUNICATION) within 5 % (or 1 µs when tiny).
 Prints the table and the files HTA itself fails on (or finds no GPU kernels in). Exit status 1 when
 a file HTA reads disagrees, 0 otherwise.
@@ -51,6 +53,12 @@ def hta(files):
             "kernel_us": float(r["kernel_time(us)"]),
         }
     types = {str(r["kernel_type"]): float(r["sum"]) for _, r in kt.iterrows()}
+    for _, r in ta.get_comm_comp_overlap(visualize=False).iterrows():
+        ranks[int(r["rank"])]["overlap_pct"] = float(r["comp_comm_overlap_pctg"])
+    for rank in ranks:
+        idle, _ = ta.get_idle_time_breakdown(ranks=[rank], visualize=False)
+        cats = idle.groupby("idle_category")["idle_time"].sum()
+        ranks[rank]["idle_us"] = {k: float(cats.get(k, 0.0)) for k in ("host_wait", "kernel_wait", "other")}
     return ranks, types
 
 
@@ -130,6 +138,25 @@ def main():
             )
             rows.append((label, rank, txt, ok))
             bad += not ok
+            # communication-computation overlap (NaN in HTA = no communication = null here)
+            lo = next((o for o in l.get("comm_comp_overlap", []) if o["rank"] == rank), None)
+            ho = h.get("overlap_pct")
+            if lo is not None and ho is not None:
+                both_none = lo["overlap_pct"] is None and ho != ho
+                ok = both_none or (lo["overlap_pct"] is not None and abs(lo["overlap_pct"] - ho) <= PCT_TOL)
+                rows.append((label, rank, f"comm/comp overlap % {lo['overlap_pct']}/{ho:.2f}", ok))
+                bad += not ok
+            # idle breakdown per category, summed over streams
+            li = [s for s in l.get("idle_breakdown", []) if s["rank"] == rank]
+            if "idle_us" in h:
+                parts, ok = [], True
+                for cat in ("host_wait", "kernel_wait", "other"):
+                    lv, hv = sum(s[cat + "_ns"] for s in li) / 1000, h["idle_us"][cat]
+                    good = abs(lv - hv) <= max(TYPE_TOL * abs(hv), 1.0)
+                    ok &= good
+                    parts.append(f"{cat} {lv:.0f}/{hv:.0f}{'' if good else ' !'}")
+                rows.append((label, rank, "idle µs " + "  ".join(parts), ok))
+                bad += not ok
         l_types = {t["type"]: t["total_ns"] / 1000 for t in l.get("kernel_types", [])}
         parts, ok = [], True
         for k in ("COMPUTATION", "MEMORY", "COMMUNICATION"):

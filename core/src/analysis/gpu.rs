@@ -315,6 +315,8 @@ struct Act {
     has_corr: bool,
     /// Kineto's `correlation` argument (launch ↔ kernel), when present.
     corr: Option<i64>,
+    /// Kineto's `stream` argument, when present (HTA groups streams by it, not by track).
+    stream: Option<i64>,
 }
 
 fn int_arg(v: ArgValue, trace: &Trace) -> Option<i64> {
@@ -571,7 +573,18 @@ pub fn gpu_analysis(trace: &Trace, opts: &GpuOptions) -> Result<GpuAnalysis, Str
             let idle_kind = !uses_stream_arg || idle_cats.contains(&c.category[i]);
             if let Some(r) = ranks.get_mut(rk) {
                 let (start, end) = round(c.start_ns[i], c.end_ns(i));
-                r.acts.push(Act { slice, start, end, name, ty, launch, idle_kind, has_corr, corr: corr_arg });
+                r.acts.push(Act {
+                    slice,
+                    start,
+                    end,
+                    name,
+                    ty,
+                    launch,
+                    idle_kind,
+                    has_corr,
+                    corr: corr_arg,
+                    stream,
+                });
             }
         }
     }
@@ -818,17 +831,28 @@ fn top_kernels(trace: &Trace, r: &Rank, ty: KernelType, opts: &GpuOptions) -> To
 }
 
 fn idle_breakdown(trace: &Trace, r: &Rank, opts: &GpuOptions) -> Vec<StreamIdle> {
-    let mut by: FxHashMap<u32, Vec<&Act>> = FxHashMap::default();
+    // by Kineto's stream number when there is one (as HTA), else by track
+    let mut by: FxHashMap<(i64, u32), Vec<&Act>> = FxHashMap::default();
     for a in r.acts.iter().filter(|a| a.idle_kind) {
-        by.entry(a.slice.track.0).or_default().push(a);
+        let key = match a.stream {
+            Some(s) => (s, u32::MAX),
+            None => (i64::MIN, a.slice.track.0),
+        };
+        by.entry(key).or_default().push(a);
     }
     let mut out: Vec<StreamIdle> = by
         .into_iter()
-        .map(|(track, mut acts)| {
-            acts.sort_by_key(|a| (a.start, a.slice.index));
+        .map(|((stream, _), mut acts)| {
+            acts.sort_by_key(|a| (a.start, a.slice));
+            let track = acts.first().map_or(0, |a| a.slice.track.0);
+            let label = if stream == i64::MIN {
+                trace.str(trace.tracks[track as usize].name).to_string()
+            } else {
+                format!("stream {stream}")
+            };
             let mut s = StreamIdle {
                 rank: r.number,
-                stream: trace.str(trace.tracks[track as usize].name).to_string(),
+                stream: label,
                 track,
                 idle_ns: 0,
                 host_wait_ns: 0,
@@ -858,7 +882,7 @@ fn idle_breakdown(trace: &Trace, r: &Rank, opts: &GpuOptions) -> Vec<StreamIdle>
             s
         })
         .collect();
-    out.sort_by_key(|s| s.track);
+    out.sort_by(|a, b| a.track.cmp(&b.track).then_with(|| a.stream.cmp(&b.stream)));
     out
 }
 

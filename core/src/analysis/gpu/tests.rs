@@ -294,3 +294,45 @@ fn not_applicable_without_gpu_streams() {
     let e = gpu_analysis(&b.finish(), &GpuOptions::default()).unwrap_err();
     assert!(e.contains("no GPU stream"), "{e}");
 }
+
+#[test]
+fn absolute_timestamps_round_like_python_floats() {
+    // 1712195495506161.234 µs is 1712195495506161.25 as a double: ⌈⌉ = …162 µs; the end
+    // …161.25 + 1.28 = …162.53 → ⌊⌋ = …162: a 0 µs event, as HTA sees it
+    let start = 1_712_195_495_506_161_234i64;
+    let v = us_f64(start);
+    assert_eq!((v.trunc() as i64, v.fract()), (1_712_195_495_506_161, 0.25));
+    assert_eq!(hta_round(start, start + 1_280), (1_712_195_495_506_162_000, 1_712_195_495_506_162_000));
+    // small times: exact decimal → nearest double → ⌈⌉ / ⌊⌋
+    assert_eq!(hta_round(1_500, 3_500), (2_000, 3_000));
+    assert_eq!(hta_round(-1_500, 500), (-1_000, 0));
+}
+
+#[test]
+fn launch_found_by_correlation_without_flows() {
+    // no ac2g flows: the launch is the CPU slice with the same `correlation`
+    let mut k = K::default();
+    k.step(1, 0.0, 100.0).step(2, 100.0, 100.0);
+    for (corr, ts) in [(1, 10.0), (2, 150.0)] {
+        k.raw(&format!(
+            r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":{ts},"dur":2,"args":{{"correlation":{corr}}}}}"#
+        ));
+        k.kernel("gemm", ts + 20.0, 5.0, 7, corr);
+    }
+    let g = gpu_analysis(&load(&[("r.json", k.json(0))]), &exact()).unwrap();
+    let r = &g.temporal_breakdown.ranks[0];
+    assert_eq!((r.activities, r.dropped_activities), (1, 1));
+    assert_eq!(g.launch_delay[0].count, 1);
+    assert_eq!(g.launch_delay[0].max_ns, 18 * US);
+}
+
+#[test]
+fn host_slice_with_a_stream_argument_counts_as_hta_does() {
+    // Inductor records a `triton_…` CPU op with `stream` around the launch: HTA counts it
+    let mut k = K::default();
+    k.raw(r#"{"ph":"X","cat":"cpu_op","name":"triton_poi_fused","pid":100,"tid":100,"ts":0,"dur":50,"args":{"stream":0}}"#)
+        .kernel("triton_poi_fused", 40.0, 2.0, 7, 9);
+    let g = gpu_analysis(&load(&[("r.json", k.json(0))]), &exact()).unwrap();
+    let r = &g.temporal_breakdown.ranks[0];
+    assert_eq!((r.activities, r.temporal.kernel_ns, r.temporal.compute_ns), (2, 50 * US, 50 * US));
+}
