@@ -45,6 +45,8 @@ if [ "${SKIP_NATIVE:-0}" != 1 ]; then
   ./target/release/examples/bench_ntff "$NTFF_MB" | tee "$OUT/native-ntff.txt"
   step "native: bytes per slice"
   ./target/release/examples/bench_memory "$SLICES" "$JSON_MB" | tee "$OUT/native-memory.txt"
+  step "native: GPU breakdowns (HTA) and latency summary, 1 M events"
+  ./target/release/examples/bench_gpu 1000000 | tee "$OUT/native-gpu.txt"
   if [ $QUICK = 0 ]; then
     step "native: criterion (cargo bench -p loupe-core)"
     cargo bench -p loupe-core 2>&1 | grep -vE '^(Benchmarking|Found|  [0-9]+ \()' | tee "$OUT/criterion.txt"

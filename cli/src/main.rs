@@ -3,6 +3,7 @@
 //! ```text
 //! loupe summary FILE... [--json]     (a FILE may be a folder: its files form one profile)
 //! loupe events FILE... [--csv] [--kind slice]
+//! loupe analyze FILE... [--json] [--exact] [--keep-last-step]
 //! ```
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -11,6 +12,7 @@ use loupe_core::import::{import_files, InputFile, NoProgress};
 use loupe_core::query;
 use std::io::Write;
 
+mod analyze;
 mod neuron_rows;
 mod safe;
 use safe::{csv_field, text};
@@ -23,6 +25,12 @@ const USAGE: &str = "usage:
         every event as CSV; K = slice (default: track,name,start_ns,dur_ns),
         instruction (engine,pc,start_ns,dur_ns,opcode), dma (dma_engine,queue,start_ns,dur_ns,size),
         semaphore (id,start_ns,value) for Neuron NTFF, JSON export and Parquet inputs
+  loupe analyze FILE... [--json] [--exact] [--keep-last-step]
+        GPU breakdowns as HTA defines them (temporal, kernel types, top kernels, idle per stream,
+        comm/compute overlap, launch delay, utilisation, exposed comm/memcpy) and the latency
+        summary per name (nearest-rank percentiles, split device/host). The FILEs form ONE profile
+        (one rank per file). --exact: exact ns instead of HTA's whole µs; --keep-last-step: do not
+        drop the last ProfilerStep
   loupe correlation FILE.ntff --neff FILE.neff  correlation report (trace events -> NEFF -> operator -> source)
   loupe formats                               list supported formats
 A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
@@ -34,16 +42,28 @@ struct Args {
     json: bool,
     kind: String,
     neff: Option<String>,
+    exact: bool,
+    keep_last_step: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let command = it.next().ok_or_else(|| USAGE.to_string())?;
-    let mut a = Args { command, files: Vec::new(), json: false, kind: "slice".into(), neff: None };
+    let mut a = Args {
+        command,
+        files: Vec::new(),
+        json: false,
+        kind: "slice".into(),
+        neff: None,
+        exact: false,
+        keep_last_step: false,
+    };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--json" => a.json = true,
             "--csv" => {}
+            "--exact" => a.exact = true,
+            "--keep-last-step" => a.keep_last_step = true,
             "--kind" => a.kind = it.next().ok_or("--kind needs a value")?,
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
             "-h" | "--help" => return Err(USAGE.to_string()),
@@ -116,6 +136,19 @@ fn load(path: &str, neff: Option<&str>) -> Result<loupe_core::Trace, String> {
     }
     let files: Vec<InputFile> = data.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
     import_files(&files, &mut NoProgress).map_err(|e| format!("{path}: {e}"))
+}
+
+/// Several paths as one profile (e.g. one Kineto file per rank).
+fn load_all(paths: &[String], neff: Option<&str>) -> Result<loupe_core::Trace, String> {
+    let mut data = Vec::new();
+    for p in paths {
+        data.extend(read_input(p)?);
+    }
+    if let Some(n) = neff {
+        data.extend(read_input(n)?);
+    }
+    let files: Vec<InputFile> = data.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    import_files(&files, &mut NoProgress).map_err(|e| format!("{}: {e}", paths.join(", ")))
 }
 
 fn run(a: &Args) -> Result<(), String> {
@@ -260,6 +293,18 @@ fn run(a: &Args) -> Result<(), String> {
                         writeln!(out, "  note: {}", text(note)).map_err(io)?;
                     }
                 }
+            }
+        }
+        "analyze" => {
+            if a.files.is_empty() {
+                return Err(format!("analyze needs at least one FILE\n{USAGE}"));
+            }
+            let t = load_all(&a.files, a.neff.as_deref())?;
+            let o = analyze::Options { exact: a.exact, keep_last_step: a.keep_last_step };
+            if a.json {
+                writeln!(out, "{}", analyze::json(&a.files, &t, &o)?).map_err(io)?;
+            } else {
+                analyze::write_text(&mut out, &a.files, &t, &o).map_err(io)?;
             }
         }
         "formats" => {

@@ -180,3 +180,101 @@ fn hostile_text_is_escaped_and_inert() {
     assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
     assert!(err.contains("\\u{1b}[2J"), "{err}");
 }
+
+/// A Kineto trace with two streams: compute [0,10) and [20,25) µs, NCCL [5,30), a memcpy [40,42).
+const KINETO: &str = r#"{"schemaVersion":1,"distributedInfo":{"rank":2},"traceEvents":[
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":0,"dur":10,"args":{"stream":7,"correlation":1}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":20,"dur":5,"args":{"stream":7,"correlation":2}},
+ {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce","pid":0,"tid":8,"ts":5,"dur":25,"args":{"stream":8,"correlation":3}},
+ {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":8,"ts":40,"dur":2,"args":{"stream":8,"correlation":4}},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":100,"tid":100,"ts":0,"dur":3}
+]}"#;
+
+#[test]
+fn analyze_json_gpu_and_latency() {
+    let p = temp_file("kineto.json", KINETO.as_bytes());
+    let out = loupe().args(["analyze", p.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tb = &v["temporal_breakdown"];
+    assert_eq!(tb["kernel_ns"], 42_000);
+    assert_eq!(tb["idle_ns"], 10_000);
+    assert_eq!(tb["compute_ns"], 15_000);
+    assert_eq!(tb["non_compute_ns"], 17_000);
+    assert_eq!(tb["ranks"][0]["rank"], 2);
+    assert_eq!(tb["ranks"][0]["idle_pct"], 23.81);
+    let kt = v["kernel_types"].as_array().unwrap();
+    let find = |t: &str| kt.iter().find(|k| k["type"] == t).map(|k| k["total_ns"].as_i64().unwrap());
+    assert_eq!(find("COMMUNICATION"), Some(15_000));
+    assert_eq!(find("COMPUTATION"), Some(5_000));
+    assert_eq!(find("MEMORY"), Some(2_000));
+    assert_eq!(find("COMPUTATION overlapping COMMUNICATION"), Some(10_000));
+    for k in [
+        "top_kernels",
+        "idle_breakdown",
+        "comm_comp_overlap",
+        "launch_delay",
+        "gpu_utilisation",
+        "exposed_time",
+        "method",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    let ops = v["latency"]["operators"].as_array().unwrap();
+    let gemm = ops.iter().find(|o| o["name"] == "gemm").unwrap();
+    for (k, want) in [
+        ("count", 2),
+        ("total_ns", 15_000),
+        ("min_ns", 5_000),
+        ("max_ns", 10_000),
+        ("mean_ns", 7_500),
+        ("median_ns", 5_000),
+        ("p90_ns", 10_000),
+        ("p95_ns", 10_000),
+        ("p99_ns", 10_000),
+        ("p999_ns", 10_000),
+    ] {
+        assert_eq!(gemm[k], want, "{k}");
+    }
+    assert_eq!(v["latency"]["by_device"]["host"][0]["name"], "aten::mm");
+    assert_eq!(v["latency"]["by_device"]["device"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn analyze_without_gpu_says_why() {
+    let p = temp_file("cpu.json", TRACE.as_bytes());
+    let out = loupe().args(["analyze", p.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["gpu_unavailable"].as_str().unwrap().contains("no GPU stream"));
+    assert!(v.get("temporal_breakdown").is_none());
+    assert_eq!(v["latency"]["operators"][0]["name"], "outer");
+    let out = loupe().args(["analyze", p.to_str().unwrap()]).output().unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("GPU breakdowns: not applicable"), "{s}");
+    assert!(s.contains("nearest-rank"), "{s}");
+}
+
+#[test]
+fn analyze_text_and_several_ranks() {
+    let a = temp_file("rank2.json", KINETO.as_bytes());
+    let b = temp_file("rank4.json", KINETO.replace("\"rank\":2", "\"rank\":4").as_bytes());
+    let out = loupe().args(["analyze", a.to_str().unwrap(), b.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ranks: Vec<i64> = v["temporal_breakdown"]["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rank"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ranks, vec![2, 4]);
+    assert_eq!(v["temporal_breakdown"]["kernel_ns"], 84_000);
+    let out = loupe().args(["analyze", a.to_str().unwrap()]).output().unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    for want in
+        ["GPU temporal breakdown", "COMPUTATION overlapping COMMUNICATION", "Top kernels", "Latency by name"]
+    {
+        assert!(s.contains(want), "missing {want} in\n{s}");
+    }
+}

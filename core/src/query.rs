@@ -17,7 +17,7 @@ pub struct NameStat {
 /// the slices in range are visited.
 pub fn aggregate_by_name(trace: &Trace, t0_ns: i64, t1_ns: i64) -> Vec<NameStat> {
     let mut acc: FxHashMap<StrId, (u64, i64)> = FxHashMap::default();
-    for t in &trace.tracks {
+    for t in trace.tracks.iter().filter(|t| !t.role.is_derived()) {
         let cols = &t.slices;
         for d in 0..cols.depth_count() {
             for i in cols.range_at_depth(d, t0_ns, t1_ns) {

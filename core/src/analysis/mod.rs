@@ -3,6 +3,8 @@
 
 pub mod busy;
 pub mod device_summary;
+pub mod gpu;
+pub mod latency;
 pub mod operator_views;
 pub mod search;
 pub mod summary;

@@ -234,6 +234,11 @@ impl TrackRole {
     pub fn is_dma(self) -> bool {
         matches!(self, TrackRole::DmaQueue | TrackRole::DmaTransfers)
     }
+    /// Tracks derived from other events (the operator timeline), not recorded events:
+    /// statistics over "every slice" (latency, top names) skip them so nothing counts twice.
+    pub fn is_derived(self) -> bool {
+        matches!(self, TrackRole::OperatorSpans(_))
+    }
 }
 
 macro_rules! opt_id {
