@@ -13,6 +13,7 @@
 // JS callback types (`Closure<dyn FnMut(..)>` in `RefCell<Option<..>>`) are what they are
 #![allow(clippy::type_complexity)]
 
+pub mod annotation_store;
 pub mod canvas;
 pub mod components;
 pub mod describe;
