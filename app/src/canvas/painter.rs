@@ -251,11 +251,13 @@ fn paint_marker_flags(cx: &mut Ctx, f: &Frame) {
         let label = fit_label(&m.name, 120.0, f.char_w_px).unwrap_or_default();
         let lw = c.measure_text(&label).map(|t| t.width()).unwrap_or(20.0).max(6.0);
         let y = RULER_H_PX - FLAG_H_PX - 1.0;
+        // the flag hangs right of the line, or left of it at the canvas's right edge
+        let fx = if x + lw + 8.0 > f.width_px { x - lw - 8.0 + 1.0 } else { x };
         cx.fill_css(&f.theme.marker);
         c.fill_rect(x, 0.0, if f.active_marker == Some(m.id) { 2.0 } else { 1.0 }, RULER_H_PX);
-        c.fill_rect(x, y, lw + 8.0, FLAG_H_PX);
+        c.fill_rect(fx, y, lw + 8.0, FLAG_H_PX);
         cx.fill_css(&f.theme.marker_text);
-        let _ = c.fill_text(&label, x + 4.0, y + FLAG_H_PX / 2.0 + 0.5);
+        let _ = c.fill_text(&label, fx + 4.0, y + FLAG_H_PX / 2.0 + 0.5);
     }
     c.set_font(FONT);
 }

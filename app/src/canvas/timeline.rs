@@ -194,7 +194,8 @@ impl TimelineCtl {
             }
         }));
         ctl.redraw_id.set(id);
-        // test hook: centre (canvas CSS px) of the widest slice painted in the last frame
+        // test hook: centre (canvas CSS px) of the widest slice painted in the last frame, and its
+        // painted left and right edges (`x0`, `x1`)
         let weak = Rc::downgrade(&ctl);
         let hook = Closure::<dyn FnMut() -> JsValue>::new(move || {
             let Some(c) = weak.upgrade() else { return JsValue::NULL };
@@ -208,6 +209,8 @@ impl TimelineCtl {
                         ((h.x0_px.max(0.0) + h.x1_px.min(c.view.borrow().vp.width_px)) / 2.0).into(),
                     );
                     set_prop(&o, "y", ((h.y0_px + h.y1_px) / 2.0).into());
+                    set_prop(&o, "x0", h.x0_px.into());
+                    set_prop(&o, "x1", h.x1_px.into());
                     o.into()
                 }
                 None => JsValue::NULL,

@@ -346,24 +346,22 @@ pub fn AnnotationsWidget() -> impl IntoView {
                             </select>
                         </td>
                         <td class="num" data-testid="annotation-interval">{interval}</td>
-                        <td>
+                        <td class="ann-actions">
                             <button class="button button-quiet" data-testid="annotation-zoom" disabled=zoom_to.is_none()
                                 title="Zoom the timeline to the interval" on:click=zoom>"Zoom"</button>
-                        </td>
-                        <td>
                             <button class="button button-quiet" data-testid="annotation-delete" title="Delete this marker"
                                 on:click=remove>"×"</button>
                         </td>
                     </tr>
                     {metrics.map(|x| view! {
-                        <tr class="ann-metrics-row"><td colspan="6">{metrics_view(&x)}</td></tr>
+                        <tr class="ann-metrics-row"><td colspan="5">{metrics_view(&x)}</td></tr>
                     })}
                 }
             })
             .collect_view();
         view! {
             <table class="grid ann-table" data-testid="annotation-table">
-                <thead><tr><th>"marker"</th><th>"time"</th><th>"diff vs"</th><th>"interval"</th><th></th><th></th></tr></thead>
+                <thead><tr><th>"marker"</th><th>"time"</th><th>"diff vs"</th><th>"interval"</th><th></th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         }
