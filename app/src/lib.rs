@@ -14,6 +14,7 @@
 // JS callback types (`Closure<dyn FnMut(..)>` in `RefCell<Option<..>>`) are what they are
 #![allow(clippy::type_complexity)]
 
+pub mod annotation_store;
 pub mod canvas;
 pub mod charts;
 pub mod components;

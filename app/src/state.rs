@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use loupe_core::analysis::annotations::{AnnotationSet, DEFAULT_SET};
 use loupe_core::model::{GroupId, SliceRef, TrackId};
 use loupe_core::rows::{RowKey, RowOptions, Section};
 use loupe_core::view::palette_index;
@@ -75,6 +76,8 @@ pub struct TraceData {
     /// Where the events are, outliers cut ("Zoom to data"; the first view when much narrower
     /// than the whole trace).
     pub busy: Option<(i64, i64)>,
+    /// Content fingerprint: the key of the profile's saved annotation sets.
+    pub fingerprint: String,
 }
 
 impl TraceData {
@@ -86,6 +89,7 @@ impl TraceData {
         let colours = crate::canvas::colour::ColourIndex::build(&trace);
         let zero_counters = loupe_core::rows::zero_counters(&trace);
         let busy = loupe_core::analysis::busy::busy_range(&trace);
+        let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
         TraceData {
             trace,
             color_of_str,
@@ -96,6 +100,7 @@ impl TraceData {
             colours,
             zero_counters,
             busy,
+            fingerprint,
         }
     }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {
@@ -235,6 +240,14 @@ pub enum ViewRequest {
     Reset,
 }
 
+/// A marker edit made on the timeline (right-click adds, dragging a flag moves), reported to
+/// the app state by the timeline's callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerEdit {
+    Add { t_ns: i64 },
+    Move { id: u32, t_ns: i64 },
+}
+
 /// The visible time window, published by the timeline after each paint (non-reactive: read it
 /// from a `Scheduler` redraw callback, which runs after the timeline's paint in the same frame).
 #[derive(Debug, Default)]
@@ -292,6 +305,10 @@ pub struct AppState {
     pub row_order: RwSignal<HashMap<RowKey, i64>>,
     /// The keyboard help panel is open.
     pub show_help: RwSignal<bool>,
+    /// The current annotation set (markers on the timeline); restored per profile from storage.
+    pub annotations: RwSignal<AnnotationSet>,
+    /// Why the last annotation save failed (shown by the Annotations widget).
+    pub annotations_error: RwSignal<Option<String>>,
 }
 
 impl AppState {
@@ -317,6 +334,8 @@ impl AppState {
             track_filter: RwSignal::new(String::new()),
             row_order: RwSignal::new(HashMap::new()),
             show_help: RwSignal::new(false),
+            annotations: RwSignal::new(AnnotationSet::new(DEFAULT_SET)),
+            annotations_error: RwSignal::new(None),
         }
     }
 
@@ -331,7 +350,28 @@ impl AppState {
         self.track_filter.set(String::new());
         self.box_selection.set(None);
         self.set_search(SearchHits::default());
+        // the new profile's own markers (none for the demo or a profile never annotated)
+        let data = self.trace.get_value();
+        let set = if data.is_demo {
+            AnnotationSet::new(DEFAULT_SET)
+        } else {
+            crate::annotation_store::load(&data.fingerprint).current_set()
+        };
+        self.annotations.set(set);
+        self.annotations_error.set(None);
         self.generation.update(|g| *g += 1);
+    }
+
+    /// Change the current annotation set and save it for this profile (not for the demo).
+    pub fn edit_annotations(&self, f: impl FnOnce(&mut AnnotationSet)) {
+        self.annotations.update(f);
+        let data = self.trace.get_value();
+        if !data.is_demo {
+            let res = self
+                .annotations
+                .with_untracked(|set| crate::annotation_store::save_current(&data.fingerprint, set));
+            self.annotations_error.set(res.err());
+        }
     }
 
     /// Replace the current search hits and notify (timeline highlight, details, search widget).

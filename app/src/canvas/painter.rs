@@ -5,6 +5,7 @@
 //! per visible (track, depth), so the cost depends on pixels, not on the number of events.
 //! Labels are drawn only on items at least [`LABEL_MIN_PX`] wide, truncated with "…".
 
+use loupe_core::analysis::annotations::Marker;
 use loupe_core::lod::{self, LodItem};
 use loupe_core::model::{SliceRef, TrackId};
 use loupe_core::view::{fit_label, format_time_at_resolution, ruler_ticks, TimeScale};
@@ -48,6 +49,10 @@ pub struct Frame<'a> {
     pub colour_by: ColourBy,
     /// The current search, when it has a query: hits are outlined, the rest dimmed.
     pub search: Option<&'a SearchHits>,
+    /// Annotation markers: a line across the tracks and a labelled flag on the ruler.
+    pub markers: &'a [Marker],
+    /// The marker being dragged (drawn bolder).
+    pub active_marker: Option<u32>,
 }
 
 /// What a paint did, for `window.__loupe` and benchmarks.
@@ -201,6 +206,7 @@ pub fn paint(
         let _ = c.fill_text(&label, (x0 + x1) / 2.0 - lw / 2.0, RULER_H_PX + 12.5);
         c.set_font(FONT);
     }
+    paint_marker_lines(&mut cx, f);
     // vertical scroll position, when the tracks overflow
     let view_h = h - RULER_H_PX;
     let total_h = f.layout.total_h_px;
@@ -214,7 +220,46 @@ pub fn paint(
 
     // ---- ruler ----
     paint_ruler(&mut cx, f, &ticks, t0_ns, t1_ns);
+    paint_marker_flags(&mut cx, f);
     stats
+}
+
+/// Screen x of each marker inside the canvas (with a margin for the flag).
+fn visible_markers<'a>(f: &'a Frame) -> impl Iterator<Item = (f64, &'a Marker)> + 'a {
+    f.markers
+        .iter()
+        .map(move |m| (f.scale.x_from_time(m.t_ns).round(), m))
+        .filter(move |(x, _)| *x >= -1.0 && *x <= f.width_px + 1.0)
+}
+
+fn paint_marker_lines(cx: &mut Ctx, f: &Frame) {
+    cx.fill_css(&f.theme.marker);
+    for (x, m) in visible_markers(f) {
+        let w = if f.active_marker == Some(m.id) { 2.0 } else { 1.0 };
+        cx.c.fill_rect(x, RULER_H_PX, w, f.height_px - RULER_H_PX);
+    }
+}
+
+/// Height of a marker's flag on the ruler.
+pub const FLAG_H_PX: f64 = 14.0;
+
+fn paint_marker_flags(cx: &mut Ctx, f: &Frame) {
+    let c = cx.c;
+    c.set_font(FONT_BOLD);
+    c.set_text_baseline("middle");
+    for (x, m) in visible_markers(f) {
+        let label = fit_label(&m.name, 120.0, f.char_w_px).unwrap_or_default();
+        let lw = c.measure_text(&label).map(|t| t.width()).unwrap_or(20.0).max(6.0);
+        let y = RULER_H_PX - FLAG_H_PX - 1.0;
+        // the flag hangs right of the line, or left of it at the canvas's right edge
+        let fx = if x + lw + 8.0 > f.width_px { x - lw - 8.0 + 1.0 } else { x };
+        cx.fill_css(&f.theme.marker);
+        c.fill_rect(x, 0.0, if f.active_marker == Some(m.id) { 2.0 } else { 1.0 }, RULER_H_PX);
+        c.fill_rect(fx, y, lw + 8.0, FLAG_H_PX);
+        cx.fill_css(&f.theme.marker_text);
+        let _ = c.fill_text(&label, fx + 4.0, y + FLAG_H_PX / 2.0 + 0.5);
+    }
+    c.set_font(FONT);
 }
 
 #[allow(clippy::too_many_arguments)]

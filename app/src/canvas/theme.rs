@@ -32,6 +32,9 @@ pub struct Theme {
     pub cursor_line: String,
     pub label_bg: String,
     pub scroll_thumb: String,
+    /// Annotation markers: line and flag, flag text.
+    pub marker: String,
+    pub marker_text: String,
     /// CSS colour of each palette entry, and whether its label should be dark.
     pub palette: Vec<(String, bool)>,
 }
@@ -78,6 +81,8 @@ impl Theme {
             cursor_line: var("--canvas-cursor-line"),
             label_bg: var("--canvas-label-bg"),
             scroll_thumb: var("--canvas-scroll-thumb"),
+            marker: var("--canvas-marker"),
+            marker_text: var("--canvas-marker-text"),
             // the name palette, then the neutral colour and the heat ramp of "Colour by"
             palette: PALETTE
                 .iter()

@@ -10,12 +10,18 @@
 //! range, drag on the ruler pans, ctrl/⌘+wheel zooms at the pointer, shift+wheel pans, plain
 //! wheel scrolls tracks vertically, A/D or ←/→ pan by 15 % of the visible span, W/S zoom,
 //! 0 or R resets, double-click on the ruler resets, Esc clears the selection.
+//!
+//! Annotations: right-click drops a marker at the pointer, dragging a marker's flag on the ruler
+//! moves it; both snap to the nearest painted event edge within [`SNAP_PX`]. The marker list comes
+//! in through an `Effect` (`set_markers`) and edits go out through `on_marker`; while a flag is
+//! dragged only the controller's copy moves (no reactive work until the pointer is released).
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use loupe_core::analysis::annotations::{snap_to_edge, Marker};
 use loupe_core::lod::LodItem;
 use loupe_core::viewport::{Viewport, WheelMode};
 use send_wrapper::SendWrapper;
@@ -35,11 +41,16 @@ use crate::describe;
 use crate::dom::{self, listen, Listener};
 use crate::loader::now_ms;
 use crate::state::{
-    use_app_state, BoxSelection, ColourBy, SearchHits, Selection, TraceData, ViewRequest, ViewportBus,
+    use_app_state, BoxSelection, ColourBy, MarkerEdit, SearchHits, Selection, TraceData, ViewRequest,
+    ViewportBus,
 };
 
 /// Pixels the pointer must move before a press becomes a drag.
 const DRAG_THRESHOLD_PX: f64 = 4.0;
+/// Markers snap to an event edge this close to the pointer.
+pub const SNAP_PX: f64 = 8.0;
+/// A press on the ruler this close to a marker's line grabs the marker.
+const GRAB_PX: f64 = 6.0;
 
 #[derive(Debug, Clone, Copy)]
 enum Drag {
@@ -49,6 +60,8 @@ enum Drag {
     Zoom { x0_px: f64, y0_px: f64, x1_px: f64, moved: bool },
     /// Shift+pressed on the tracks: a box selection (tracks × time).
     Boxing { x0_px: f64, y0_px: f64, x1_px: f64, y1_px: f64 },
+    /// Pressed on a marker's flag: moving the marker (its time while dragged).
+    Marker { id: u32, t_ns: i64, moved: bool },
 }
 
 #[derive(Debug)]
@@ -86,6 +99,12 @@ pub struct TimelineCtl {
     on_box: Box<dyn Fn(Option<BoxSelection>)>,
     /// Toggles the keyboard help (`?`).
     on_help: Box<dyn Fn()>,
+    /// Reports a marker added (right-click) or moved (flag dragged).
+    on_marker: Box<dyn Fn(MarkerEdit)>,
+    /// The current annotation markers.
+    markers: RefCell<Vec<Marker>>,
+    /// The pointer is over a marker's flag (the cursor says it can be dragged).
+    grab_cursor: Cell<bool>,
     colour_by: Cell<ColourBy>,
     search: RefCell<Option<Arc<SearchHits>>>,
     box_selection: RefCell<Option<BoxSelection>>,
@@ -118,6 +137,7 @@ impl TimelineCtl {
         on_select: impl Fn(Option<Selection>) + 'static,
         on_box: impl Fn(Option<BoxSelection>) + 'static,
         on_help: impl Fn() + 'static,
+        on_marker: impl Fn(MarkerEdit) + 'static,
     ) -> Option<Rc<TimelineCtl>> {
         let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
         ctx.set_font(FONT);
@@ -154,6 +174,9 @@ impl TimelineCtl {
             on_select: Box::new(on_select),
             on_box: Box::new(on_box),
             on_help: Box::new(on_help),
+            on_marker: Box::new(on_marker),
+            markers: RefCell::new(Vec::new()),
+            grab_cursor: Cell::new(false),
             colour_by: Cell::new(ColourBy::Auto),
             search: RefCell::new(None),
             box_selection: RefCell::new(None),
@@ -171,7 +194,8 @@ impl TimelineCtl {
             }
         }));
         ctl.redraw_id.set(id);
-        // test hook: centre (canvas CSS px) of the widest slice painted in the last frame
+        // test hook: centre (canvas CSS px) of the widest slice painted in the last frame, and its
+        // painted left and right edges (`x0`, `x1`)
         let weak = Rc::downgrade(&ctl);
         let hook = Closure::<dyn FnMut() -> JsValue>::new(move || {
             let Some(c) = weak.upgrade() else { return JsValue::NULL };
@@ -185,6 +209,8 @@ impl TimelineCtl {
                         ((h.x0_px.max(0.0) + h.x1_px.min(c.view.borrow().vp.width_px)) / 2.0).into(),
                     );
                     set_prop(&o, "y", ((h.y0_px + h.y1_px) / 2.0).into());
+                    set_prop(&o, "x0", h.x0_px.into());
+                    set_prop(&o, "x1", h.x1_px.into());
                     o.into()
                 }
                 None => JsValue::NULL,
@@ -263,6 +289,57 @@ impl TimelineCtl {
     pub fn set_search(&self, hits: Option<Arc<SearchHits>>) {
         *self.search.borrow_mut() = hits.filter(|h| !h.query.trim().is_empty() && h.error.is_none());
         self.request_redraw();
+    }
+
+    /// The annotation markers to draw (from the app state).
+    pub fn set_markers(&self, markers: Vec<Marker>) {
+        *self.markers.borrow_mut() = markers;
+        self.request_redraw();
+    }
+
+    /// The marker whose line is within [`GRAB_PX`] of `x_px`, nearest first.
+    fn marker_at(&self, v: &View, x_px: f64) -> Option<(u32, i64)> {
+        self.markers
+            .borrow()
+            .iter()
+            .map(|m| ((v.vp.scale.x_from_time(m.t_ns) - x_px).abs(), m))
+            .filter(|(d, _)| *d <= GRAB_PX)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, m)| (m.id, m.t_ns))
+    }
+
+    /// The time under `x_px`, snapped to the nearest start or end of a painted event within
+    /// [`SNAP_PX`] (merged blocks count with their outer edges, instants with their time).
+    fn snapped_time(&self, v: &View, x_px: f64) -> i64 {
+        let t_ns = v.vp.scale.time_from_x(x_px);
+        let data = self.data.borrow();
+        let hits = self.hits.borrow();
+        let near = hits.iter().filter(|h| h.x1_px >= x_px - SNAP_PX - 1.0 && h.x0_px <= x_px + SNAP_PX + 1.0);
+        let edges = near.flat_map(|h| {
+            let (a, b) = match h.target {
+                HitTarget::Slice(r) => data
+                    .trace
+                    .tracks
+                    .get(r.track.idx())
+                    .filter(|t| (r.index as usize) < t.slices.len())
+                    .map_or((None, None), |t| {
+                        let i = r.index as usize;
+                        (Some(t.slices.start_ns[i]), Some(t.slices.end_ns(i)))
+                    }),
+                HitTarget::Merged { start_ns, end_ns, .. } => (Some(start_ns), Some(end_ns)),
+                HitTarget::Instant { track, index } => (
+                    data.trace
+                        .tracks
+                        .get(track.idx())
+                        .and_then(|t| t.instants.ts_ns.get(index as usize).copied()),
+                    None,
+                ),
+                HitTarget::Counter(_) => (None, None),
+            };
+            a.into_iter().chain(b)
+        });
+        let max_ns = (SNAP_PX * v.vp.scale.ns_per_px).round().min(i64::MAX as f64) as i64;
+        snap_to_edge(t_ns, edges, max_ns)
     }
 
     pub fn set_box_selection(&self, b: Option<BoxSelection>) {
@@ -387,10 +464,31 @@ impl TimelineCtl {
             box_selection: None,
             colour_by: self.colour_by.get(),
             search: None,
+            markers: &[],
+            active_marker: None,
         };
         let search = self.search.borrow();
         let boxed = self.box_selection.borrow();
-        let frame = Frame { search: search.as_deref(), box_selection: boxed.as_ref(), ..frame };
+        // a marker being dragged is drawn where the pointer has it, not where the state has it
+        let stored = self.markers.borrow();
+        let (markers, active_marker): (std::borrow::Cow<[Marker]>, _) = match v.drag {
+            Some(Drag::Marker { id, t_ns, .. }) => (
+                stored
+                    .iter()
+                    .map(|m| if m.id == id { Marker { t_ns, ..m.clone() } } else { m.clone() })
+                    .collect::<Vec<_>>()
+                    .into(),
+                Some(id),
+            ),
+            _ => (stored.as_slice().into(), None),
+        };
+        let frame = Frame {
+            search: search.as_deref(),
+            box_selection: boxed.as_ref(),
+            markers: &markers,
+            active_marker,
+            ..frame
+        };
         let stats =
             painter::paint(&self.ctx, &frame, &mut self.hits.borrow_mut(), &mut self.items.borrow_mut());
         if let Some(bus) = &self.bus {
@@ -418,6 +516,18 @@ impl TimelineCtl {
         set_prop(o, "format", data.trace.format.as_str().into());
         set_prop(o, "demo", data.is_demo.into());
         set_prop(o, "loadMs", data.load_ms.into());
+        set_prop(o, "endNs", (v.vp.scale.end_ns(v.vp.width_px) as f64).into());
+        // markers as drawn: id, name, time and canvas x (test hook)
+        let arr = js_sys::Array::new();
+        for m in markers.iter() {
+            let e = js_sys::Object::new();
+            set_prop(&e, "id", m.id.into());
+            set_prop(&e, "name", m.name.as_str().into());
+            set_prop(&e, "tNs", (m.t_ns as f64).into());
+            set_prop(&e, "x", v.vp.scale.x_from_time(m.t_ns).into());
+            arr.push(&e);
+        }
+        set_prop(o, "markers", arr.into());
     }
 
     // ---- input ----
@@ -435,6 +545,17 @@ impl TimelineCtl {
     fn update_hover(&self, x: f64, y: f64) {
         let mut v = self.view.borrow_mut();
         v.pointer = Some((x, y));
+        // a marker's flag can be dragged: say so with the cursor
+        let on_flag = y < RULER_H_PX + 2.0 && self.marker_at(&v, x).is_some();
+        if on_flag != self.grab_cursor.get() {
+            self.grab_cursor.set(on_flag);
+            let style = HtmlElement::style(&self.canvas);
+            let _ = if on_flag {
+                style.set_property("cursor", "ew-resize")
+            } else {
+                style.remove_property("cursor").map(|_| ())
+            };
+        }
         let hit =
             if y >= RULER_H_PX && v.drag.is_none() { self.hits.borrow().find(x, y).copied() } else { None };
         v.hover = hit.map(|h| h.target);
@@ -476,7 +597,10 @@ impl TimelineCtl {
         let (x, y) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
         let _ = self.canvas.set_pointer_capture(ev.pointer_id());
         let mut v = self.view.borrow_mut();
-        v.drag = Some(if y < RULER_H_PX {
+        let grabbed = if y < RULER_H_PX + 2.0 { self.marker_at(&v, x) } else { None };
+        v.drag = Some(if let Some((id, t_ns)) = grabbed {
+            Drag::Marker { id, t_ns, moved: false }
+        } else if y < RULER_H_PX {
             Drag::Pan { x0_px: x, start_ns0: v.vp.scale.start_ns }
         } else if ev.shift_key() {
             Drag::Boxing { x0_px: x, y0_px: y, x1_px: x, y1_px: y }
@@ -517,11 +641,31 @@ impl TimelineCtl {
                 drop(v);
                 self.request_redraw();
             }
+            Some(Drag::Marker { id, .. }) => {
+                let t_ns = self.snapped_time(&v, x.clamp(0.0, v.vp.width_px));
+                v.drag = Some(Drag::Marker { id, t_ns, moved: true });
+                v.pointer = Some((x, y));
+                drop(v);
+                self.request_redraw();
+            }
             None => {
                 drop(v);
                 self.update_hover(x, y);
             }
         }
+    }
+
+    /// Right-click: a marker at the (snapped) pointer time.
+    fn on_context_menu(&self, ev: &web_sys::MouseEvent) {
+        ev.prevent_default();
+        let (x, _) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
+        let v = self.view.borrow();
+        if v.drag.is_some() || x < 0.0 || x > v.vp.width_px {
+            return;
+        }
+        let t_ns = self.snapped_time(&v, x);
+        drop(v);
+        (self.on_marker)(MarkerEdit::Add { t_ns });
     }
 
     fn on_pointer_up(&self, ev: &PointerEvent) {
@@ -530,6 +674,18 @@ impl TimelineCtl {
         let mut v = self.view.borrow_mut();
         let drag = v.drag.take();
         match drag {
+            Some(Drag::Marker { id, t_ns, moved }) => {
+                drop(v);
+                if moved {
+                    // the controller's copy moves now; the state's Effect brings the same back
+                    if let Some(m) = self.markers.borrow_mut().iter_mut().find(|m| m.id == id) {
+                        m.t_ns = t_ns;
+                    }
+                    (self.on_marker)(MarkerEdit::Move { id, t_ns });
+                }
+                self.update_hover(x, y);
+                return;
+            }
             Some(Drag::Zoom { x0_px, x1_px, moved: true, .. }) => {
                 v.vp.drag_zoom(x0_px, x1_px);
             }
@@ -704,6 +860,7 @@ impl TimelineCtl {
             c.hide_tooltip();
             c.request_redraw();
         });
+        on!(canvas, "contextmenu", false, |c, ev: web_sys::MouseEvent| { c.on_context_menu(&ev) });
         on!(canvas, "dblclick", true, |c, ev: web_sys::MouseEvent| {
             let (_, y) = c.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
             if y < RULER_H_PX {
@@ -794,6 +951,14 @@ pub fn Timeline() -> impl IntoView {
         let on_select = move |s: Option<Selection>| state.selection.set(s);
         let on_box = move |b: Option<BoxSelection>| state.box_selection.set(b);
         let on_help = move || state.show_help.update(|h| *h = !*h);
+        let on_marker = move |e: MarkerEdit| {
+            state.edit_annotations(|set| match e {
+                MarkerEdit::Add { t_ns } => {
+                    set.add(t_ns);
+                }
+                MarkerEdit::Move { id, t_ns } => set.move_to(id, t_ns),
+            })
+        };
         let ctl = TimelineCtl::new(
             canvas,
             wrap.into(),
@@ -806,8 +971,10 @@ pub fn Timeline() -> impl IntoView {
             on_select,
             on_box,
             on_help,
+            on_marker,
         );
         if let Some(c) = &ctl {
+            c.set_markers(state.annotations.get_untracked().markers);
             c.set_colour_by(state.colour_by.get_untracked());
             c.set_search(Some(state.search.get_value()));
         }
@@ -832,6 +999,10 @@ pub fn Timeline() -> impl IntoView {
         state.search_gen.track();
         let hits = state.search.get_value();
         handle.with(|c| c.set_search(Some(hits)));
+    });
+    Effect::new(move |_| {
+        let m = state.annotations.with(|a| a.markers.clone());
+        handle.with(|c| c.set_markers(m));
     });
     Effect::new(move |_| {
         let b = state.box_selection.get();

@@ -22,6 +22,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("0 or R, double-click the ruler", "fit everything"),
     ("Click an event", "select it: Event Details shows every field"),
     ("Esc", "clear the selection"),
+    ("Right-click the timeline", "drop an annotation marker (snaps to the nearest event edge within 8 px)"),
+    (
+        "Drag a marker's flag on the ruler",
+        "move the marker (snaps too); rename, compare and delete in Annotations",
+    ),
     ("/", "focus the search box"),
     ("Enter / Shift+Enter, ] / [", "next / previous search hit"),
     ("Track list: ▾ / ▸", "collapse or expand a group or section"),

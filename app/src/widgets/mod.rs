@@ -2,6 +2,7 @@
 //! shared [`crate::state::AppState`] (selection, search, view requests, box selection) and the
 //! viewport bus. Widgets never call each other. The workbench mounts them by [`WidgetKind`].
 
+pub mod annotations;
 pub mod details;
 pub mod operator_views;
 pub mod program;
@@ -24,6 +25,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::SelectionSummary => view! { <selection_summary::SelectionSummaryWidget/> }.into_any(),
         WidgetKind::Program => view! { <program::ProgramWidget/> }.into_any(),
         WidgetKind::OperatorViews => view! { <operator_views::OperatorViewsWidget/> }.into_any(),
+        WidgetKind::Annotations => view! { <annotations::AnnotationsWidget/> }.into_any(),
     }
 }
 

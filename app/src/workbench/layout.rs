@@ -15,10 +15,11 @@ pub enum WidgetKind {
     SelectionSummary,
     Program,
     OperatorViews,
+    Annotations,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 7] = [
+    pub const ALL: [WidgetKind; 8] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -26,6 +27,7 @@ impl WidgetKind {
         WidgetKind::SelectionSummary,
         WidgetKind::Program,
         WidgetKind::OperatorViews,
+        WidgetKind::Annotations,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -36,6 +38,7 @@ impl WidgetKind {
             WidgetKind::SelectionSummary => "Current Selection",
             WidgetKind::Program => "Program",
             WidgetKind::OperatorViews => "Operator Views",
+            WidgetKind::Annotations => "Annotations",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -48,6 +51,7 @@ impl WidgetKind {
             WidgetKind::SelectionSummary => "selection-summary",
             WidgetKind::Program => "program",
             WidgetKind::OperatorViews => "operator-views",
+            WidgetKind::Annotations => "annotations",
         }
     }
 }
@@ -139,7 +143,10 @@ impl Node {
                                         0.32,
                                         split(
                                             true,
-                                            vec![(0.55, slot(below)), (0.45, slot(&[SelectionSummary]))],
+                                            vec![
+                                                (0.55, slot(below)),
+                                                (0.45, slot(&[SelectionSummary, Annotations])),
+                                            ],
                                         ),
                                     ),
                                 ],
@@ -430,9 +437,10 @@ mod tests {
             assert!((area - 1.0).abs() < 1e-9, "{kind:?} {area}");
         }
         let d = Node::default_for(ProfileKind::Device);
-        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program] {
+        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program, Annotations] {
             assert!(d.contains(w), "{w:?}");
         }
+        assert!(Node::default_for(ProfileKind::Trace).contains(Annotations));
         assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
     }
 

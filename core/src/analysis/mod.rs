@@ -1,9 +1,11 @@
 //! Analyses: pure functions over the finished model, used by the app's widgets and the CLI.
 //! Nothing here knows a file format or a UI.
 
+pub mod annotations;
 pub mod busy;
 pub mod device_summary;
 pub mod gpu;
+pub mod interval;
 pub mod latency;
 pub mod operator_views;
 pub mod search;
