@@ -3,6 +3,7 @@
 //! viewport bus. Widgets never call each other. The workbench mounts them by [`WidgetKind`].
 
 pub mod details;
+pub mod operator_table;
 pub mod program;
 pub mod search;
 pub mod selection_summary;
@@ -22,6 +23,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Summary => view! { <summary::SummaryWidget/> }.into_any(),
         WidgetKind::SelectionSummary => view! { <selection_summary::SelectionSummaryWidget/> }.into_any(),
         WidgetKind::Program => view! { <program::ProgramWidget/> }.into_any(),
+        WidgetKind::OperatorTable => view! { <operator_table::OperatorTableWidget/> }.into_any(),
     }
 }
 

@@ -14,16 +14,18 @@ pub enum WidgetKind {
     Summary,
     SelectionSummary,
     Program,
+    OperatorTable,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 6] = [
+    pub const ALL: [WidgetKind; 7] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
         WidgetKind::Summary,
         WidgetKind::SelectionSummary,
         WidgetKind::Program,
+        WidgetKind::OperatorTable,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -33,6 +35,7 @@ impl WidgetKind {
             WidgetKind::Summary => "Overall Summary",
             WidgetKind::SelectionSummary => "Current Selection",
             WidgetKind::Program => "Program",
+            WidgetKind::OperatorTable => "Operator Table",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -44,6 +47,7 @@ impl WidgetKind {
             WidgetKind::Summary => "summary",
             WidgetKind::SelectionSummary => "selection-summary",
             WidgetKind::Program => "program",
+            WidgetKind::OperatorTable => "operator-table",
         }
     }
 }
@@ -134,7 +138,10 @@ impl Node {
                                         0.32,
                                         split(
                                             true,
-                                            vec![(0.55, slot(&[Details])), (0.45, slot(&[SelectionSummary]))],
+                                            vec![
+                                                (0.55, slot(&[Details])),
+                                                (0.45, slot(&[SelectionSummary, OperatorTable])),
+                                            ],
                                         ),
                                     ),
                                 ],
@@ -425,7 +432,7 @@ mod tests {
             assert!((area - 1.0).abs() < 1e-9, "{kind:?} {area}");
         }
         let d = Node::default_for(ProfileKind::Device);
-        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program] {
+        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program, OperatorTable] {
             assert!(d.contains(w), "{w:?}");
         }
         assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
