@@ -4,6 +4,7 @@
 
 pub mod annotations;
 pub mod details;
+pub mod operator_table;
 pub mod operator_views;
 pub mod program;
 pub mod search;
@@ -26,6 +27,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Program => view! { <program::ProgramWidget/> }.into_any(),
         WidgetKind::OperatorViews => view! { <operator_views::OperatorViewsWidget/> }.into_any(),
         WidgetKind::Annotations => view! { <annotations::AnnotationsWidget/> }.into_any(),
+        WidgetKind::OperatorTable => view! { <operator_table::OperatorTableWidget/> }.into_any(),
     }
 }
 

@@ -16,10 +16,11 @@ pub enum WidgetKind {
     Program,
     OperatorViews,
     Annotations,
+    OperatorTable,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 8] = [
+    pub const ALL: [WidgetKind; 9] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -28,6 +29,7 @@ impl WidgetKind {
         WidgetKind::Program,
         WidgetKind::OperatorViews,
         WidgetKind::Annotations,
+        WidgetKind::OperatorTable,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -39,6 +41,7 @@ impl WidgetKind {
             WidgetKind::Program => "Program",
             WidgetKind::OperatorViews => "Operator Views",
             WidgetKind::Annotations => "Annotations",
+            WidgetKind::OperatorTable => "Operator Table",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -52,6 +55,7 @@ impl WidgetKind {
             WidgetKind::Program => "program",
             WidgetKind::OperatorViews => "operator-views",
             WidgetKind::Annotations => "annotations",
+            WidgetKind::OperatorTable => "operator-table",
         }
     }
 }
@@ -129,7 +133,8 @@ impl Node {
             ProfileKind::Device | ProfileKind::Trace => {
                 let device = kind == ProfileKind::Device;
                 let main: &[WidgetKind] = if device { &[Timeline, Program] } else { &[Timeline] };
-                let below: &[WidgetKind] = if device { &[Details, OperatorViews] } else { &[Details] };
+                let below: &[WidgetKind] =
+                    if device { &[Details, OperatorTable, OperatorViews] } else { &[Details, OperatorTable] };
                 split(
                     true,
                     vec![
@@ -437,7 +442,7 @@ mod tests {
             assert!((area - 1.0).abs() < 1e-9, "{kind:?} {area}");
         }
         let d = Node::default_for(ProfileKind::Device);
-        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program, Annotations] {
+        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program, Annotations, OperatorTable] {
             assert!(d.contains(w), "{w:?}");
         }
         assert!(Node::default_for(ProfileKind::Trace).contains(Annotations));
@@ -447,7 +452,13 @@ mod tests {
     #[test]
     fn remove_collapses_and_add_goes_to_the_largest_slot() {
         let mut l = Node::default_for(ProfileKind::Trace);
-        l.remove(SelectionSummary);
+        // empty the Current Selection slot (it has other tabs beside it)
+        let slot = l.slot_of(SelectionSummary).unwrap();
+        let mates: Vec<WidgetKind> =
+            l.widgets().into_iter().filter(|&w| l.slot_of(w) == Some(slot.clone())).collect();
+        for w in mates {
+            l.remove(w);
+        }
         assert!(!l.contains(SelectionSummary));
         let (slots, _) = l.boxes();
         assert_eq!(slots.len(), 4);
@@ -464,9 +475,10 @@ mod tests {
     fn place_moves_a_widget_between_slots() {
         let mut l = Node::default_for(ProfileKind::Trace);
         let target = l.slot_of(Summary).unwrap();
+        let n = l.widgets().len();
         l.place(Details, &target);
         assert_eq!(l.slot_of(Details), l.slot_of(Summary));
-        assert_eq!(l.widgets().len(), 5);
+        assert_eq!(l.widgets().len(), n);
         // moving the last widget of a slot onto its own slot is a no-op
         let p = l.slot_of(Search).unwrap();
         let before = l.clone();

@@ -8,5 +8,6 @@ pub mod gpu;
 pub mod interval;
 pub mod latency;
 pub mod operator_views;
+pub mod operators;
 pub mod search;
 pub mod summary;
