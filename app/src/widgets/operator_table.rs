@@ -94,11 +94,15 @@ pub fn OperatorTableWidget() -> impl IntoView {
         let h = hierarchy.get();
         computing.set(true);
         let t = Timeout::new(30, move || {
-            if state.generation.get_untracked() != generation || hierarchy.get_untracked() != h {
+            // the widget may have been closed (or the layout changed) since: its signals are gone
+            let Some(current_h) = hierarchy.try_get_untracked() else { return };
+            if state.generation.get_untracked() != generation || current_h != h {
                 return; // superseded
             }
             let d = state.data();
-            let h = h.unwrap_or_else(|| operators::available(&d.trace)[0]);
+            let h = h.unwrap_or_else(|| {
+                operators::available(&d.trace).first().copied().unwrap_or(Hierarchy::Name)
+            });
             let table = operators::build(&d.trace, h);
             built.set_value(Some(Arc::new(Built { generation, table })));
             expanded.set(HashSet::new());
