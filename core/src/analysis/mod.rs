@@ -3,5 +3,6 @@
 
 pub mod busy;
 pub mod device_summary;
+pub mod dlprof;
 pub mod search;
 pub mod summary;
