@@ -3,6 +3,7 @@
 //! ```text
 //! loupe summary FILE... [--json]     (a FILE may be a folder: its files form one profile)
 //! loupe events FILE... [--csv] [--kind slice]
+//! loupe dashboard FILE... [--json] [--iterations A:B]
 //! ```
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -11,6 +12,7 @@ use loupe_core::import::{import_files, InputFile, NoProgress};
 use loupe_core::query;
 use std::io::Write;
 
+mod dlprof;
 mod neuron_rows;
 mod safe;
 use safe::{csv_field, text};
@@ -23,6 +25,9 @@ const USAGE: &str = "usage:
         every event as CSV; K = slice (default: track,name,start_ns,dur_ns),
         instruction (engine,pc,start_ns,dur_ns,opcode), dma (dma_engine,queue,start_ns,dur_ns,size),
         semaphore (id,start_ns,value) for Neuron NTFF, JSON export and Parquet inputs
+  loupe dashboard FILE... [--json] [--iterations A:B]  DLProf-style GPU dashboard (utilisation, resource
+        usage, top ops, iterations, ops/kernels tables, recommendations) and DLProf report CSV tables;
+        --json prints one object per input: file, and dlprof with gpu (the dashboard) and tables
   loupe correlation FILE.ntff --neff FILE.neff  correlation report (trace events -> NEFF -> operator -> source)
   loupe formats                               list supported formats
 A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
@@ -34,18 +39,23 @@ struct Args {
     json: bool,
     kind: String,
     neff: Option<String>,
+    iterations: Option<(i64, i64)>,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let command = it.next().ok_or_else(|| USAGE.to_string())?;
-    let mut a = Args { command, files: Vec::new(), json: false, kind: "slice".into(), neff: None };
+    let mut a =
+        Args { command, files: Vec::new(), json: false, kind: "slice".into(), neff: None, iterations: None };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--json" => a.json = true,
             "--csv" => {}
             "--kind" => a.kind = it.next().ok_or("--kind needs a value")?,
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
+            "--iterations" => {
+                a.iterations = Some(dlprof::parse_range(&it.next().ok_or("--iterations needs A:B")?)?)
+            }
             "-h" | "--help" => return Err(USAGE.to_string()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
             _ => a.files.push(arg),
@@ -258,6 +268,23 @@ fn run(a: &Args) -> Result<(), String> {
                     }
                     for note in &r.notes {
                         writeln!(out, "  note: {}", text(note)).map_err(io)?;
+                    }
+                }
+            }
+        }
+        "dashboard" => {
+            if a.files.is_empty() {
+                return Err(format!("dashboard needs at least one FILE\n{USAGE}"));
+            }
+            for f in &a.files {
+                let t = load(f, a.neff.as_deref())?;
+                if a.json {
+                    let v = serde_json::json!({ "file": f, "dlprof": dlprof::to_json(&t, a.iterations)? });
+                    writeln!(out, "{v}").map_err(io)?;
+                } else {
+                    writeln!(out, "{}:", text(f)).map_err(io)?;
+                    for l in dlprof::text_report(&t, a.iterations) {
+                        writeln!(out, "  {}", text(&l)).map_err(io)?;
                     }
                 }
             }
