@@ -14,16 +14,18 @@ pub enum WidgetKind {
     Summary,
     SelectionSummary,
     Program,
+    Dashboard,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 6] = [
+    pub const ALL: [WidgetKind; 7] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
         WidgetKind::Summary,
         WidgetKind::SelectionSummary,
         WidgetKind::Program,
+        WidgetKind::Dashboard,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -33,6 +35,7 @@ impl WidgetKind {
             WidgetKind::Summary => "Overall Summary",
             WidgetKind::SelectionSummary => "Current Selection",
             WidgetKind::Program => "Program",
+            WidgetKind::Dashboard => "Dashboard",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -44,6 +47,7 @@ impl WidgetKind {
             WidgetKind::Summary => "summary",
             WidgetKind::SelectionSummary => "selection-summary",
             WidgetKind::Program => "program",
+            WidgetKind::Dashboard => "dashboard",
         }
     }
 }
@@ -111,6 +115,8 @@ pub enum ProfileKind {
     Trace,
     /// A compiled program alone (NEFF).
     ProgramOnly,
+    /// Report tables without a timeline (DLProf `--reports` CSVs).
+    Reports,
 }
 
 impl Node {
@@ -120,7 +126,7 @@ impl Node {
         match kind {
             ProfileKind::Device | ProfileKind::Trace => {
                 let main: &[WidgetKind] =
-                    if kind == ProfileKind::Device { &[Timeline, Program] } else { &[Timeline] };
+                    if kind == ProfileKind::Device { &[Timeline, Program] } else { &[Timeline, Dashboard] };
                 split(
                     true,
                     vec![
@@ -146,6 +152,9 @@ impl Node {
             }
             ProfileKind::ProgramOnly => {
                 split(true, vec![(0.72, slot(&[Program])), (0.28, slot(&[Summary, Search]))])
+            }
+            ProfileKind::Reports => {
+                split(true, vec![(0.74, slot(&[Dashboard, Timeline])), (0.26, slot(&[Summary, Search]))])
             }
         }
     }
@@ -418,7 +427,8 @@ mod tests {
 
     #[test]
     fn default_layouts_hold_the_expected_widgets_and_tile_the_area() {
-        for kind in [ProfileKind::Device, ProfileKind::Trace, ProfileKind::ProgramOnly] {
+        for kind in [ProfileKind::Device, ProfileKind::Trace, ProfileKind::ProgramOnly, ProfileKind::Reports]
+        {
             let l = Node::default_for(kind);
             let (slots, _) = l.boxes();
             let area: f64 = slots.iter().map(|s| s.rect.w * s.rect.h).sum();
@@ -429,6 +439,8 @@ mod tests {
             assert!(d.contains(w), "{w:?}");
         }
         assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
+        assert!(Node::default_for(ProfileKind::Trace).contains(Dashboard));
+        assert_eq!(Node::default_for(ProfileKind::Reports).widgets()[0], Dashboard);
     }
 
     #[test]
