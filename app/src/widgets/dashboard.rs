@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use loupe_core::analysis::dlprof::{self as dl, ActivityClass, Dashboard, DlprofIndex, OpRow};
-use loupe_core::model::{Cell, ColumnUnit, DataTable};
+use loupe_core::model::{Cell, ColumnUnit, DataTable, TableKind};
 use loupe_core::view::{color_for, Rgb};
 
 use crate::charts::{fmt_ns, Chart, ChartCanvas, Part, Unit};
@@ -61,7 +61,8 @@ impl TCell {
             (Cell::Int(i), ColumnUnit::Percent) => TCell::pct(*i as f64),
             (Cell::Float(f), ColumnUnit::Percent) => TCell::pct(*f),
             (Cell::Int(i), _) => TCell { text: i.to_string(), num: Some(*i as f64), title: None },
-            (Cell::Float(f), _) => TCell { text: f.to_string(), num: Some(*f), title: None },
+            // `{:?}` keeps the written decimal point (`0.0`, `11.7`)
+            (Cell::Float(f), _) => TCell { text: format!("{f:?}"), num: Some(*f), title: None },
             (Cell::Text(s), _) => {
                 let first = s.lines().next().unwrap_or("").to_string();
                 let title = (s.len() > 60 || s.contains('\n')).then(|| s.clone());
@@ -304,13 +305,40 @@ fn iterations_data(d: &Dashboard) -> TData {
 }
 
 fn table_data(t: &DataTable) -> TData {
+    // a `Key,Value` section (DLProf summary): the key names the value's unit (`… (ns)`, `… %`)
+    let kv = t.columns.len() == 2 && t.columns[0].name == "Key" && t.columns[1].name == "Value";
     TData {
         columns: t.columns.iter().map(|c| c.name.clone()).collect(),
         rows: t
             .rows
             .iter()
-            .map(|r| r.iter().zip(&t.columns).map(|(c, col)| TCell::from_cell(c, col.unit)).collect())
+            .map(|r| {
+                let key_unit = match (kv, r.first()) {
+                    (true, Some(Cell::Text(k))) => Some(ColumnUnit::from_header(k)),
+                    _ => None,
+                };
+                r.iter()
+                    .zip(&t.columns)
+                    .enumerate()
+                    .map(|(i, (c, col))| {
+                        TCell::from_cell(c, if i == 1 { key_unit.unwrap_or(col.unit) } else { col.unit })
+                    })
+                    .collect()
+            })
             .collect(),
+    }
+}
+
+fn table_rank(k: TableKind) -> u8 {
+    match k {
+        TableKind::DlprofSummary => 0,
+        TableKind::DlprofRecommendations => 1,
+        TableKind::DlprofOps => 2,
+        TableKind::DlprofOpTypes => 3,
+        TableKind::DlprofKernels => 4,
+        TableKind::DlprofTensorCore => 5,
+        TableKind::DlprofGroupOps => 6,
+        TableKind::DlprofIterations => 7,
     }
 }
 
@@ -394,23 +422,25 @@ fn gpu_panels(
         let per_track = i_kernels.events_of_kernel(range.get_untracked(), &k.name, track_count);
         crate::search_runner::show_events(state, &format!("Dashboard kernel {}", k.name), per_track, true);
     });
+    // only a real change re-aggregates (a blur repeats the input's `change`)
+    let set_range = move |r: Option<(i64, i64)>| {
+        if range.get_untracked() != r {
+            range.set(r);
+        }
+    };
     let iters = index.iterations().to_vec();
     let (first, last) = (iters.iter().map(|i| i.number).min(), iters.iter().map(|i| i.number).max());
     let selector = match (first, last) {
         (Some(lo), Some(hi)) => {
             let set_from = move |ev: web_sys::Event| {
                 let v = event_target_value(&ev).trim().parse::<i64>().unwrap_or(lo).clamp(lo, hi);
-                range.update(|r| {
-                    let to = r.map_or(hi, |r| r.1).max(v);
-                    *r = Some((v, to));
-                });
+                let to = range.get_untracked().map_or(hi, |r| r.1).max(v);
+                set_range(Some((v, to)));
             };
             let set_to = move |ev: web_sys::Event| {
                 let v = event_target_value(&ev).trim().parse::<i64>().unwrap_or(hi).clamp(lo, hi);
-                range.update(|r| {
-                    let from = r.map_or(lo, |r| r.0).min(v);
-                    *r = Some((from, v));
-                });
+                let from = range.get_untracked().map_or(lo, |r| r.0).min(v);
+                set_range(Some((from, v)));
             };
             view! {
                 <div class="dash-range" data-testid="dash-range">
@@ -533,7 +563,9 @@ pub fn DashboardWidget() -> impl IntoView {
     let dash = Memo::new(move |_| index.get().map(|i| Computed(Arc::new(i.dashboard(range.get())), i)));
     let body = move || {
         let d = state.tracked_data();
-        let tables: Vec<DataTable> = d.trace.tables.clone();
+        // summary and advice first, then the per-op and per-kernel reports (file order within)
+        let mut tables: Vec<DataTable> = d.trace.tables.clone();
+        tables.sort_by_key(|t| table_rank(t.kind));
         let gpu = dash.get();
         if gpu.is_none() && tables.is_empty() {
             return view! {
@@ -553,7 +585,7 @@ pub fn DashboardWidget() -> impl IntoView {
                 .map(|(k, t)| {
                     let data = Arc::new(table_data(t));
                     let file = t.source_file.rsplit(['/', '\\']).next().unwrap_or(&t.source_file).to_string();
-                    let open = k < 6;
+                    let open = k < 8;
                     view! {
                         <details class="dash-report" open=open data-kind=t.kind.key()>
                             <summary>{format!("{} — {} ({} rows)", t.section, file, t.rows.len())}</summary>
