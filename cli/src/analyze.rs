@@ -36,6 +36,7 @@ pub fn json(files: &[String], t: &Trace, o: &Options) -> Result<serde_json::Valu
     }
     v["latency"] = serde_json::to_value(latency_summary(t)).map_err(|e| e.to_string())?;
     v["operator_views"] = operator_views_json(t)?;
+    v["dlprof"] = crate::dlprof::to_json(t, None)?;
     Ok(v)
 }
 

@@ -4,6 +4,7 @@
 //! loupe summary FILE... [--json]     (a FILE may be a folder: its files form one profile)
 //! loupe events FILE... [--csv] [--kind slice]
 //! loupe analyze FILE... [--json] [--exact] [--keep-last-step]
+//! loupe dashboard FILE... [--json] [--iterations A:B]
 //! ```
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -13,6 +14,7 @@ use loupe_core::query;
 use std::io::Write;
 
 mod analyze;
+mod dlprof;
 mod neuron_rows;
 mod safe;
 use safe::{csv_field, text};
@@ -31,6 +33,9 @@ const USAGE: &str = "usage:
         summary per name (nearest-rank percentiles, split device/host). The FILEs form ONE profile
         (one rank per file). --exact: exact ns instead of HTA's whole µs; --keep-last-step: do not
         drop the last ProfilerStep
+  loupe dashboard FILE... [--json] [--iterations A:B]  DLProf-style GPU dashboard (utilisation, resource
+        usage, top ops, iterations, ops/kernels tables, recommendations) and DLProf report CSV tables;
+        --json prints one object per input: file, and dlprof with gpu (the dashboard) and tables
   loupe correlation FILE.ntff --neff FILE.neff  correlation report (trace events -> NEFF -> operator -> source)
   loupe formats                               list supported formats
 A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
@@ -44,6 +49,7 @@ struct Args {
     neff: Option<String>,
     exact: bool,
     keep_last_step: bool,
+    iterations: Option<(i64, i64)>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -57,6 +63,7 @@ fn parse_args() -> Result<Args, String> {
         neff: None,
         exact: false,
         keep_last_step: false,
+        iterations: None,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -66,6 +73,9 @@ fn parse_args() -> Result<Args, String> {
             "--keep-last-step" => a.keep_last_step = true,
             "--kind" => a.kind = it.next().ok_or("--kind needs a value")?,
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
+            "--iterations" => {
+                a.iterations = Some(dlprof::parse_range(&it.next().ok_or("--iterations needs A:B")?)?)
+            }
             "-h" | "--help" => return Err(USAGE.to_string()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
             _ => a.files.push(arg),
@@ -305,6 +315,23 @@ fn run(a: &Args) -> Result<(), String> {
                 writeln!(out, "{}", analyze::json(&a.files, &t, &o)?).map_err(io)?;
             } else {
                 analyze::write_text(&mut out, &a.files, &t, &o).map_err(io)?;
+            }
+        }
+        "dashboard" => {
+            if a.files.is_empty() {
+                return Err(format!("dashboard needs at least one FILE\n{USAGE}"));
+            }
+            for f in &a.files {
+                let t = load(f, a.neff.as_deref())?;
+                if a.json {
+                    let v = serde_json::json!({ "file": f, "dlprof": dlprof::to_json(&t, a.iterations)? });
+                    writeln!(out, "{v}").map_err(io)?;
+                } else {
+                    writeln!(out, "{}:", text(f)).map_err(io)?;
+                    for l in dlprof::text_report(&t, a.iterations) {
+                        writeln!(out, "  {}", text(&l)).map_err(io)?;
+                    }
+                }
             }
         }
         "formats" => {

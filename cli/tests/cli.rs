@@ -278,3 +278,47 @@ fn analyze_text_and_several_ranks() {
         assert!(s.contains(want), "missing {want} in\n{s}");
     }
 }
+
+/// A Kineto-like trace: one step, a GEMM launched by aten::mm, a memcpy without a flow.
+const GPU_TRACE: &str = r#"{"schemaVersion":1,"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":0,"dur":100},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":20},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":12,"dur":5,"args":{"correlation":7}},
+ {"ph":"s","cat":"ac2g","name":"ac2g","id":7,"pid":1,"tid":1,"ts":12},
+ {"ph":"X","cat":"kernel","name":"ampere_fp16_s16816gemm","pid":0,"tid":7,"ts":40,"dur":30,"args":{"correlation":7}},
+ {"ph":"f","cat":"ac2g","name":"ac2g","id":7,"pid":0,"tid":7,"ts":40,"bp":"e"},
+ {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoH","pid":0,"tid":7,"ts":80,"dur":10}
+]}"#;
+
+#[test]
+fn dashboard_json() {
+    let p = temp_file("gpu.json", GPU_TRACE.as_bytes());
+    let out =
+        loupe().args(["dashboard", p.to_str().unwrap(), "--json", "--iterations", "3:3"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let g = &v["dlprof"]["gpu"];
+    assert_eq!(g["range"], serde_json::json!([3, 3]));
+    assert_eq!(g["window_ns"], 100_000);
+    assert_eq!(g["gpu_busy_ns"], 40_000);
+    assert_eq!(g["kernel_count"], 1);
+    assert_eq!(g["memory_count"], 1);
+    assert_eq!(g["resources"]["tensor_core_ns"], 30_000);
+    assert_eq!(g["top_ops"][0]["name"], "aten::mm");
+    assert_eq!(g["top_ops"][0]["tensor_core_ns"], 30_000);
+    assert_eq!(g["recommendations"][0]["key"], "gpu_idle");
+    assert_eq!(v["dlprof"]["tables"], serde_json::json!([]));
+
+    let csv = "Expert Systems Feedback\nProblem,Recommendation\n\"p1\",\"r1\"\n";
+    let p = temp_file("dlprof_expert_systems.csv", csv.as_bytes());
+    let out = loupe().args(["dashboard", p.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["dlprof"]["gpu"], serde_json::Value::Null);
+    assert_eq!(v["dlprof"]["tables"][0]["kind"], "DlprofRecommendations");
+    assert_eq!(v["dlprof"]["tables"][0]["rows"][0][1], "r1");
+
+    let out = loupe().args(["dashboard", p.to_str().unwrap(), "--iterations", "x"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--iterations wants A:B"));
+}

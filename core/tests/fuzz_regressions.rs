@@ -10,8 +10,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 
-const TARGETS: [&str; 5] =
-    ["import_chrome", "import_neff", "import_ntff", "import_neuron_json", "import_parquet"];
+const TARGETS: [&str; 6] = [
+    "import_chrome",
+    "import_neff",
+    "import_ntff",
+    "import_neuron_json",
+    "import_parquet",
+    "import_dlprof_csv",
+];
 
 /// The (file name, bytes) pairs a target hands to `import_bytes` for one fuzz input: keep in step
 /// with `core/fuzz/fuzz_targets/<target>.rs`.
@@ -43,6 +49,10 @@ fn imports_of(target: &str, data: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
             let bytes = if data.starts_with(b"PAR1") { data.to_vec() } else { framed(b"PAR1", data) };
             vec![(name, bytes)]
         }
+        "import_dlprof_csv" => vec![
+            ("fuzz.csv", data.to_vec()),
+            ("fuzz.csv", framed(b"Kernel Report\nKernel Name,Op ID,Uses TC,Total GPU Time (ns)\n", data)),
+        ],
         _ => panic!("unknown fuzz target {target}"),
     }
 }

@@ -17,10 +17,11 @@ pub enum WidgetKind {
     OperatorViews,
     Annotations,
     OperatorTable,
+    Dashboard,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 9] = [
+    pub const ALL: [WidgetKind; 10] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -30,6 +31,7 @@ impl WidgetKind {
         WidgetKind::OperatorViews,
         WidgetKind::Annotations,
         WidgetKind::OperatorTable,
+        WidgetKind::Dashboard,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -42,6 +44,7 @@ impl WidgetKind {
             WidgetKind::OperatorViews => "Operator Views",
             WidgetKind::Annotations => "Annotations",
             WidgetKind::OperatorTable => "Operator Table",
+            WidgetKind::Dashboard => "Dashboard",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -56,6 +59,7 @@ impl WidgetKind {
             WidgetKind::OperatorViews => "operator-views",
             WidgetKind::Annotations => "annotations",
             WidgetKind::OperatorTable => "operator-table",
+            WidgetKind::Dashboard => "dashboard",
         }
     }
 }
@@ -123,6 +127,8 @@ pub enum ProfileKind {
     Trace,
     /// A compiled program alone (NEFF).
     ProgramOnly,
+    /// Report tables without a timeline (DLProf `--reports` CSVs).
+    Reports,
 }
 
 impl Node {
@@ -132,7 +138,7 @@ impl Node {
         match kind {
             ProfileKind::Device | ProfileKind::Trace => {
                 let device = kind == ProfileKind::Device;
-                let main: &[WidgetKind] = if device { &[Timeline, Program] } else { &[Timeline] };
+                let main: &[WidgetKind] = if device { &[Timeline, Program] } else { &[Timeline, Dashboard] };
                 let below: &[WidgetKind] =
                     if device { &[Details, OperatorTable, OperatorViews] } else { &[Details, OperatorTable] };
                 split(
@@ -163,6 +169,9 @@ impl Node {
             }
             ProfileKind::ProgramOnly => {
                 split(true, vec![(0.72, slot(&[Program])), (0.28, slot(&[Summary, Search]))])
+            }
+            ProfileKind::Reports => {
+                split(true, vec![(0.74, slot(&[Dashboard, Timeline])), (0.26, slot(&[Summary, Search]))])
             }
         }
     }
@@ -435,7 +444,8 @@ mod tests {
 
     #[test]
     fn default_layouts_hold_the_expected_widgets_and_tile_the_area() {
-        for kind in [ProfileKind::Device, ProfileKind::Trace, ProfileKind::ProgramOnly] {
+        for kind in [ProfileKind::Device, ProfileKind::Trace, ProfileKind::ProgramOnly, ProfileKind::Reports]
+        {
             let l = Node::default_for(kind);
             let (slots, _) = l.boxes();
             let area: f64 = slots.iter().map(|s| s.rect.w * s.rect.h).sum();
@@ -447,6 +457,8 @@ mod tests {
         }
         assert!(Node::default_for(ProfileKind::Trace).contains(Annotations));
         assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
+        assert!(Node::default_for(ProfileKind::Trace).contains(Dashboard));
+        assert_eq!(Node::default_for(ProfileKind::Reports).widgets()[0], Dashboard);
     }
 
     #[test]

@@ -46,6 +46,8 @@ impl WorkbenchState {
 pub fn profile_kind(t: &Trace) -> ProfileKind {
     if t.program.is_some() && t.slice_count() == 0 {
         ProfileKind::ProgramOnly
+    } else if t.slice_count() == 0 && !t.tables.is_empty() {
+        ProfileKind::Reports
     } else if t.tracks.iter().any(|tr| tr.role.engine().is_some()) || t.program.is_some() {
         ProfileKind::Device
     } else {

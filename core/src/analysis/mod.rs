@@ -4,6 +4,7 @@
 pub mod annotations;
 pub mod busy;
 pub mod device_summary;
+pub mod dlprof;
 pub mod gpu;
 pub mod interval;
 pub mod latency;

@@ -19,6 +19,7 @@
 
 pub mod chrome;
 pub mod container;
+pub mod dlprof_csv;
 pub mod neff;
 pub mod neuron_binary;
 pub mod neuron_device;
@@ -118,17 +119,19 @@ pub trait Importer: Sync {
 pub const SUPPORTED_FORMATS: &str =
     "Loupe reads: Chrome/Perfetto JSON trace events (incl. PyTorch profiler/Kineto, \
 TensorFlow, Furiosa), neuron-profile JSON exports, Neuron Explorer Parquet tables, NEFF and NTFF v5 \
-files; each may be gzip- or zip-compressed";
+files, DLProf report CSVs; each may be gzip- or zip-compressed";
 
 /// How many bytes a sniff gets to see.
 pub const SNIFF_BYTES: usize = 4096;
 
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
-/// first, JSON dialects last (their sniff is the most permissive).
+/// first, then DLProf CSV reports (a known title or header line), JSON dialects last (their
+/// sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
     vec![
         &neuron_binary::NeuronBinary,
         &neuron_parquet::NeuronParquet,
+        &dlprof_csv::DlprofCsv,
         &neuron_json::NeuronJson,
         &chrome::ChromeJson,
     ]

@@ -70,6 +70,7 @@ pub struct TraceBuilder {
     operator_index: crate::strings::FxHashMap<(OpId, OpLevel, StrId), OpId>,
     sources: Vec<SourceLoc>,
     source_index: crate::strings::FxHashMap<SourceLoc, SourceId>,
+    tables: Vec<DataTable>,
 }
 
 impl TraceBuilder {
@@ -93,6 +94,7 @@ impl TraceBuilder {
             operator_index: Default::default(),
             sources: Vec::new(),
             source_index: Default::default(),
+            tables: Vec::new(),
         }
     }
 
@@ -421,6 +423,19 @@ impl TraceBuilder {
         self.tracks.iter().map(|t| t.1.start_ns.len()).sum()
     }
 
+    /// Add a report table (e.g. a DLProf CSV export). Rows are padded with empty cells or cut
+    /// to the column count, so that every row has one cell per column.
+    pub fn add_table(&mut self, mut table: DataTable) {
+        let n = table.columns.len();
+        for r in &mut table.rows {
+            r.resize(n, Cell::Empty);
+        }
+        self.tables.push(table);
+    }
+    pub fn table_count(&self) -> usize {
+        self.tables.len()
+    }
+
     // ---- finish ----
 
     /// Sort, assign depths, bind flows, build indexes. Never fails: problems become warnings.
@@ -736,6 +751,7 @@ impl TraceBuilder {
             correlation: self.correlation,
             operators: self.operators,
             sources: self.sources,
+            tables: self.tables,
             start_ns: lo,
             end_ns: hi,
         }

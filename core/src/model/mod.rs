@@ -11,6 +11,7 @@ pub mod builder;
 pub mod domain;
 pub mod program;
 pub mod synth;
+pub mod table;
 pub mod validate;
 pub mod warnings;
 
@@ -20,6 +21,7 @@ pub use domain::{
     SliceDomain, SourceId, SourceLoc, TrackRole, WorkKind,
 };
 pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
+pub use table::{Cell, Column, ColumnUnit, DataTable, TableKind};
 pub use validate::InvalidTrace;
 pub use warnings::{Warning, Warnings};
 
@@ -371,6 +373,8 @@ pub struct Trace {
     pub operators: OperatorTree,
     /// Source locations referenced by the slices' `domain.source`.
     pub sources: Vec<SourceLoc>,
+    /// Report tables a profiler exported (DLProf `--reports` CSVs), in file order.
+    pub tables: Vec<DataTable>,
     /// Earliest and latest time of any event (0, 0 when empty).
     pub start_ns: i64,
     pub end_ns: i64,
@@ -424,6 +428,7 @@ impl Trace {
             + self.strings.heap_bytes()
             + self.args.heap_bytes()
             + self.flows.capacity() * std::mem::size_of::<Flow>()
+            + self.tables.iter().map(DataTable::heap_bytes).sum::<usize>()
     }
     /// Look up the arguments of a slice as (key, display value) pairs.
     pub fn args_display(&self, id: ArgsId) -> Vec<(String, String)> {

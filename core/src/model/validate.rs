@@ -16,7 +16,7 @@ impl Trace {
     /// Check every structural invariant the widgets and the LOD index rely on: ids in range,
     /// column lengths equal, depth ranges well formed, slices at one depth sorted and disjoint,
     /// non-negative durations, domain columns parallel to the slices, operator parents earlier
-    /// in the tree (so it has no cycles), flows pointing at real slices, counters sorted.
+    /// in the tree (so it has no cycles), flows pointing at real slices, counters sorted, report tables rectangular.
     pub fn validate(&self) -> Result<(), InvalidTrace> {
         let nstr = self.strings.len();
         let s_ok = |id: StrId| (id.0 as usize) < nstr;
@@ -148,6 +148,11 @@ impl Trace {
         for (fi, f) in self.flows.iter().enumerate() {
             if !slice_ok(f.from) || !slice_ok(f.to) || !s_ok(f.name) || !s_ok(f.category) {
                 return bad(format!("flow {fi}: end or name out of range"));
+            }
+        }
+        for (ti, t) in self.tables.iter().enumerate() {
+            if let Some(ri) = t.rows.iter().position(|r| r.len() != t.columns.len()) {
+                return bad(format!("table {ti}: row {ri} does not have one cell per column"));
             }
         }
         if self.start_ns > self.end_ns {

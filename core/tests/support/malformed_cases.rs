@@ -94,6 +94,7 @@ pub fn cases() -> Vec<Case> {
     out.extend(neff_cases());
     out.extend(container_cases());
     out.extend(parquet_cases());
+    out.extend(dlprof_csv_cases());
     let mut seen = std::collections::HashSet::new();
     for c in &mut out {
         let base = c.name.clone();
@@ -812,5 +813,28 @@ fn parquet_cases() -> Vec<Case> {
         ));
     }
     out.push(case(g, "dictionary page skipped", f, parquet_skipped_dictionary(&good)));
+    out
+}
+
+// ---------------------------------------------------------------- DLProf report CSVs
+
+/// A DLProf `--reports` detailed CSV: a title, a header, a quoted multi-line stack trace.
+pub const DLPROF_CSV_FIXTURE: &str = "All Iterations\nOp ID,Op Name,Direction,Op Type,No. Calls,Total GPU Time (ns),Stack Trace\n\"CONV2D_1\",\"/module/conv2d\",fprop,\"conv2d\",1,130846,\"a.py:42\nb.py:7\"\n\"LINEAR_1\",\"/module/linear\",fprop,\"linear\",3,17728,\"c.py:1\"\n";
+
+fn dlprof_csv_cases() -> Vec<Case> {
+    let g = "dlprof-csv";
+    let base = DLPROF_CSV_FIXTURE.as_bytes();
+    let mut out = mutation_cases(g, "dlprof_detailed.csv", base, 0xD1_9F0F);
+    let open_quote = DLPROF_CSV_FIXTURE.replace("\"c.py:1\"", "\"c.py:1");
+    out.push(case(g, "unterminated quote", "d.csv", open_quote.into_bytes()));
+    out.push(case(g, "title only", "d.csv", b"Kernel Report\n".to_vec()));
+    out.push(case(g, "title and a foreign header", "d.csv", b"Tensor Core Report\na,b\n1,2\n".to_vec()));
+    out.push(case(g, "summary title only", "s.csv", b"System Config\n".to_vec()));
+    out.push(case(g, "invalid utf-8 cells", "d.csv", [&base[..80], b"\xff\xfe\xc3", &base[80..]].concat()));
+    let mut wide = String::from("Kernel Report\nKernel Name,Total GPU Time (ns)\n");
+    for i in 0..2000 {
+        wide.push_str(&format!("k{i},{}\n", ",".repeat(i % 50)));
+    }
+    out.push(case(g, "2000 ragged rows", "k.csv", wide.into_bytes()));
     out
 }
