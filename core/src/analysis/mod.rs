@@ -4,4 +4,5 @@
 pub mod busy;
 pub mod device_summary;
 pub mod search;
+pub mod sources;
 pub mod summary;
