@@ -292,6 +292,12 @@ pub struct AppState {
     pub row_order: RwSignal<HashMap<RowKey, i64>>,
     /// The keyboard help panel is open.
     pub show_help: RwSignal<bool>,
+    /// Source files the user dropped (the Code widget); `sources_gen` bumps when they change.
+    pub sources: StoredValue<Arc<crate::sources::SourceFiles>>,
+    pub sources_gen: RwSignal<u64>,
+    /// Ctrl/Cmd was held on the timeline click that made the current selection (the Code widget
+    /// then scrolls to the event's line; it resets this when it has read it).
+    pub select_modifier: StoredValue<bool>,
 }
 
 impl AppState {
@@ -317,6 +323,9 @@ impl AppState {
             track_filter: RwSignal::new(String::new()),
             row_order: RwSignal::new(HashMap::new()),
             show_help: RwSignal::new(false),
+            sources: StoredValue::new(Arc::new(Default::default())),
+            sources_gen: RwSignal::new(0),
+            select_modifier: StoredValue::new(false),
         }
     }
 
@@ -338,6 +347,12 @@ impl AppState {
     pub fn set_search(&self, hits: SearchHits) {
         self.search.set_value(Arc::new(hits));
         self.search_gen.update(|g| *g += 1);
+    }
+
+    /// Replace the dropped source files (the Code widget) and notify.
+    pub fn set_sources(&self, files: crate::sources::SourceFiles) {
+        self.sources.set_value(Arc::new(files));
+        self.sources_gen.update(|g| *g += 1);
     }
 
     /// The current trace (cheap: an `Arc` clone). Subscribes to nothing.

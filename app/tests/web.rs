@@ -69,7 +69,8 @@ fn mount() -> (HtmlElement, Box<dyn std::any::Any>) {
         style.set_id("loupe-test-css");
         style.set_text_content(Some(concat!(
             include_str!("../../style/tokens.css"),
-            include_str!("../../style/main.css")
+            include_str!("../../style/main.css"),
+            include_str!("../../style/code.css")
         )));
         doc.head().unwrap().append_child(&style).unwrap();
     }

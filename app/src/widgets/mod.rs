@@ -2,6 +2,7 @@
 //! shared [`crate::state::AppState`] (selection, search, view requests, box selection) and the
 //! viewport bus. Widgets never call each other. The workbench mounts them by [`WidgetKind`].
 
+pub mod code;
 pub mod details;
 pub mod program;
 pub mod search;
@@ -22,6 +23,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Summary => view! { <summary::SummaryWidget/> }.into_any(),
         WidgetKind::SelectionSummary => view! { <selection_summary::SelectionSummaryWidget/> }.into_any(),
         WidgetKind::Program => view! { <program::ProgramWidget/> }.into_any(),
+        WidgetKind::Code => view! { <code::CodeWidget/> }.into_any(),
     }
 }
 

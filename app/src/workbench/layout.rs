@@ -14,16 +14,18 @@ pub enum WidgetKind {
     Summary,
     SelectionSummary,
     Program,
+    Code,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 6] = [
+    pub const ALL: [WidgetKind; 7] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
         WidgetKind::Summary,
         WidgetKind::SelectionSummary,
         WidgetKind::Program,
+        WidgetKind::Code,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -33,6 +35,7 @@ impl WidgetKind {
             WidgetKind::Summary => "Overall Summary",
             WidgetKind::SelectionSummary => "Current Selection",
             WidgetKind::Program => "Program",
+            WidgetKind::Code => "Code",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -44,6 +47,7 @@ impl WidgetKind {
             WidgetKind::Summary => "summary",
             WidgetKind::SelectionSummary => "selection-summary",
             WidgetKind::Program => "program",
+            WidgetKind::Code => "code",
         }
     }
 }
@@ -140,7 +144,24 @@ impl Node {
                                 ],
                             ),
                         ),
-                        (0.26, split(false, vec![(0.42, slot(&[Search])), (0.58, slot(&[Summary]))])),
+                        (
+                            0.26,
+                            split(
+                                false,
+                                vec![
+                                    (0.42, slot(&[Search])),
+                                    // device profiles carry source lines: the Code view is a tab
+                                    (
+                                        0.58,
+                                        slot(if kind == ProfileKind::Device {
+                                            &[Summary, Code]
+                                        } else {
+                                            &[Summary]
+                                        }),
+                                    ),
+                                ],
+                            ),
+                        ),
                     ],
                 )
             }
@@ -425,7 +446,7 @@ mod tests {
             assert!((area - 1.0).abs() < 1e-9, "{kind:?} {area}");
         }
         let d = Node::default_for(ProfileKind::Device);
-        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program] {
+        for w in [Timeline, Details, Search, Summary, SelectionSummary, Program, Code] {
             assert!(d.contains(w), "{w:?}");
         }
         assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
