@@ -512,9 +512,16 @@ pub fn CodeWidget() -> impl IntoView {
             {notes}
             <div class="code-scroll" data-testid="code-view" node_ref=scroll_ref
                 on:scroll=move |_| {
+                    // re-render only when the first visible line changes
                     if let Some(el) = scroll_ref.get_untracked() {
-                        scroll_top.set(f64::from(el.scroll_top()));
-                        view_h.set(f64::from(el.client_height()));
+                        let top = f64::from(el.scroll_top());
+                        if (top / LINE_H_PX).floor() != (scroll_top.get_untracked() / LINE_H_PX).floor() {
+                            scroll_top.set(top);
+                        }
+                        let h = f64::from(el.client_height());
+                        if h != view_h.get_untracked() {
+                            view_h.set(h);
+                        }
                     }
                 }>
                 {body}
