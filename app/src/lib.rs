@@ -22,6 +22,7 @@ pub mod describe;
 pub mod dom;
 pub mod loader;
 pub mod search_runner;
+pub mod sources;
 pub mod state;
 pub mod widgets;
 pub mod workbench;

@@ -309,6 +309,12 @@ pub struct AppState {
     pub annotations: RwSignal<AnnotationSet>,
     /// Why the last annotation save failed (shown by the Annotations widget).
     pub annotations_error: RwSignal<Option<String>>,
+    /// Source files the user dropped (the Code widget); `sources_gen` bumps when they change.
+    pub sources: StoredValue<Arc<crate::sources::SourceFiles>>,
+    pub sources_gen: RwSignal<u64>,
+    /// Ctrl/Cmd was held on the timeline click that made the current selection (the Code widget
+    /// then scrolls to the event's line; it resets this when it has read it).
+    pub select_modifier: StoredValue<bool>,
 }
 
 impl AppState {
@@ -336,6 +342,9 @@ impl AppState {
             show_help: RwSignal::new(false),
             annotations: RwSignal::new(AnnotationSet::new(DEFAULT_SET)),
             annotations_error: RwSignal::new(None),
+            sources: StoredValue::new(Arc::new(Default::default())),
+            sources_gen: RwSignal::new(0),
+            select_modifier: StoredValue::new(false),
         }
     }
 
@@ -378,6 +387,12 @@ impl AppState {
     pub fn set_search(&self, hits: SearchHits) {
         self.search.set_value(Arc::new(hits));
         self.search_gen.update(|g| *g += 1);
+    }
+
+    /// Replace the dropped source files (the Code widget) and notify.
+    pub fn set_sources(&self, files: crate::sources::SourceFiles) {
+        self.sources.set_value(Arc::new(files));
+        self.sources_gen.update(|g| *g += 1);
     }
 
     /// The current trace (cheap: an `Arc` clone). Subscribes to nothing.

@@ -70,7 +70,11 @@ fn mount() -> (HtmlElement, Box<dyn std::any::Any>) {
         style.set_text_content(Some(concat!(
             include_str!("../../style/tokens.css"),
             include_str!("../../style/main.css"),
-            include_str!("../../style/annotations.css")
+            include_str!("../../style/analysis.css"),
+            include_str!("../../style/annotations.css"),
+            include_str!("../../style/operator-table.css"),
+            include_str!("../../style/dashboard.css"),
+            include_str!("../../style/code.css")
         )));
         doc.head().unwrap().append_child(&style).unwrap();
     }

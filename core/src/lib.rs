@@ -13,6 +13,7 @@ pub mod query;
 mod rng;
 pub mod rows;
 pub mod strings;
+pub mod syntax;
 pub mod time;
 pub mod view;
 pub mod viewport;

@@ -94,7 +94,8 @@ pub struct TimelineCtl {
     tooltip_target: Cell<Option<HitTarget>>,
     hits: RefCell<HitList>,
     items: RefCell<Vec<LodItem>>,
-    on_select: Box<dyn Fn(Option<Selection>)>,
+    /// (selection, Ctrl/Cmd held on the click)
+    on_select: Box<dyn Fn(Option<Selection>, bool)>,
     /// Reports a finished (or cleared) box selection.
     on_box: Box<dyn Fn(Option<BoxSelection>)>,
     /// Toggles the keyboard help (`?`).
@@ -134,7 +135,7 @@ impl TimelineCtl {
         data: Arc<TraceData>,
         layout: Arc<Layout>,
         bus: Option<Rc<ViewportBus>>,
-        on_select: impl Fn(Option<Selection>) + 'static,
+        on_select: impl Fn(Option<Selection>, bool) + 'static,
         on_box: impl Fn(Option<BoxSelection>) + 'static,
         on_help: impl Fn() + 'static,
         on_marker: impl Fn(MarkerEdit) + 'static,
@@ -741,7 +742,7 @@ impl TimelineCtl {
                     h.target.selection(sample)
                 });
                 self.selection.set(sel);
-                (self.on_select)(sel);
+                (self.on_select)(sel, ev.ctrl_key() || ev.meta_key());
                 self.update_hover(x, y);
                 return;
             }
@@ -793,7 +794,7 @@ impl TimelineCtl {
             "Escape" => {
                 drop(v);
                 self.selection.set(None);
-                (self.on_select)(None);
+                (self.on_select)(None, false);
                 self.request_redraw();
                 return true;
             }
@@ -948,7 +949,10 @@ pub fn Timeline() -> impl IntoView {
         if handle.0.with_value(|c| c.is_some()) {
             return;
         }
-        let on_select = move |s: Option<Selection>| state.selection.set(s);
+        let on_select = move |s: Option<Selection>, modifier: bool| {
+            state.select_modifier.set_value(modifier);
+            state.selection.set(s);
+        };
         let on_box = move |b: Option<BoxSelection>| state.box_selection.set(b);
         let on_help = move || state.show_help.update(|h| *h = !*h);
         let on_marker = move |e: MarkerEdit| {

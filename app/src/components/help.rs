@@ -32,6 +32,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Track list: ▾ / ▸", "collapse or expand a group or section"),
     ("Track list: ↑ ↓ ×", "move a row up or down, hide it"),
     ("Drag a widget's tab", "move it to another pane, or split a pane"),
+    ("Ctrl/⌘ + click an event", "also scroll the Code widget to its source line"),
+    ("Code: click a line", "highlight its events; Shift/Ctrl/⌘ + click adds or removes lines"),
     ("?", "show or hide this help"),
 ];
 

@@ -14,16 +14,12 @@ use crate::components::progress::ProgressBar;
 use crate::components::warnings::WarningsBanner;
 use crate::dom::{self, listen, Listener};
 use crate::loader::{self, LoadEvent, LoadHandle, LoaderMode};
+use crate::sources;
 use crate::state::{AppState, LoadPhase, LoadProgress, TraceData};
 use crate::workbench::Workbench;
 
 fn demo_data() -> TraceData {
     TraceData::new(loupe_core::demo::demo_trace(), "demo".into(), true, 0.0)
-}
-
-fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
-    let Some(list) = list else { return Vec::new() };
-    (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
 /// The whole app. `loader` chooses where parsing runs (default: a Web Worker).
@@ -38,7 +34,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     provide_context(timeline);
     let job: StoredValue<Option<LoadHandle>, LocalStorage> = StoredValue::new_local(None);
 
-    let load = move |files: Vec<web_sys::File>| {
+    let load_profiles = move |files: Vec<web_sys::File>| {
         if files.is_empty() {
             return;
         }
@@ -71,6 +67,19 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             }
         });
         job.set_value(Some(h));
+    };
+    // source files (the Code widget) are set aside and kept as text; a drop of only source files
+    // adds them to the open profile without reloading it
+    let load = move |picked: Vec<sources::Picked>| {
+        let (srcs, profiles, skipped) = sources::split(picked);
+        if !srcs.is_empty() || !skipped.is_empty() {
+            wasm_bindgen_futures::spawn_local(async move {
+                let (texts, more) = sources::read(srcs).await;
+                let skipped: Vec<String> = skipped.into_iter().chain(more).collect();
+                state.set_sources(state.sources.get_value().merged(texts, skipped));
+            });
+        }
+        load_profiles(profiles);
     };
     let cancel = Callback::new(move |_: ()| {
         job.with_value(|j| {
@@ -122,8 +131,14 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             if let Ok(ev) = e.dyn_into::<web_sys::DragEvent>() {
                 ev.prevent_default();
                 state.drag_over.set(false);
-                let files = files_of(ev.data_transfer().and_then(|dt| dt.files()));
-                load(files);
+                let Some(dt) = ev.data_transfer() else { return };
+                match sources::drop_entries(&dt) {
+                    // a folder: walk it (asynchronously) first
+                    Some(entries) => wasm_bindgen_futures::spawn_local(async move {
+                        load(sources::walk_entries(entries).await);
+                    }),
+                    None => load(sources::picked_from_list(dt.files())),
+                }
             }
         });
         listeners.set_value(vec![over, leave, drop_]);
@@ -139,7 +154,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
 
     let on_file = move |ev: web_sys::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
-        let files = files_of(input.files());
+        let files = sources::picked_from_list(input.files());
         // allow choosing the same file again
         input.set_value("");
         load(files);
@@ -200,6 +215,10 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                     "Open trace…"
                     <input type="file" multiple data-testid="open-file" on:change=on_file/>
                 </label>
+                <label class="button button-quiet open-file" title="Open a folder: its source files (for the Code widget), .ntff and .neff">
+                    "Open folder…"
+                    <input type="file" multiple prop:webkitdirectory=true data-testid="open-folder" on:change=on_file/>
+                </label>
                 <span class="source">{source}</span>
                 <span class="stats" data-testid="stats">{stats}</span>
                 <button class="keys-hint link" data-testid="keys-hint" title="Every key and gesture" on:click=move |_| state.show_help.update(|h| *h = !*h)>"? keys · / search · W/S zoom · A/D pan"</button>
@@ -212,7 +231,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 <Workbench/>
             </main>
             <HelpPanel/>
-            <div class="drop-overlay" aria-hidden="true">"Drop trace files to open them"</div>
+            <div class="drop-overlay" aria-hidden="true">"Drop trace files (and their source files or folders) to open them"</div>
         </div>
     }
 }

@@ -3,6 +3,7 @@
 //! viewport bus. Widgets never call each other. The workbench mounts them by [`WidgetKind`].
 
 pub mod annotations;
+pub mod code;
 pub mod dashboard;
 pub mod details;
 pub mod operator_table;
@@ -30,6 +31,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Annotations => view! { <annotations::AnnotationsWidget/> }.into_any(),
         WidgetKind::OperatorTable => view! { <operator_table::OperatorTableWidget/> }.into_any(),
         WidgetKind::Dashboard => view! { <dashboard::DashboardWidget/> }.into_any(),
+        WidgetKind::Code => view! { <code::CodeWidget/> }.into_any(),
     }
 }
 

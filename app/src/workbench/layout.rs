@@ -18,10 +18,11 @@ pub enum WidgetKind {
     Annotations,
     OperatorTable,
     Dashboard,
+    Code,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 10] = [
+    pub const ALL: [WidgetKind; 11] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -32,6 +33,7 @@ impl WidgetKind {
         WidgetKind::Annotations,
         WidgetKind::OperatorTable,
         WidgetKind::Dashboard,
+        WidgetKind::Code,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -45,6 +47,7 @@ impl WidgetKind {
             WidgetKind::Annotations => "Annotations",
             WidgetKind::OperatorTable => "Operator Table",
             WidgetKind::Dashboard => "Dashboard",
+            WidgetKind::Code => "Code",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -60,6 +63,7 @@ impl WidgetKind {
             WidgetKind::Annotations => "annotations",
             WidgetKind::OperatorTable => "operator-table",
             WidgetKind::Dashboard => "dashboard",
+            WidgetKind::Code => "code",
         }
     }
 }
@@ -163,7 +167,24 @@ impl Node {
                                 ],
                             ),
                         ),
-                        (0.26, split(false, vec![(0.42, slot(&[Search])), (0.58, slot(&[Summary]))])),
+                        (
+                            0.26,
+                            split(
+                                false,
+                                vec![
+                                    (0.42, slot(&[Search])),
+                                    // device profiles carry source lines: the Code view is a tab
+                                    (
+                                        0.58,
+                                        slot(if kind == ProfileKind::Device {
+                                            &[Summary, Code]
+                                        } else {
+                                            &[Summary]
+                                        }),
+                                    ),
+                                ],
+                            ),
+                        ),
                     ],
                 )
             }

@@ -11,4 +11,5 @@ pub mod latency;
 pub mod operator_views;
 pub mod operators;
 pub mod search;
+pub mod sources;
 pub mod summary;

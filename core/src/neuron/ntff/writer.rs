@@ -10,7 +10,7 @@
 //! `floor((t - S) * M / D) >= ps`, so any clock with `M <= D` (≤ 1 ps per tick; the default
 //! for every domain) round-trips picosecond values exactly.
 
-use super::metadata::{PatchKind, PatchList};
+use super::metadata::{Patch, PatchKind, PatchList};
 use super::opcodes::NOTIFY_HINT_OFFSET;
 use super::{SemaphoreOp, HEADER_CONSTANT, HEADER_LEN, SUPPORTED_VERSION};
 use crate::neuron::protowire::Writer;
@@ -478,6 +478,43 @@ pub fn synthetic_capture(record_mb: u64) -> Capture {
     }
     for k in 0..1000i64 {
         c.throttles.push(ThrottleEvent { ts_ps: t0 + k * span / 1000, w0: 0x9E08_0006, w1: 7 });
+    }
+    c
+}
+
+/// The capture that pairs with [`crate::neuron::neff::writer::minimal_neff`] (same UUID): the
+/// runtime program is 2 preamble NOPs, NOTIFY(hint 2) (the profile start), then the NEFF's slots
+/// 1..3 on engine 0, executed `iterations` times (1 µs, 3 µs and 1 µs per pass). Slots 1–2
+/// resolve through the debug info to `model.py:58`, slot 3 names a missing BIR id. For tests and
+/// the browser fixtures (`cargo run -p loupe-core --example gen_neuron_pair`).
+pub fn minimal_pair_capture(iterations: u32) -> Capture {
+    const NS: i64 = 1000;
+    let mut uuid = vec![0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef];
+    uuid.extend_from_within(..);
+    uuid.extend([0x7f, 0x7f, 0x7f]);
+    let mut c = Capture { uuid, ..Capture::default() };
+    c.programs.push(Program::new(0, &[0xA4, 0xA4, 0, 0x01, 0x02, 0xA0]).notify(2, 2));
+    c.patches.push(PatchList {
+        engine: 0,
+        patches: vec![Patch { offset_bytes: 0, count: 2, kind: PatchKind::Insert }],
+    });
+    let t0 = 10_000 * NS;
+    let i = |pc, s: i64, e: i64| InstrEvent {
+        engine: 0,
+        pc,
+        start_ps: s,
+        end_ps: e,
+        wait_cycles: 0,
+        crc_in: 0,
+        crc_out: 0,
+        flags: 0,
+    };
+    c.instructions.push(i(2, t0 - 7 * NS, t0));
+    for k in 0..i64::from(iterations) {
+        let base = t0 + k * 6_000 * NS;
+        c.instructions.push(i(3, base + 1_000 * NS, base + 2_000 * NS));
+        c.instructions.push(i(4, base + 2_000 * NS, base + 5_000 * NS));
+        c.instructions.push(i(5, base + 5_000 * NS, base + 6_000 * NS));
     }
     c
 }
