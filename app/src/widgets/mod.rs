@@ -2,7 +2,10 @@
 //! shared [`crate::state::AppState`] (selection, search, view requests, box selection) and the
 //! viewport bus. Widgets never call each other. The workbench mounts them by [`WidgetKind`].
 
+pub mod deferred;
 pub mod details;
+pub mod gpu_breakdown;
+pub mod latency;
 pub mod operator_views;
 pub mod program;
 pub mod search;
@@ -24,6 +27,8 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::SelectionSummary => view! { <selection_summary::SelectionSummaryWidget/> }.into_any(),
         WidgetKind::Program => view! { <program::ProgramWidget/> }.into_any(),
         WidgetKind::OperatorViews => view! { <operator_views::OperatorViewsWidget/> }.into_any(),
+        WidgetKind::GpuBreakdown => view! { <gpu_breakdown::GpuBreakdownWidget/> }.into_any(),
+        WidgetKind::Latency => view! { <latency::LatencyWidget/> }.into_any(),
     }
 }
 

@@ -15,10 +15,12 @@ pub enum WidgetKind {
     SelectionSummary,
     Program,
     OperatorViews,
+    GpuBreakdown,
+    Latency,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 7] = [
+    pub const ALL: [WidgetKind; 9] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -26,6 +28,8 @@ impl WidgetKind {
         WidgetKind::SelectionSummary,
         WidgetKind::Program,
         WidgetKind::OperatorViews,
+        WidgetKind::GpuBreakdown,
+        WidgetKind::Latency,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -36,6 +40,8 @@ impl WidgetKind {
             WidgetKind::SelectionSummary => "Current Selection",
             WidgetKind::Program => "Program",
             WidgetKind::OperatorViews => "Operator Views",
+            WidgetKind::GpuBreakdown => "GPU Breakdown",
+            WidgetKind::Latency => "Latency",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -48,6 +54,8 @@ impl WidgetKind {
             WidgetKind::SelectionSummary => "selection-summary",
             WidgetKind::Program => "program",
             WidgetKind::OperatorViews => "operator-views",
+            WidgetKind::GpuBreakdown => "gpu-breakdown",
+            WidgetKind::Latency => "latency",
         }
     }
 }
@@ -125,7 +133,8 @@ impl Node {
             ProfileKind::Device | ProfileKind::Trace => {
                 let device = kind == ProfileKind::Device;
                 let main: &[WidgetKind] = if device { &[Timeline, Program] } else { &[Timeline] };
-                let below: &[WidgetKind] = if device { &[Details, OperatorViews] } else { &[Details] };
+                let below: &[WidgetKind] =
+                    if device { &[Details, OperatorViews] } else { &[Details, GpuBreakdown, Latency] };
                 split(
                     true,
                     vec![
@@ -362,6 +371,17 @@ impl Node {
         }
     }
 
+    /// Whether `w` is in the layout and the active tab of its slot (so it is on screen).
+    pub fn is_shown(&self, w: WidgetKind) -> bool {
+        let mut shown = false;
+        self.walk(&mut |n, _| {
+            if let Node::Slot { widgets, active } = n {
+                shown |= widgets.get(*active) == Some(&w);
+            }
+        });
+        shown
+    }
+
     /// Path of the slot holding `w`.
     pub fn slot_of(&self, w: WidgetKind) -> Option<Path> {
         let mut found = None;
@@ -434,6 +454,14 @@ mod tests {
             assert!(d.contains(w), "{w:?}");
         }
         assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
+        // the GPU breakdown and latency summary are tabs beside Details on host/GPU traces only
+        let mut t = Node::default_for(ProfileKind::Trace);
+        assert!(t.contains(GpuBreakdown) && t.contains(Latency));
+        assert!(!d.contains(GpuBreakdown) && !d.contains(Latency));
+        assert_eq!(t.slot_of(GpuBreakdown), t.slot_of(Details));
+        assert!(t.is_shown(Details) && !t.is_shown(GpuBreakdown) && !d.is_shown(Latency));
+        t.activate(GpuBreakdown);
+        assert!(t.is_shown(GpuBreakdown) && !t.is_shown(Details));
     }
 
     #[test]
