@@ -26,19 +26,28 @@ pub fn shown(kind: WidgetKind) -> Signal<bool> {
     }
 }
 
-/// The result of `compute(key)` for the current `key()` (`None` while it is pending), and
-/// whether a computation is pending. Recomputed when the key changes and the widget is shown.
+/// What [`deferred`] gives: the result for the current key (`None` while it is pending), whether
+/// a computation is pending, and how long the last one took (ms, wall clock in the page).
+pub struct Deferred<T: Send + Sync + 'static> {
+    pub result: Signal<Option<Arc<T>>>,
+    pub pending: Signal<bool>,
+    pub compute_ms: Signal<f64>,
+}
+
+/// `compute(key)` for the current `key()`, recomputed when the key changes while the widget
+/// is shown.
 pub fn deferred<K, T>(
     shown: Signal<bool>,
     key: impl Fn() -> K + Send + Sync + 'static,
     compute: impl Fn(&K) -> T + 'static,
-) -> (Signal<Option<Arc<T>>>, Signal<bool>)
+) -> Deferred<T>
 where
     K: Clone + PartialEq + Send + Sync + 'static,
     T: Send + Sync + 'static,
 {
     let result: RwSignal<Option<(K, Arc<T>)>> = RwSignal::new(None);
     let pending = RwSignal::new(false);
+    let compute_ms = RwSignal::new(0.0);
     let timer: StoredValue<Option<Timeout>, LocalStorage> = StoredValue::new_local(None);
     let compute = Rc::new(compute);
     let key = Arc::new(key);
@@ -60,7 +69,9 @@ where
         pending.set(true);
         let c = compute.clone();
         timer.set_value(Some(Timeout::new(PAINT_FIRST_MS, move || {
+            let t0 = crate::loader::now_ms();
             let v = c(&k);
+            compute_ms.set(crate::loader::now_ms() - t0);
             result.set(Some((k, Arc::new(v))));
             pending.set(false);
         })));
@@ -69,7 +80,7 @@ where
         let k = k2();
         result.with(|r| r.as_ref().filter(|(rk, _)| *rk == k).map(|(_, v)| v.clone()))
     });
-    (out, pending.into())
+    Deferred { result: out, pending: pending.into(), compute_ms: compute_ms.into() }
 }
 
 /// Ask the timeline to show the time range of `per_track`'s slices (with a small margin).

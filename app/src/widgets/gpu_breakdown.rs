@@ -20,7 +20,7 @@ use loupe_core::analysis::gpu::{
 use loupe_core::time::format_duration_ns;
 use loupe_core::view::{color_for, Rgb};
 
-use super::deferred::{deferred, shown, sort_header, spinner, zoom_to};
+use super::deferred::{deferred, shown, sort_header, spinner, zoom_to, Deferred};
 use crate::charts::{Chart, ChartCanvas, Part, Unit};
 use crate::search_runner::show_events;
 use crate::state::{use_app_state, Selection, ViewRequest};
@@ -124,7 +124,7 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
     let idle_sort = RwSignal::new((IdleKey::Idle, true));
     let type_sort = RwSignal::new((TypeKey::Time, true));
     let selected = RwSignal::new(None::<String>);
-    let (result, pending) = deferred(
+    let Deferred { result, pending, compute_ms } = deferred(
         shown(WidgetKind::GpuBreakdown),
         move || (state.generation.get(), exact.get(), keep_last.get()),
         move |&(_, exact, keep_last)| -> Outcome {
@@ -278,7 +278,8 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
         view! {
             <p class="hint" data-testid="gpu-method">
                 "HTA's definitions (Holistic Trace Analysis): times "{m.time_rounding}"; "
-                {m.last_step.clone()}" — HTA drops the last ProfilerStep when there are several; GPU activities: "{m.activities}"."
+                {m.last_step.clone()}" — HTA drops the last ProfilerStep when there are several; GPU activities: "{m.activities}". "
+                <span data-testid="gpu-compute-ms">{format!("Computed in {:.0} ms.", compute_ms.get_untracked())}</span>
             </p>
         }
         .into_any()

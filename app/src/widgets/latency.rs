@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use loupe_core::analysis::latency::{events_named, latency_summary, LatencySummary, OpLatency, Where};
 use loupe_core::time::format_duration_ns;
 
-use super::deferred::{deferred, shown, sort_header, spinner, zoom_to};
+use super::deferred::{deferred, shown, sort_header, spinner, zoom_to, Deferred};
 use crate::charts::{Chart, ChartCanvas, Unit};
 use crate::search_runner::show_events;
 use crate::state::use_app_state;
@@ -115,7 +115,7 @@ pub fn LatencyWidget() -> impl IntoView {
     let sort = RwSignal::new((Key::Total, true));
     let show_all = RwSignal::new(false);
     let selected = RwSignal::new(None::<String>);
-    let (result, pending) = deferred(
+    let Deferred { result, pending, compute_ms } = deferred(
         shown(WidgetKind::Latency),
         move || state.generation.get(),
         move |_| latency_summary(&state.data().trace),
@@ -265,7 +265,8 @@ pub fn LatencyWidget() -> impl IntoView {
             </div>
             <p class="hint" data-testid="latency-rule">
                 "Percentiles are exact, "{rule}" (median = p50 by the same rule; mean rounded down to whole ns). "
-                "Device: GPU streams, accelerator engines and DMA queues; host: CPU threads and the rest."
+                "Device: GPU streams, accelerator engines and DMA queues; host: CPU threads and the rest. "
+                <span data-testid="latency-compute-ms">{move || format!("Computed in {:.0} ms.", compute_ms.get())}</span>
             </p>
             <div class="table-tools">
                 <input type="search" class="filter" placeholder="Filter names" data-testid="latency-filter"

@@ -486,7 +486,8 @@ mod tests {
         let target = l.slot_of(Summary).unwrap();
         l.place(Details, &target);
         assert_eq!(l.slot_of(Details), l.slot_of(Summary));
-        assert_eq!(l.widgets().len(), 5);
+        // timeline, GPU breakdown, latency, selection summary, search, summary + details
+        assert_eq!(l.widgets().len(), 7);
         // moving the last widget of a slot onto its own slot is a no-op
         let p = l.slot_of(Search).unwrap();
         let before = l.clone();
