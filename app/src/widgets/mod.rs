@@ -5,7 +5,10 @@
 pub mod annotations;
 pub mod code;
 pub mod dashboard;
+pub mod deferred;
 pub mod details;
+pub mod gpu_breakdown;
+pub mod latency;
 pub mod operator_table;
 pub mod operator_views;
 pub mod program;
@@ -32,6 +35,8 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::OperatorTable => view! { <operator_table::OperatorTableWidget/> }.into_any(),
         WidgetKind::Dashboard => view! { <dashboard::DashboardWidget/> }.into_any(),
         WidgetKind::Code => view! { <code::CodeWidget/> }.into_any(),
+        WidgetKind::GpuBreakdown => view! { <gpu_breakdown::GpuBreakdownWidget/> }.into_any(),
+        WidgetKind::Latency => view! { <latency::LatencyWidget/> }.into_any(),
     }
 }
 

@@ -19,10 +19,12 @@ pub enum WidgetKind {
     OperatorTable,
     Dashboard,
     Code,
+    GpuBreakdown,
+    Latency,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 11] = [
+    pub const ALL: [WidgetKind; 13] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -34,6 +36,8 @@ impl WidgetKind {
         WidgetKind::OperatorTable,
         WidgetKind::Dashboard,
         WidgetKind::Code,
+        WidgetKind::GpuBreakdown,
+        WidgetKind::Latency,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -48,6 +52,8 @@ impl WidgetKind {
             WidgetKind::OperatorTable => "Operator Table",
             WidgetKind::Dashboard => "Dashboard",
             WidgetKind::Code => "Code",
+            WidgetKind::GpuBreakdown => "GPU Breakdown",
+            WidgetKind::Latency => "Latency",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -64,6 +70,8 @@ impl WidgetKind {
             WidgetKind::OperatorTable => "operator-table",
             WidgetKind::Dashboard => "dashboard",
             WidgetKind::Code => "code",
+            WidgetKind::GpuBreakdown => "gpu-breakdown",
+            WidgetKind::Latency => "latency",
         }
     }
 }
@@ -143,8 +151,11 @@ impl Node {
             ProfileKind::Device | ProfileKind::Trace => {
                 let device = kind == ProfileKind::Device;
                 let main: &[WidgetKind] = if device { &[Timeline, Program] } else { &[Timeline, Dashboard] };
-                let below: &[WidgetKind] =
-                    if device { &[Details, OperatorTable, OperatorViews] } else { &[Details, OperatorTable] };
+                let below: &[WidgetKind] = if device {
+                    &[Details, OperatorTable, OperatorViews]
+                } else {
+                    &[Details, OperatorTable, GpuBreakdown, Latency]
+                };
                 split(
                     true,
                     vec![
@@ -404,6 +415,17 @@ impl Node {
         }
     }
 
+    /// Whether `w` is in the layout and the active tab of its slot (so it is on screen).
+    pub fn is_shown(&self, w: WidgetKind) -> bool {
+        let mut shown = false;
+        self.walk(&mut |n, _| {
+            if let Node::Slot { widgets, active } = n {
+                shown |= widgets.get(*active) == Some(&w);
+            }
+        });
+        shown
+    }
+
     /// Path of the slot holding `w`.
     pub fn slot_of(&self, w: WidgetKind) -> Option<Path> {
         let mut found = None;
@@ -480,6 +502,14 @@ mod tests {
         assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
         assert!(Node::default_for(ProfileKind::Trace).contains(Dashboard));
         assert_eq!(Node::default_for(ProfileKind::Reports).widgets()[0], Dashboard);
+        // the GPU breakdown and latency summary are tabs beside Details on host/GPU traces only
+        let mut t = Node::default_for(ProfileKind::Trace);
+        assert!(t.contains(GpuBreakdown) && t.contains(Latency));
+        assert!(!d.contains(GpuBreakdown) && !d.contains(Latency));
+        assert_eq!(t.slot_of(GpuBreakdown), t.slot_of(Details));
+        assert!(t.is_shown(Details) && !t.is_shown(GpuBreakdown) && !d.is_shown(Latency));
+        t.activate(GpuBreakdown);
+        assert!(t.is_shown(GpuBreakdown) && !t.is_shown(Details));
     }
 
     #[test]

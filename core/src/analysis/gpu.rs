@@ -176,6 +176,9 @@ pub struct KernelTypeTotal {
     /// "COMPUTATION", "MEMORY", "COMMUNICATION" or e.g. "COMPUTATION overlapping MEMORY".
     #[serde(rename = "type")]
     pub kind: String,
+    /// The types of the combination, in HTA's order (for [`GpuEvents::select`]).
+    #[serde(skip)]
+    pub types: Vec<KernelType>,
     pub total_ns: i64,
     pub percent: f64,
 }
@@ -193,6 +196,9 @@ pub struct KernelStat {
     pub mean_ns: i64,
     /// Share of this type's total on this rank.
     pub percent: f64,
+    /// The folded rest ("others"), not one kernel name.
+    #[serde(skip)]
+    pub folded: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -208,6 +214,9 @@ pub struct TopKernels {
 pub struct StreamIdle {
     pub rank: i64,
     pub stream: String,
+    /// Kineto's stream number when the profile has one (else the activities are by `track`).
+    #[serde(skip)]
+    pub stream_id: Option<i64>,
     pub track: u32,
     pub idle_ns: i64,
     pub host_wait_ns: i64,
@@ -444,6 +453,19 @@ fn rank_numbers(trace: &Trace, files: usize) -> Vec<i64> {
 
 /// Why the GPU analyses do not apply, or their results.
 pub fn gpu_analysis(trace: &Trace, opts: &GpuOptions) -> Result<GpuAnalysis, String> {
+    analyse(trace, opts, false).map(|x| x.0)
+}
+
+/// [`gpu_analysis`] and the activities it counted, to find the events of a table row
+/// ([`GpuEvents::select`]).
+pub fn gpu_analysis_with_events(
+    trace: &Trace,
+    opts: &GpuOptions,
+) -> Result<(GpuAnalysis, GpuEvents), String> {
+    analyse(trace, opts, true)
+}
+
+fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAnalysis, GpuEvents), String> {
     let gpu_tracks: Vec<usize> =
         (0..trace.tracks.len()).filter(|&i| trace.tracks[i].role == TrackRole::GpuStream).collect();
     if gpu_tracks.is_empty() {
@@ -714,13 +736,187 @@ pub fn gpu_analysis(trace: &Trace, opts: &GpuOptions) -> Result<GpuAnalysis, Str
         .into_iter()
         .map(|(bits, ns)| KernelTypeTotal {
             kind: type_label(bits),
+            types: TYPE_ORDER
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| bits & (1 << k) != 0)
+                .map(|(_, &t)| t)
+                .collect(),
             total_ns: ns,
             percent: if sum != 0 { ns as f64 * 100.0 / sum as f64 } else { 0.0 },
         })
         .collect();
     kt.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.kind.cmp(&b.kind)));
     out.kernel_types = kt;
-    Ok(out)
+    let acts = if keep_events {
+        ranks
+            .iter()
+            .flat_map(|r| {
+                r.acts.iter().map(|a| EventAct {
+                    slice: a.slice,
+                    rank: r.number,
+                    start: a.start,
+                    end: a.end,
+                    ty: a.ty,
+                    name: a.name,
+                    stream: a.stream,
+                    idle_kind: a.idle_kind,
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok((out, GpuEvents { acts }))
+}
+
+/// The GPU activities the analyses counted (after HTA's preprocessing: the dropped last step is
+/// not in it), to highlight the events behind a row of the breakdowns.
+#[derive(Debug, Clone, Default)]
+pub struct GpuEvents {
+    acts: Vec<EventAct>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct EventAct {
+    slice: SliceRef,
+    rank: i64,
+    start: i64,
+    end: i64,
+    ty: KernelType,
+    name: StrId,
+    stream: Option<i64>,
+    idle_kind: bool,
+}
+
+/// Which events of [`GpuEvents`] a row stands for.
+#[derive(Debug, Clone, Copy)]
+pub enum Which<'a> {
+    /// The kernels of one name on one rank (a top-kernels row).
+    Kernel { rank: i64, name: &'a str },
+    /// The folded "others" row of a top-kernels table: the kernels of `ty` on `rank` whose name
+    /// is none of `kept`.
+    Folded { rank: i64, ty: KernelType, kept: &'a [String] },
+    /// A kernel-type row (all ranks when `rank` is `None`): one type = every kernel of that
+    /// type; a combination ("COMPUTATION overlapping MEMORY") = the kernels of those types that
+    /// run during the time when exactly that combination runs.
+    Types { rank: Option<i64>, types: &'a [KernelType] },
+    /// The kernels, memcpys and memsets of one stream (an idle-breakdown row).
+    Stream { rank: i64, stream: Option<i64>, track: u32 },
+}
+
+impl GpuEvents {
+    /// Number of activities.
+    pub fn len(&self) -> usize {
+        self.acts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.acts.is_empty()
+    }
+
+    /// The events of `which`: `per_track[t]` = ascending slice indices of track `t`.
+    pub fn select(&self, trace: &Trace, which: &Which<'_>) -> Vec<Vec<u32>> {
+        let mut out: Vec<Vec<u32>> = vec![Vec::new(); trace.tracks.len()];
+        let mut push = |a: &EventAct| {
+            if let Some(v) = out.get_mut(a.slice.track.idx()) {
+                v.push(a.slice.index);
+            }
+        };
+        match *which {
+            Which::Kernel { rank, name } => {
+                if let Some(id) = trace.strings.find(name) {
+                    self.acts.iter().filter(|a| a.rank == rank && a.name == id).for_each(&mut push);
+                }
+            }
+            Which::Folded { rank, ty, kept } => {
+                let kept: Vec<StrId> = kept.iter().filter_map(|n| trace.strings.find(n)).collect();
+                self.acts
+                    .iter()
+                    .filter(|a| a.rank == rank && a.ty == ty && !kept.contains(&a.name))
+                    .for_each(&mut push);
+            }
+            Which::Types { rank, types } => {
+                let in_rank = |a: &&EventAct| rank.is_none_or(|r| a.rank == r);
+                if types.len() <= 1 {
+                    self.acts.iter().filter(in_rank).filter(|a| types.contains(&a.ty)).for_each(&mut push);
+                } else {
+                    let bits = types
+                        .iter()
+                        .filter_map(|t| TYPE_ORDER.iter().position(|x| x == t))
+                        .fold(0u32, |b, k| b | 1 << k);
+                    let mut ranks: Vec<i64> = self.acts.iter().filter(in_rank).map(|a| a.rank).collect();
+                    ranks.sort_unstable();
+                    ranks.dedup();
+                    for r in ranks {
+                        let of = |ty: KernelType| {
+                            merge(
+                                self.acts
+                                    .iter()
+                                    .filter(|a| a.rank == r && a.ty == ty)
+                                    .map(|a| (a.start, a.end))
+                                    .collect(),
+                            )
+                        };
+                        let sets = TYPE_ORDER.map(of);
+                        let during = combination_intervals(&[&sets[0], &sets[1], &sets[2]], bits);
+                        self.acts
+                            .iter()
+                            .filter(|a| a.rank == r && types.contains(&a.ty))
+                            .filter(|a| {
+                                // `during` is sorted and disjoint: the first interval ending
+                                // after the start is the only candidate
+                                let k = during.partition_point(|&(_, e)| e <= a.start);
+                                during.get(k).is_some_and(|&(s, _)| s < a.end)
+                            })
+                            .for_each(&mut push);
+                    }
+                }
+            }
+            Which::Stream { rank, stream, track } => {
+                self.acts
+                    .iter()
+                    .filter(|a| a.rank == rank && a.idle_kind)
+                    .filter(|a| match stream {
+                        Some(s) => a.stream == Some(s),
+                        None => a.stream.is_none() && a.slice.track.0 == track,
+                    })
+                    .for_each(&mut push);
+            }
+        }
+        for v in &mut out {
+            v.sort_unstable();
+            v.dedup();
+        }
+        out
+    }
+}
+
+/// The sorted, disjoint intervals during which exactly the types of `bits` run (bit k = the
+/// k-th of `sets`, each a merged interval list).
+fn combination_intervals(sets: &[&Vec<(i64, i64)>], bits: u32) -> Vec<(i64, i64)> {
+    let mut ev: Vec<(i64, i64)> = Vec::new();
+    for (k, set) in sets.iter().enumerate() {
+        let v = 1i64 << k;
+        for &(s, e) in set.iter().filter(|x| x.1 > x.0) {
+            ev.push((s, v));
+            ev.push((e, -v));
+        }
+    }
+    ev.sort_by_key(|x| x.0);
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    let mut running = 0i64;
+    for w in 0..ev.len() {
+        running += ev[w].1;
+        let Some(next) = ev.get(w + 1) else { break };
+        if running == i64::from(bits) && next.0 > ev[w].0 {
+            match out.last_mut() {
+                Some(last) if last.1 == ev[w].0 => last.1 = next.0,
+                _ => out.push((ev[w].0, next.0)),
+            }
+        }
+    }
+    out
 }
 
 const TYPE_ORDER: [KernelType; 3] = [KernelType::Computation, KernelType::Communication, KernelType::Memory];
@@ -776,6 +972,7 @@ fn top_kernels(trace: &Trace, r: &Rank, ty: KernelType, opts: &GpuOptions) -> To
                 max_ns: d.iter().copied().max().unwrap_or(0),
                 mean_ns: total.div_euclid(d.len().max(1) as i64),
                 percent: 0.0,
+                folded: false,
             }
         })
         .collect();
@@ -808,6 +1005,7 @@ fn top_kernels(trace: &Trace, r: &Rank, ty: KernelType, opts: &GpuOptions) -> To
                     max_ns: i64::MIN,
                     mean_ns: 0,
                     percent: 0.0,
+                    folded: true,
                 });
                 o.count += k.count;
                 o.names += 1;
@@ -853,6 +1051,7 @@ fn idle_breakdown(trace: &Trace, r: &Rank, opts: &GpuOptions) -> Vec<StreamIdle>
             let mut s = StreamIdle {
                 rank: r.number,
                 stream: label,
+                stream_id: (stream != i64::MIN).then_some(stream),
                 track,
                 idle_ns: 0,
                 host_wait_ns: 0,

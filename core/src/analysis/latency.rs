@@ -210,6 +210,23 @@ pub fn latency_summary(trace: &Trace) -> LatencySummary {
     }
 }
 
+/// The slices named `name` (over every non-derived track, or only those on `side`), for
+/// highlighting a row: `per_track[t]` = ascending slice indices of track `t`.
+pub fn events_named(trace: &Trace, name: &str, side: Option<Where>) -> Vec<Vec<u32>> {
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); trace.tracks.len()];
+    let Some(id) = trace.strings.find(name) else { return out };
+    let wh = track_where(trace);
+    for ((t, w), v) in trace.tracks.iter().zip(&wh).zip(&mut out) {
+        if t.role.is_derived() || side.is_some_and(|s| s != *w) {
+            continue;
+        }
+        let c = &t.slices;
+        v.extend((0..c.len()).filter(|&i| c.name[i] == id).map(|i| i as u32));
+        v.sort_unstable();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,5 +306,32 @@ mod tests {
         assert!((s.by_device.device[0].percent - 100.0).abs() < 1e-9);
         let h: Vec<(&str, u64)> = s.by_device.host.iter().map(|o| (o.name.as_str(), o.count)).collect();
         assert_eq!(h, vec![("launch", 1), ("k", 1)]);
+    }
+
+    #[test]
+    fn events_named_by_side() {
+        let mut b = TraceBuilder::new("t");
+        let host = b.add_group("host", GroupKind::Process);
+        let dev = b.add_group("GPU 0", GroupKind::Device);
+        let th = b.add_track(host, "thread 1", TrackKind::Thread, "1");
+        let st = b.add_track(dev, "stream 7", TrackKind::Stream, "7");
+        let (k, l) = (b.intern("k"), b.intern("launch"));
+        for i in 0..3 {
+            b.add_slice(st, i * 1000, 100, k, StrId::EMPTY, ArgsId::NONE);
+        }
+        b.add_slice(th, 0, 360, l, StrId::EMPTY, ArgsId::NONE);
+        b.add_slice(th, 5000, 40, k, StrId::EMPTY, ArgsId::NONE);
+        let t = b.finish();
+        let count = |v: &Vec<Vec<u32>>| v.iter().map(Vec::len).sum::<usize>();
+        let all = events_named(&t, "k", None);
+        assert_eq!(count(&all), 4);
+        assert_eq!(count(&events_named(&t, "k", Some(Where::Device))), 3);
+        assert_eq!(count(&events_named(&t, "k", Some(Where::Host))), 1);
+        assert_eq!(count(&events_named(&t, "nothing", None)), 0);
+        for (ti, v) in all.iter().enumerate() {
+            let c = &t.tracks[ti].slices;
+            assert!(v.iter().all(|&i| t.str(c.name[i as usize]) == "k"));
+            assert!(v.windows(2).all(|w| w[0] < w[1]));
+        }
     }
 }

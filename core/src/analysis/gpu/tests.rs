@@ -336,3 +336,78 @@ fn host_slice_with_a_stream_argument_counts_as_hta_does() {
     let r = &g.temporal_breakdown.ranks[0];
     assert_eq!((r.activities, r.temporal.kernel_ns, r.temporal.compute_ns), (2, 50 * US, 50 * US));
 }
+
+/// The slices of `per_track` by name, sorted.
+fn names_of(t: &Trace, per_track: &[Vec<u32>]) -> Vec<String> {
+    let mut v: Vec<String> = per_track
+        .iter()
+        .enumerate()
+        .flat_map(|(ti, ix)| {
+            let c = &t.tracks[ti].slices;
+            ix.iter().map(move |&i| t.str(c.name[i as usize]).to_string())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn events_of_rows() {
+    let t = two_streams();
+    let (g, ev) = gpu_analysis_with_events(&t, &exact()).unwrap();
+    assert_eq!(g, gpu_analysis(&t, &exact()).unwrap());
+    assert_eq!(ev.len(), 4);
+    let nccl = "ncclKernel_AllReduce_RING_LL_Sum_float";
+    let memcpy = "Memcpy HtoD (Pageable -> Device)";
+    let sel = |w: Which| names_of(&t, &ev.select(&t, &w));
+    assert_eq!(sel(Which::Kernel { rank: 0, name: "gemm" }), ["gemm"]);
+    assert!(sel(Which::Kernel { rank: 1, name: "gemm" }).is_empty(), "no rank 1");
+    assert!(sel(Which::Kernel { rank: 0, name: "absent" }).is_empty());
+    // a single type: every kernel of it
+    let comp = g.kernel_types.iter().find(|k| k.kind == "COMPUTATION").unwrap();
+    assert_eq!(comp.types, [KernelType::Computation]);
+    assert_eq!(sel(Which::Types { rank: None, types: &comp.types }), ["gemm", "relu"]);
+    assert_eq!(sel(Which::Types { rank: Some(0), types: &[KernelType::Memory] }), [memcpy]);
+    // a combination: the kernels running while exactly those types run ([5,10) and [20,25))
+    let both = g.kernel_types.iter().find(|k| k.kind == "COMPUTATION overlapping COMMUNICATION").unwrap();
+    assert_eq!(both.types, [KernelType::Computation, KernelType::Communication]);
+    assert_eq!(sel(Which::Types { rank: None, types: &both.types }), ["gemm", nccl, "relu"]);
+    // streams: by Kineto's stream number
+    let s7 = g.idle_breakdown.iter().find(|s| s.stream == "stream 7").unwrap();
+    assert_eq!(s7.stream_id, Some(7));
+    assert_eq!(sel(Which::Stream { rank: 0, stream: s7.stream_id, track: s7.track }), ["gemm", "relu"]);
+    let s8 = g.idle_breakdown.iter().find(|s| s.stream == "stream 8").unwrap();
+    assert_eq!(sel(Which::Stream { rank: 0, stream: s8.stream_id, track: s8.track }), [memcpy, nccl]);
+    // indices are per track and ascending
+    for v in ev.select(&t, &Which::Types { rank: None, types: &[KernelType::Computation] }) {
+        assert!(v.windows(2).all(|w| w[0] < w[1]));
+    }
+}
+
+#[test]
+fn events_of_folded_row_and_plain_streams() {
+    let mut b = TraceBuilder::new("t");
+    let g = b.add_group("GPU 0", GroupKind::Device);
+    let s = b.add_track(g, "stream 1", TrackKind::Stream, "1");
+    let mut at = 0;
+    for i in 0..12i64 {
+        let n = b.intern(&format!("k{i:02}"));
+        b.add_slice(s, at, 12 - i, n, StrId::EMPTY, ArgsId::NONE);
+        at += 100;
+    }
+    let t = b.finish();
+    let (a, ev) = gpu_analysis_with_events(&t, &exact()).unwrap();
+    let top = a.top_kernels.iter().find(|k| k.kind == KernelType::Computation).unwrap();
+    let kept: Vec<String> = top.kernels.iter().filter(|k| !k.folded).map(|k| k.name.clone()).collect();
+    assert_eq!(kept.len(), 9);
+    assert!(top.kernels.last().unwrap().folded);
+    let sel = |w: Which| names_of(&t, &ev.select(&t, &w));
+    assert_eq!(
+        sel(Which::Folded { rank: 0, ty: KernelType::Computation, kept: &kept }),
+        ["k09", "k10", "k11"]
+    );
+    // no Kineto stream argument: the stream is its track
+    let st = &a.idle_breakdown[0];
+    assert_eq!(st.stream_id, None);
+    assert_eq!(sel(Which::Stream { rank: 0, stream: None, track: st.track }).len(), 12);
+}
