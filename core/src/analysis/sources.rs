@@ -87,7 +87,8 @@ impl SourceTimes {
     /// One pass over every track's `source` column.
     pub fn build(trace: &Trace) -> SourceTimes {
         let mut per_source = vec![LineTime::default(); trace.sources.len()];
-        for tr in &trace.tracks {
+        // derived tracks (operator spans) repeat their instructions' lines: not counted twice
+        for tr in trace.tracks.iter().filter(|t| !t.role.is_derived()) {
             let Some(d) = &tr.slices.domain else { continue };
             for (i, s) in d.source.iter().enumerate() {
                 if let Some(t) = s.get().and_then(|s| per_source.get_mut(s.idx())) {
@@ -169,6 +170,9 @@ pub fn events_at(trace: &Trace, mask: &[bool]) -> Vec<Vec<u32>> {
         .iter()
         .map(|tr| {
             let Some(d) = &tr.slices.domain else { return Vec::new() };
+            if tr.role.is_derived() {
+                return Vec::new();
+            }
             d.source
                 .iter()
                 .enumerate()

@@ -319,9 +319,10 @@ pub struct ArgStore {
 
 impl ArgStore {
     pub fn get(&self, id: ArgsId) -> impl Iterator<Item = (StrId, ArgValue)> + '_ {
+        // `NONE` is u32::MAX: `i + 1` would overflow a 32-bit usize (wasm32), so test it first
         let i = id.0 as usize;
-        let r = match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&a), Some(&b)) if id != ArgsId::NONE => a as usize..b as usize,
+        let r = match (id != ArgsId::NONE).then(|| (self.offsets.get(i), self.offsets.get(i + 1))) {
+            Some((Some(&a), Some(&b))) => a as usize..b as usize,
             _ => 0..0,
         };
         self.keys[r.clone()].iter().copied().zip(self.values[r].iter().copied())

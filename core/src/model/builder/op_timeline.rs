@@ -15,11 +15,11 @@
 
 use super::TraceBuilder;
 use crate::model::{
-    ArgsId, Engine, GroupId, Layout, OpId, OpLevel, SliceDomain, TrackKind, TrackRole, WorkKind,
+    ArgsId, Engine, GroupId, Layout, OpId, OpLevel, SliceDomain, SourceId, TrackKind, TrackRole, WorkKind,
 };
 
-/// One unit of device work: (start, end, operator).
-type Work = (i64, i64, OpId);
+/// One unit of device work: (start, end, operator, source line).
+type Work = (i64, i64, OpId, SourceId);
 
 impl TraceBuilder {
     /// Add the operator timeline tracks to every device group whose work carries operators.
@@ -54,10 +54,11 @@ impl TraceBuilder {
             };
             let mut items: Vec<Work> = Vec::new();
             for i in 0..tb.start_ns.len() {
-                let op = tb.domain_of(i).operator;
+                let d = tb.domain_of(i);
+                let op = d.operator;
                 if op.get().is_some() && op.idx() < n_ops {
                     let s = tb.start_ns[i];
-                    items.push((s, s.saturating_add(tb.dur_ns[i].max(0)), op));
+                    items.push((s, s.saturating_add(tb.dur_ns[i].max(0)), op, d.source));
                 }
             }
             if items.is_empty() {
@@ -88,27 +89,44 @@ impl TraceBuilder {
             self.set_track_sort(t, -100 + lane as i64);
             for (s, e, op, members) in outer {
                 let name = self.operators.nodes[op.idx()].name;
+                let mine = &items[members.0..members.1];
+                let source = common_source(mine, |o| outer_of[o.idx()] == op);
                 let h = self.add_slice(t, s, e - s, name, outer_cat, ArgsId::NONE);
-                self.set_slice_domain(h, SliceDomain { operator: op, ..SliceDomain::default() });
-                for (is, ie, iop, _) in spans(&items[members.0..members.1], |op| inner_of[op.idx()]) {
+                self.set_slice_domain(h, SliceDomain { operator: op, source, ..SliceDomain::default() });
+                for (is, ie, iop, inner) in spans(mine, |op| inner_of[op.idx()]) {
                     let (is, ie) = (is.max(s), ie.min(e));
                     if ie <= is {
                         continue;
                     }
                     let name = self.operators.nodes[iop.idx()].name;
+                    let source = common_source(&mine[inner.0..inner.1], |o| inner_of[o.idx()] == iop);
                     let h = self.add_slice(t, is, ie - is, name, inner_cat, ArgsId::NONE);
-                    self.set_slice_domain(h, SliceDomain { operator: iop, ..SliceDomain::default() });
+                    self.set_slice_domain(h, SliceDomain { operator: iop, source, ..SliceDomain::default() });
                 }
             }
         }
     }
 }
 
+/// The source line every item of a span shares (`mine` says which items belong to it), so that
+/// a span of one line's work points at that line; `NONE` when they differ or have none.
+fn common_source(items: &[Work], mine: impl Fn(OpId) -> bool) -> SourceId {
+    let mut found: Option<SourceId> = None;
+    for &(_, _, _, src) in items.iter().filter(|w| mine(w.2)) {
+        match found {
+            None => found = Some(src),
+            Some(f) if f != src => return SourceId::NONE,
+            Some(_) => {}
+        }
+    }
+    found.unwrap_or(SourceId::NONE)
+}
+
 /// Runs of `items` (sorted by start) with the same `key` operator (`NONE` neither starts nor
 /// breaks a run): (start, end cut at the next run's start, operator, index range in `items`).
 fn spans(items: &[Work], key: impl Fn(OpId) -> OpId) -> Vec<(i64, i64, OpId, (usize, usize))> {
     let mut out: Vec<(i64, i64, OpId, (usize, usize))> = Vec::new();
-    for (i, &(s, e, op)) in items.iter().enumerate() {
+    for (i, &(s, e, op, _)) in items.iter().enumerate() {
         let k = key(op);
         if k.get().is_none() {
             if let Some(last) = out.last_mut() {
@@ -164,9 +182,11 @@ mod tests {
         let q = b.add_track(g, "q", TrackKind::Dma, "q");
         b.set_track_role(q, TrackRole::DmaQueue);
         let n = b.intern("i");
+        let line7 = b.add_source("model.py", 7);
         let mut put = |b: &mut TraceBuilder, t, s, d, op| {
             let h = b.add_slice(t, s, d, n, StrId::EMPTY, ArgsId::NONE);
-            b.set_slice_domain(h, SliceDomain { operator: op, ..SliceDomain::default() });
+            let source = if op == max { line7 } else { SourceId::NONE };
+            b.set_slice_domain(h, SliceDomain { operator: op, source, ..SliceDomain::default() });
         };
         put(&mut b, pe, 0, 10, dot);
         put(&mut b, dve, 5, 10, add); // overlaps dot on another engine
@@ -193,6 +213,12 @@ mod tests {
         assert_eq!(names_at(&t, "Operators · data transfer", 0), [("matmul".to_string(), 0, 4)]);
         let tr = t.tracks.iter().find(|tr| t.str(tr.name) == "Operators · compute").expect("track");
         assert_eq!(tr.role, TrackRole::OperatorSpans(WorkKind::Compute));
+        // a span whose work all comes from one source line points at it (relu / max: model.py:7)
+        let src: Vec<Option<u32>> = (0..tr.slices.len())
+            .map(|i| tr.slices.domain_of(i).source.get().map(|s| t.sources[s.idx()].line))
+            .collect();
+        assert_eq!(src.iter().filter(|s| **s == Some(7)).count(), 2, "{src:?}");
+        assert_eq!(src.iter().filter(|s| s.is_none()).count(), src.len() - 2);
         assert!(t.warnings.is_empty(), "{:?}", t.warnings);
         t.validate().expect("valid");
     }
