@@ -10,13 +10,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 
-const TARGETS: [&str; 6] = [
+const TARGETS: [&str; 7] = [
     "import_chrome",
     "import_neff",
     "import_ntff",
     "import_neuron_json",
     "import_parquet",
     "import_dlprof_csv",
+    "import_tb_neuron_ops",
 ];
 
 /// The (file name, bytes) pairs a target hands to `import_bytes` for one fuzz input: keep in step
@@ -53,6 +54,12 @@ fn imports_of(target: &str, data: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
             ("fuzz.csv", data.to_vec()),
             ("fuzz.csv", framed(b"Kernel Report\nKernel Name,Op ID,Uses TC,Total GPU Time (ns)\n", data)),
         ],
+        "import_tb_neuron_ops" => {
+            vec![
+                ("neuron_framework_op.json", data.to_vec()),
+                ("neuron_hlo_op.json", framed(b"{\"ops\": [", data)),
+            ]
+        }
         _ => panic!("unknown fuzz target {target}"),
     }
 }

@@ -339,6 +339,8 @@ fn table_rank(k: TableKind) -> u8 {
         TableKind::DlprofTensorCore => 5,
         TableKind::DlprofGroupOps => 6,
         TableKind::DlprofIterations => 7,
+        TableKind::NeuronFrameworkOps => 8,
+        TableKind::NeuronHloOps => 9,
     }
 }
 

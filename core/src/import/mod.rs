@@ -25,6 +25,7 @@ pub mod neuron_binary;
 pub mod neuron_device;
 pub mod neuron_json;
 pub mod neuron_parquet;
+pub mod neuron_tb_ops;
 
 use crate::model::{Trace, TraceBuilder};
 use thiserror::Error;
@@ -119,7 +120,7 @@ pub trait Importer: Sync {
 pub const SUPPORTED_FORMATS: &str =
     "Loupe reads: Chrome/Perfetto JSON trace events (incl. PyTorch profiler/Kineto, \
 TensorFlow, Furiosa), neuron-profile JSON exports, Neuron Explorer Parquet tables, NEFF and NTFF v5 \
-files, DLProf report CSVs; each may be gzip- or zip-compressed";
+files, DLProf report CSVs, TensorBoard-Neuron operator files; each may be gzip- or zip-compressed";
 
 /// How many bytes a sniff gets to see.
 pub const SNIFF_BYTES: usize = 4096;
@@ -132,6 +133,7 @@ pub fn importers() -> Vec<&'static dyn Importer> {
         &neuron_binary::NeuronBinary,
         &neuron_parquet::NeuronParquet,
         &dlprof_csv::DlprofCsv,
+        &neuron_tb_ops::NeuronTbOps,
         &neuron_json::NeuronJson,
         &chrome::ChromeJson,
     ]

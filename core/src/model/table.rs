@@ -25,6 +25,11 @@ pub enum TableKind {
     DlprofTensorCore,
     /// `dlprof_expert_systems.csv`: problem → recommendation.
     DlprofRecommendations,
+    /// TensorBoard-Neuron `neuron_framework_op.json`: one row per framework operator (the keys
+    /// of its op objects as columns).
+    NeuronFrameworkOps,
+    /// TensorBoard-Neuron `neuron_hlo_op.json`: one row per HLO operator.
+    NeuronHloOps,
 }
 
 impl TableKind {
@@ -39,6 +44,8 @@ impl TableKind {
             TableKind::DlprofGroupOps => "group_ops",
             TableKind::DlprofTensorCore => "tensor_core",
             TableKind::DlprofRecommendations => "recommendations",
+            TableKind::NeuronFrameworkOps => "neuron_framework_ops",
+            TableKind::NeuronHloOps => "neuron_hlo_ops",
         }
     }
 }
