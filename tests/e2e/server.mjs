@@ -1,5 +1,6 @@
 // Tiny static server for dist/ with COOP/COEP headers (what the e2e tests run against).
-// Usage: node tests/e2e/server.mjs [dir] [port]   (port 0 = pick a free one)
+// Usage: node tests/e2e/server.mjs [dir] [port] [prefix]   (port 0 = pick a free one; prefix, e.g.
+// /docs/loupe/, serves dir under that path only, the way project pages and intranets host it)
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -10,12 +11,16 @@ const TYPES = {
   '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml', '.ico': 'image/x-icon',
 };
 
-export function startServer(dir, port = 0) {
+export function startServer(dir, port = 0, prefix = '/') {
   const root = resolve(dir);
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url, 'http://x');
-      let path = normalize(join(root, decodeURIComponent(url.pathname)));
+      if (url.pathname === prefix.replace(/\/$/, '') && prefix !== '/') {
+        res.writeHead(301, { Location: prefix }).end(); return; // a folder without its slash, as servers do
+      }
+      if (!url.pathname.startsWith(prefix)) { res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found'); return; }
+      let path = normalize(join(root, decodeURIComponent(url.pathname.slice(prefix.length - 1))));
       if (!path.startsWith(root)) { res.writeHead(403).end(); return; }
       const st = await stat(path).catch(() => null);
       if (st && st.isDirectory()) path = join(path, 'index.html');
@@ -36,6 +41,7 @@ export function startServer(dir, port = 0) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const dir = process.argv[2] || 'dist';
-  const server = await startServer(dir, Number(process.argv[3] || 8081));
-  console.log(`serving ${dir} on http://127.0.0.1:${server.address().port}/`);
+  const prefix = process.argv[4] || '/';
+  const server = await startServer(dir, Number(process.argv[3] || 8081), prefix);
+  console.log(`serving ${dir} on http://127.0.0.1:${server.address().port}${prefix}`);
 }

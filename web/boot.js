@@ -1,0 +1,46 @@
+// Boot watchdog: when the app cannot start (page opened from file://, WebAssembly missing or
+// blocked, a module or wasm file that did not load), say so in #loupe-boot instead of leaving a
+// blank page. A separate classic script because the page's CSP refuses inline scripts. The app
+// removes #loupe-boot when it mounts (app/src/main.rs); after that this script does nothing.
+(function () {
+  'use strict';
+  var reason = null;
+  function show(text) {
+    if (!reason) reason = text;
+    function apply() {
+      var boot = document.getElementById('loupe-boot');
+      if (!boot) return; // the app is up
+      boot.className = 'failed';
+      var starting = boot.querySelector('.boot-starting');
+      if (starting) starting.remove(); // also when no stylesheet loaded
+      var r = document.getElementById('loupe-boot-reason');
+      if (r) r.textContent = reason;
+    }
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', apply);
+    else apply();
+  }
+  var booting = function () { return !!document.getElementById('loupe-boot'); };
+  if (location.protocol === 'file:') {
+    show('This page was opened as a file (file://). Browsers do not load its WebAssembly and JavaScript modules from files; it has to be served over http(s).');
+  }
+  if (typeof WebAssembly !== 'object') {
+    show('This browser has no WebAssembly, or it is turned off (some locked-down browsers disable it).');
+  }
+  // capture: resource errors (a <script> or preload that failed) do not bubble
+  window.addEventListener('error', function (e) {
+    if (!booting()) return;
+    var t = e.target;
+    if (t && t !== window && t.tagName) {
+      if (t.tagName === 'SCRIPT' || t.tagName === 'LINK') {
+        show('A file of the page could not be loaded: ' + (t.src || t.href || 'the app module') + '. Is the whole folder uploaded next to index.html?');
+      }
+      return;
+    }
+    show('Loupe stopped while starting (' + (e.message || 'unknown error') + '). A file of the page could not be fetched or run: check that the whole folder is served, the .wasm files as application/wasm.');
+  }, true);
+  window.addEventListener('unhandledrejection', function (e) {
+    if (!booting()) return;
+    var m = e.reason && e.reason.message ? e.reason.message : String(e.reason);
+    show('Loupe stopped while starting (' + m + '). A file of the page could not be fetched or run: check that the whole folder is served, the .wasm files as application/wasm.');
+  });
+})();
