@@ -50,4 +50,6 @@ if [ -f package.json ]; then
     if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
   fi
 fi
+# `trunk serve` refuses to start when a path in Trunk.toml's [watch] ignore list is missing
+mkdir -p target
 log "ok"
