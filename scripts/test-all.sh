@@ -46,6 +46,6 @@ if [ -d app ]; then
   trunk build --release 2>&1 | tail -3
 
   step "end-to-end (Playwright + Chromium)"
-  node --test --test-concurrency=1 tests/e2e/
+  node --test --test-concurrency=1 --test-timeout=300000 tests/e2e/
 fi
 step done

@@ -28,6 +28,11 @@ async function openProfile(page, t) {
 }
 
 const markers = (page) => page.evaluate(() => window.__loupe.markers.map((m) => ({ ...m })));
+/** The markers once the timeline has painted `n` of them (`window.__loupe` is refreshed after each paint). */
+async function markersN(page, n) {
+  await page.waitForFunction((k) => window.__loupe.markers && window.__loupe.markers.length === k, n, { timeout: 10000 });
+  return markers(page);
+}
 const rows = (page) => page.getByTestId('annotation-row');
 
 test('annotations: drop, drag, diff, zoom, save, reload, export/import', async (t) => {
@@ -43,11 +48,12 @@ test('annotations: drop, drag, diff, zoom, save, reload, export/import', async (
   const xa = box.x + box.width * 0.3;
   const prevented = page.evaluate(() => new Promise((ok) => {
     document.querySelector('[data-testid=timeline]').addEventListener('contextmenu', (e) => setTimeout(() => ok(e.defaultPrevented)), { once: true });
+    setTimeout(() => ok('no contextmenu event reached the timeline within 5 s'), 5000);
   }));
   await page.mouse.click(xa, y, { button: 'right' });
   assert.equal(await prevented, true, 'the browser context menu is prevented');
   await rows(page).first().waitFor();
-  let m = await markers(page);
+  let m = await markersN(page, 1);
   assert.equal(m.length, 1);
   assert.ok(Math.abs(m[0].x - (xa - box.x)) <= 8.5, `marker within the 8 px snap distance of the click (${m[0].x} vs ${xa - box.x})`);
   assert.equal(m[0].name, 'A');
@@ -56,7 +62,7 @@ test('annotations: drop, drag, diff, zoom, save, reload, export/import', async (
   const xb = box.x + box.width * 0.7;
   await page.mouse.click(xb, y, { button: 'right' });
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=annotation-row]').length === 2);
-  m = await markers(page);
+  m = await markersN(page, 2);
   assert.equal(m.length, 2);
   assert.deepEqual(m.map((x) => x.name).sort(), ['A', 'B']);
   await shot(page, 'annotations-two-markers.png');
@@ -131,7 +137,7 @@ test('annotations: drop, drag, diff, zoom, save, reload, export/import', async (
   await openProfile(page, t);
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=annotation-row]').length === 2);
   assert.equal(await page.getByTestId('annotation-set-name').inputValue(), 'my set');
-  m = await markers(page);
+  m = await markersN(page, 2);
   assert.deepEqual(m.map((k) => k.tNs).sort(), savedTimes, 'the markers come back at the same times');
   assert.ok(m.some((k) => k.name === 'warmup start'), 'with their names');
   assert.ok((await page.getByTestId('annotation-set-select').locator('option', { hasText: 'my set' }).count()) === 1);
