@@ -4,40 +4,16 @@
 
 use loupe_core::import::{import_files, InputFile, NoProgress};
 use loupe_core::neuron::neff::writer as neff_writer;
-use loupe_core::neuron::ntff::writer::{self as ntff_writer, Capture, InstrEvent, Program};
-use loupe_core::neuron::ntff::{Patch, PatchKind, PatchList};
+use loupe_core::neuron::ntff::writer as ntff_writer;
 
-const NS: i64 = 1000;
-
+/// `ntff_writer::minimal_pair_capture(1)` (NOTIFY preamble, then the NEFF's slots 1..3 once) under
+/// another UUID.
 fn capture(uuid_hex: &str) -> Vec<u8> {
-    let mut c = Capture::default();
+    let mut c = ntff_writer::minimal_pair_capture(1);
     let mut uuid: Vec<u8> =
         (0..16).map(|i| u8::from_str_radix(&uuid_hex[2 * i..2 * i + 2], 16).unwrap()).collect();
     uuid.extend([0x7f, 0x7f, 0x7f]);
     c.uuid = uuid;
-    // runtime program: 2 preamble NOPs, NOTIFY(hint 2), then the NEFF's slots 1..3
-    c.programs.push(Program::new(0, &[0xA4, 0xA4, 0, 0x01, 0x02, 0xA0]).notify(2, 2));
-    c.patches.push(PatchList {
-        engine: 0,
-        patches: vec![Patch { offset_bytes: 0, count: 2, kind: PatchKind::Insert }],
-    });
-    let t0 = 10_000 * NS;
-    let i = |pc, s: i64, e: i64| InstrEvent {
-        engine: 0,
-        pc,
-        start_ps: s,
-        end_ps: e,
-        wait_cycles: 0,
-        crc_in: 0,
-        crc_out: 0,
-        flags: 0,
-    };
-    c.instructions = vec![
-        i(2, t0 - 7 * NS, t0),
-        i(3, t0 + 1_000 * NS, t0 + 2_000 * NS),
-        i(4, t0 + 2_000 * NS, t0 + 5_000 * NS),
-        i(5, t0 + 5_000 * NS, t0 + 6_000 * NS),
-    ];
     ntff_writer::write(&c)
 }
 

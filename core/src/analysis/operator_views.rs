@@ -16,7 +16,7 @@
 //!   at least one instruction (a name used at several places of the program counts each place);
 //! - operators are grouped by name (two nodes with the same name at the same level are one row).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::model::{Engine, GroupId, OpId, OpLevel, Trace, TrackRole};
 use crate::strings::StrId;
@@ -118,7 +118,7 @@ pub fn applies(trace: &Trace) -> bool {
 pub fn operator_view(trace: &Trace, level: OpLevel) -> OperatorView {
     let table = node_table(trace, level);
     struct Acc {
-        nodes: Vec<OpId>,
+        nodes: HashSet<OpId>,
         instructions: u64,
         lane_ns: [i64; 3],
         groups: Vec<GroupId>,
@@ -142,15 +142,13 @@ pub fn operator_view(trace: &Trace, level: OpLevel) -> OperatorView {
                 continue;
             };
             let acc = by_name.entry(node.name).or_insert_with(|| Acc {
-                nodes: Vec::new(),
+                nodes: HashSet::new(),
                 instructions: 0,
                 lane_ns: [0; 3],
                 groups: Vec::new(),
                 members: HashMap::new(),
             });
-            if acc.nodes.last() != Some(&anc) && !acc.nodes.contains(&anc) {
-                acc.nodes.push(anc);
-            }
+            acc.nodes.insert(anc);
             acc.instructions += 1;
             acc.lane_ns[li] = acc.lane_ns[li].saturating_add(dur);
             if !acc.groups.contains(&track.group) {
