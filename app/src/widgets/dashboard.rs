@@ -15,8 +15,10 @@ use loupe_core::analysis::dlprof::{self as dl, ActivityClass, Dashboard, DlprofI
 use loupe_core::model::{Cell, ColumnUnit, DataTable, TableKind};
 use loupe_core::view::{color_for, Rgb};
 
+use super::deferred::{deferred, shown, spinner, Deferred};
 use crate::charts::{fmt_ns, Chart, ChartCanvas, Part, Unit};
 use crate::state::use_app_state;
+use crate::workbench::layout::WidgetKind;
 
 /// Rows a table shows at most (after sort and filter); the rest is counted.
 const MAX_ROWS: usize = 500;
@@ -554,17 +556,30 @@ impl PartialEq for Computed {
 #[component]
 pub fn DashboardWidget() -> impl IntoView {
     let state = use_app_state();
-    let index: RwSignal<Option<Arc<DlprofIndex>>> = RwSignal::new(None);
     let range: RwSignal<Option<(i64, i64)>> = RwSignal::new(None);
-    // once per load: the index (classify and bind GPU activities)
+    // once per load, and only while the tab is shown (never at load time, behind a spinner): the
+    // index (classify and bind GPU activities); the panels then follow the iteration range
+    let Deferred { result: index, pending, .. } = deferred(
+        shown(WidgetKind::Dashboard),
+        move || state.generation.get(),
+        move |_| {
+            let d = state.data();
+            DlprofIndex::applies(&d.trace).then(|| Arc::new(DlprofIndex::build(&d.trace)))
+        },
+    );
     Effect::new(move |_| {
-        let d = state.tracked_data();
+        state.generation.track();
         range.set(None);
-        index.set(DlprofIndex::applies(&d.trace).then(|| Arc::new(DlprofIndex::build(&d.trace))));
     });
-    let dash = Memo::new(move |_| index.get().map(|i| Computed(Arc::new(i.dashboard(range.get())), i)));
+    let dash = Memo::new(move |_| {
+        let i = index.get()?.as_ref().clone()?;
+        Some(Computed(Arc::new(i.dashboard(range.get())), i))
+    });
     let body = move || {
         let d = state.tracked_data();
+        if index.with(Option::is_none) && pending.get() {
+            return spinner("Computing the dashboard…", "dash-computing");
+        }
         // summary and advice first, then the per-op and per-kernel reports (file order within)
         let mut tables: Vec<DataTable> = d.trace.tables.clone();
         tables.sort_by_key(|t| table_rank(t.kind));

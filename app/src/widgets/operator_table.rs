@@ -20,6 +20,7 @@ use loupe_core::time::format_duration_ns;
 use crate::search_runner::show_events;
 use crate::state::{use_app_state, ViewRequest};
 use crate::widgets::fmt_bytes;
+use crate::workbench::layout::WidgetKind;
 
 /// Children shown per expanded row before "show more" (and per click on it).
 const PAGE: usize = 50;
@@ -28,6 +29,8 @@ const MAX_AUTO_OPEN: usize = 400;
 
 struct Built {
     generation: u64,
+    /// The grouping asked for (`None` = the profile's default).
+    requested: Option<Hierarchy>,
     table: OpTable,
 }
 
@@ -62,6 +65,11 @@ fn sort_name(k: SortKey) -> String {
     }
 }
 
+/// The grouping to build: the one asked for, else the profile's default.
+fn requested_or(h: Option<Hierarchy>, trace: &loupe_core::Trace) -> Hierarchy {
+    h.unwrap_or_else(|| operators::available(trace).first().copied().unwrap_or(Hierarchy::Name))
+}
+
 #[component]
 pub fn OperatorTableWidget() -> impl IntoView {
     let state = use_app_state();
@@ -88,10 +96,20 @@ pub fn OperatorTableWidget() -> impl IntoView {
         }
         g
     });
-    // build the table off the frame path (a timeout after the load), once per trace and grouping
+    // build the table off the frame path (a timeout), once per trace and grouping, and only
+    // while the widget is on screen (not at load time behind another tab)
+    let visible = super::deferred::shown(WidgetKind::OperatorTable);
+    let build_timer: StoredValue<Option<Timeout>, LocalStorage> = StoredValue::new_local(None);
     Effect::new(move |_| {
         let generation = state.generation.get();
         let h = hierarchy.get();
+        if !visible.get() {
+            build_timer.set_value(None);
+            return;
+        }
+        if built.with_value(|b| b.as_ref().is_some_and(|b| b.generation == generation && b.requested == h)) {
+            return;
+        }
         computing.set(true);
         let t = Timeout::new(30, move || {
             // the widget may have been closed (or the layout changed) since: its signals are gone
@@ -100,18 +118,15 @@ pub fn OperatorTableWidget() -> impl IntoView {
                 return; // superseded
             }
             let d = state.data();
-            let h = h.unwrap_or_else(|| {
-                operators::available(&d.trace).first().copied().unwrap_or(Hierarchy::Name)
-            });
-            let table = operators::build(&d.trace, h);
-            built.set_value(Some(Arc::new(Built { generation, table })));
+            let table = operators::build(&d.trace, requested_or(h, &d.trace));
+            built.set_value(Some(Arc::new(Built { generation, requested: h, table })));
             expanded.set(HashSet::new());
             limits.set(HashMap::new());
             selected.set(None);
             computing.set(false);
             version.update(|v| *v += 1);
         });
-        t.forget();
+        build_timer.set_value(Some(t));
     });
     // the filter: recomputed when the text or the table changes; opens the rows leading to matches
     Effect::new(move |_| {
