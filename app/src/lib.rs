@@ -21,6 +21,7 @@ pub mod components;
 pub mod describe;
 pub mod dom;
 pub mod loader;
+pub mod model_cache;
 pub mod search_runner;
 pub mod sources;
 pub mod state;

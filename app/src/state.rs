@@ -67,6 +67,8 @@ pub struct TraceData {
     pub is_demo: bool,
     /// Timings of the load, for the status line and benchmarks.
     pub load_ms: f64,
+    /// Re-opened from the model cache (no parse).
+    pub from_cache: bool,
     /// Prefix sums for window summaries (current selection, box selection, overall).
     pub window_index: loupe_core::analysis::summary::WindowIndex,
     /// Lookups for "Colour by" (operator ancestors, duration scale).
@@ -96,6 +98,7 @@ impl TraceData {
             source_label,
             is_demo,
             load_ms,
+            from_cache: false,
             window_index,
             colours,
             zero_counters,

@@ -517,6 +517,7 @@ impl TimelineCtl {
         set_prop(o, "format", data.trace.format.as_str().into());
         set_prop(o, "demo", data.is_demo.into());
         set_prop(o, "loadMs", data.load_ms.into());
+        set_prop(o, "fromCache", data.from_cache.into());
         set_prop(o, "endNs", (v.vp.scale.end_ns(v.vp.width_px) as f64).into());
         // markers as drawn: id, name, time and canvas x (test hook)
         let arr = js_sys::Array::new();

@@ -65,6 +65,7 @@ pub fn HelpPanel() -> impl IntoView {
                         on:click=|ev| ev.stop_propagation()>
                         <h2>"Keys and gestures"</h2>
                         <table class="grid help-keys">{rows}</table>
+                        <crate::components::cache_controls::CacheControls />
                         <p class="hint">"Press ? or Esc to close."</p>
                     </div>
                 </div>

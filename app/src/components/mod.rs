@@ -1,5 +1,6 @@
 //! Leptos components. The canvas timeline lives in `crate::canvas`.
 
+pub mod cache_controls;
 pub mod details;
 pub mod help;
 pub mod program;

@@ -55,9 +55,11 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         }));
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => state.progress.set(Some(p)),
-            LoadEvent::Done { trace, total_ms, .. } => {
+            LoadEvent::Done { trace, total_ms, cached, .. } => {
                 state.progress.set(None);
-                state.install(TraceData::new(*trace, label.clone(), false, total_ms));
+                let mut data = TraceData::new(*trace, label.clone(), false, total_ms);
+                data.from_cache = cached;
+                state.install(data);
                 state.phase.set(LoadPhase::Ready);
             }
             LoadEvent::Failed(message) => {
@@ -191,7 +193,8 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             format!("{:.1} MB", t.heap_bytes() as f64 / 1e6),
         ];
         if d.load_ms > 0.0 {
-            parts.push(format!("loaded in {:.0} ms", d.load_ms));
+            let how = if d.from_cache { "re-opened from cache" } else { "loaded" };
+            parts.push(format!("{how} in {:.0} ms", d.load_ms));
         }
         parts.retain(|p| !p.is_empty());
         parts.join(" · ")

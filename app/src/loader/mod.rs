@@ -47,7 +47,14 @@ impl Default for LoaderMode {
 /// What a load reports back.
 pub enum LoadEvent {
     Progress(LoadProgress),
-    Done { trace: Box<Trace>, total_ms: f64, parse_ms: f64, decode_ms: f64 },
+    /// `cached`: re-opened from the model cache ([`crate::model_cache`]) without parsing.
+    Done {
+        trace: Box<Trace>,
+        total_ms: f64,
+        parse_ms: f64,
+        decode_ms: f64,
+        cached: bool,
+    },
     Failed(String),
 }
 
@@ -99,27 +106,33 @@ impl Job {
             mb_per_s,
         }));
     }
-    fn decode(&self, bytes: &[u8], parse_ms: f64) {
+    fn decode(&self, bytes: &[u8], parse_ms: f64, cached: bool) {
         let t = now_ms();
-        match bincode::decode_from_slice::<Trace, _>(bytes, bincode_config()) {
-            // a decoded model is untrusted bytes: check every invariant the widgets rely on
-            Ok((trace, _)) if trace.validate().is_err() => {
-                let e = trace.validate().err().map(|e| e.to_string()).unwrap_or_default();
-                self.emit(LoadEvent::Failed(format!("internal: the parsed trace is inconsistent ({e})")))
-            }
-            Ok((trace, _)) => {
+        match try_decode(bytes) {
+            Ok(trace) => {
                 let decode_ms = now_ms() - t;
                 self.emit(LoadEvent::Done {
                     trace: Box::new(trace),
                     total_ms: now_ms() - self.started_ms,
                     parse_ms,
                     decode_ms,
+                    cached,
                 })
             }
-            Err(e) => {
-                self.emit(LoadEvent::Failed(format!("internal: could not decode the parsed trace: {e}")))
-            }
+            Err(e) => self.emit(LoadEvent::Failed(e)),
         }
+    }
+}
+
+/// Decode a model sent by the worker (or kept by the cache) and check it.
+fn try_decode(bytes: &[u8]) -> Result<Trace, String> {
+    match bincode::decode_from_slice::<Trace, _>(bytes, bincode_config()) {
+        // a decoded model is untrusted bytes: check every invariant the widgets rely on
+        Ok((trace, _)) => match trace.validate() {
+            Ok(()) => Ok(trace),
+            Err(e) => Err(format!("internal: the parsed trace is inconsistent ({e})")),
+        },
+        Err(e) => Err(format!("internal: could not decode the parsed trace: {e}")),
     }
 }
 
@@ -158,6 +171,37 @@ pub fn start(
             job.emit(LoadEvent::Failed("no file was given".into()));
             return;
         }
+        // 0. opened before? (the cache is keyed by sampled content, so this reads little)
+        let cache_key = if matches!(mode, LoaderMode::Worker { .. }) && crate::model_cache::enabled() {
+            job.progress("checking the cache", 0, total_bytes, job.started_ms);
+            crate::model_cache::fingerprint(&files).await
+        } else {
+            None
+        };
+        if let Some(key) = &cache_key {
+            if let Some(bytes) = crate::model_cache::lookup(key).await {
+                if job.finished.get() {
+                    return;
+                }
+                job.progress("decoding the cached model", total_bytes, total_bytes, job.started_ms);
+                let t = now_ms();
+                match try_decode(&bytes) {
+                    Ok(trace) => {
+                        job.emit(LoadEvent::Done {
+                            trace: Box::new(trace),
+                            total_ms: now_ms() - job.started_ms,
+                            parse_ms: 0.0,
+                            decode_ms: now_ms() - t,
+                            cached: true,
+                        });
+                        return;
+                    }
+                    // a stale or damaged entry: forget it and parse
+                    Err(_) => crate::model_cache::remove(key).await,
+                }
+            }
+        }
+        let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
         // 1. read the files (async, off the parse path)
         let mut names = Vec::with_capacity(files.len());
         let mut buffers = Vec::with_capacity(files.len());
@@ -190,7 +234,10 @@ pub fn start(
         }
         // 2. parse
         match mode {
-            LoaderMode::Worker { script_url } => start_worker(&job, &script_url, names, buffers),
+            LoaderMode::Worker { script_url } => {
+                let cache = cache_key.map(|k| (k, label));
+                start_worker(&job, &script_url, names, buffers, cache)
+            }
             #[cfg(feature = "in-thread-loader")]
             LoaderMode::InThread => in_thread(&job, names, buffers).await,
             #[cfg(not(feature = "in-thread-loader"))]
@@ -220,12 +267,19 @@ async fn in_thread(job: &Rc<Job>, names: Vec<String>, buffers: Vec<js_sys::Array
     let parse_start = now_ms();
     let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, parse_start);
     match worker_side::parse_and_encode(&files, &now_ms, &mut progress) {
-        Ok(enc) => job.decode(&enc.bytes, enc.parse_ms),
+        Ok(enc) => job.decode(&enc.bytes, enc.parse_ms, false),
         Err(message) => job.emit(LoadEvent::Failed(message)),
     }
 }
 
-fn start_worker(job: &Rc<Job>, script_url: &str, names: Vec<String>, buffers: Vec<js_sys::ArrayBuffer>) {
+/// `cache`: (key, label) to keep the finished model under in [`crate::model_cache`].
+fn start_worker(
+    job: &Rc<Job>,
+    script_url: &str,
+    names: Vec<String>,
+    buffers: Vec<js_sys::ArrayBuffer>,
+    cache: Option<(String, String)>,
+) {
     let worker = match Worker::new(script_url) {
         Ok(w) => w,
         Err(e) => {
@@ -260,8 +314,13 @@ fn start_worker(job: &Rc<Job>, script_url: &str, names: Vec<String>, buffers: Ve
             Some(Message::Done { trace, parse_ms, .. }) => {
                 job.progress("decoding", job.total_bytes, job.total_bytes, parse_start.get());
                 let bytes = protocol::buffer_to_vec(&trace);
+                job.decode(&bytes, parse_ms, false);
+                drop(bytes);
+                // after the model is shown: keep it for the next open of the same files
+                if let Some((key, label)) = &cache {
+                    crate::model_cache::store(key.clone(), &trace, label.clone());
+                }
                 drop(trace);
-                job.decode(&bytes, parse_ms);
             }
             Some(Message::Error { message }) => job.emit(LoadEvent::Failed(message)),
             Some(Message::Load { .. }) | None => {

@@ -1,0 +1,304 @@
+//! Re-open cache: the built model of a profile opened before, kept in the browser's IndexedDB so
+//! opening the same files again skips parsing (issue 10, goal 6).
+//!
+//! * **Key**: a content fingerprint of the input files, computed without reading them whole:
+//!   for each file its name, size and last-modified time, and an FNV-1a hash of sampled content
+//!   (the first and last 64 KiB and 16 blocks of 4 KiB spread evenly), plus the model's own
+//!   identity ([`model_identity`]: the app version and a hash of the encoded demo model, which
+//!   changes when the model's binary layout does). A file edited in place keeps its size only by
+//!   luck and its modification time never, so a stale hit needs both to be forged.
+//! * **Value**: the model exactly as the parser worker sends it (bincode, fixed-width integers),
+//!   stored as a `Blob` (Chromium keeps large blobs on disk, not in the page's heap). A hit is
+//!   decoded and validated like a fresh parse; anything that does not decode is deleted and the
+//!   files are parsed.
+//! * **Size cap and eviction**: [`MAX_TOTAL_BYTES`] for all entries together, least recently
+//!   used first out; a model larger than [`MAX_ENTRY_BYTES`] is not cached.
+//! * **Clearing**: [`clear`] (the "Clear cache" button in the help panel); `?cache=0` in the page
+//!   URL turns the cache off for that page (benchmarks that time parsing use it).
+//!
+//! Every failure here (no IndexedDB in a private window, quota, a blocked upgrade) only means
+//! "not cached": the load goes on from the files.
+
+use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, File, IdbDatabase, IdbObjectStore, IdbRequest, IdbTransactionMode};
+
+const DB_NAME: &str = "loupe-model-cache";
+const DB_VERSION: u32 = 1;
+const MODELS: &str = "models";
+const META: &str = "meta";
+/// All cached models together.
+pub const MAX_TOTAL_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+/// One model larger than this is not cached (it would evict everything else).
+pub const MAX_ENTRY_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
+const EDGE_BYTES: f64 = 64.0 * 1024.0;
+const BLOCK_BYTES: f64 = 4096.0;
+const BLOCKS: u32 = 16;
+
+/// False when the page asked for no cache (`?cache=0`) or the browser has no IndexedDB.
+pub fn enabled() -> bool {
+    let Some(w) = web_sys::window() else { return false };
+    let off = w
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("cache"))
+        .is_some_and(|v| v == "0" || v == "off");
+    !off && matches!(w.indexed_db(), Ok(Some(_)))
+}
+
+struct Fnv(u64);
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 ^= u64::from(x);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_le_bytes());
+    }
+}
+
+thread_local! {
+    static IDENTITY: std::cell::OnceCell<u64> = const { std::cell::OnceCell::new() };
+}
+
+/// The app version and a hash of the demo model's encoding: differs between builds whose model
+/// layout differs, so an old build's cache is never decoded as the new layout.
+pub fn model_identity() -> u64 {
+    IDENTITY.with(|c| {
+        *c.get_or_init(|| {
+            let mut h = Fnv::new();
+            h.bytes(env!("CARGO_PKG_VERSION").as_bytes());
+            let demo = loupe_core::demo::demo_trace();
+            if let Ok(b) = bincode::encode_to_vec(&demo, crate::loader::protocol::bincode_config()) {
+                h.u64(b.len() as u64);
+                h.bytes(&b);
+            }
+            h.0
+        })
+    })
+}
+
+async fn read_range(f: &File, start: f64, end: f64) -> Option<Vec<u8>> {
+    let part = f.slice_with_f64_and_f64(start, end).ok()?;
+    let buf = JsFuture::from(part.array_buffer()).await.ok()?;
+    Some(Uint8Array::new(&buf).to_vec())
+}
+
+/// The cache key of opening `files` together (order matters: the importer sees them in order).
+pub async fn fingerprint(files: &[File]) -> Option<String> {
+    let mut h = Fnv::new();
+    h.u64(model_identity());
+    for f in files {
+        let size = f.size();
+        h.bytes(f.name().as_bytes());
+        h.u64(size as u64);
+        h.u64(f.last_modified() as u64);
+        let mut ranges = vec![(0.0, EDGE_BYTES.min(size)), ((size - EDGE_BYTES).max(0.0), size)];
+        if size > 2.0 * EDGE_BYTES {
+            let step = (size - BLOCK_BYTES) / f64::from(BLOCKS);
+            ranges.extend((0..BLOCKS).map(|i| {
+                let a = (f64::from(i) * step).floor();
+                (a, (a + BLOCK_BYTES).min(size))
+            }));
+        }
+        for (a, b) in ranges {
+            h.bytes(&read_range(f, a, b).await?);
+        }
+    }
+    Some(format!("{:016x}-{}", h.0, files.len()))
+}
+
+fn err_text(e: &JsValue) -> String {
+    e.as_string()
+        .or_else(|| Reflect::get(e, &"message".into()).ok().and_then(|m| m.as_string()))
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Wait for an IndexedDB request.
+async fn done(req: &IdbRequest) -> Result<JsValue, String> {
+    let r = req.clone();
+    let p = Promise::new(&mut |resolve, reject| {
+        let r2 = r.clone();
+        let ok = Closure::once_into_js(move |_: JsValue| {
+            let _ = resolve.call1(&JsValue::NULL, &r2.result().unwrap_or(JsValue::UNDEFINED));
+        });
+        let r3 = r.clone();
+        let bad = Closure::once_into_js(move |_: JsValue| {
+            let why = r3.error().ok().flatten().map_or_else(|| "request failed".to_string(), |e| e.message());
+            let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(&why));
+        });
+        r.set_onsuccess(Some(ok.unchecked_ref()));
+        r.set_onerror(Some(bad.unchecked_ref()));
+    });
+    JsFuture::from(p).await.map_err(|e| err_text(&e))
+}
+
+async fn open() -> Result<IdbDatabase, String> {
+    let factory = web_sys::window()
+        .and_then(|w| w.indexed_db().ok().flatten())
+        .ok_or_else(|| "this browser has no IndexedDB".to_string())?;
+    let req = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| err_text(&e))?;
+    let r = req.clone();
+    let upgrade = Closure::once_into_js(move |_: JsValue| {
+        if let Ok(db) = r.result().and_then(|d| d.dyn_into::<IdbDatabase>()) {
+            for name in [MODELS, META] {
+                if !db.object_store_names().contains(name) {
+                    let _ = db.create_object_store(name);
+                }
+            }
+        }
+    });
+    req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
+    let db = done(&req).await?;
+    db.dyn_into::<IdbDatabase>().map_err(|_| "IndexedDB did not open".to_string())
+}
+
+fn stores(db: &IdbDatabase, mode: IdbTransactionMode) -> Result<(IdbObjectStore, IdbObjectStore), String> {
+    let names = Array::of2(&MODELS.into(), &META.into());
+    let tx = db.transaction_with_str_sequence_and_mode(&names, mode).map_err(|e| err_text(&e))?;
+    let m = tx.object_store(MODELS).map_err(|e| err_text(&e))?;
+    let meta = tx.object_store(META).map_err(|e| err_text(&e))?;
+    Ok((m, meta))
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+fn meta_record(bytes: f64, label: &str) -> Object {
+    let o = Object::new();
+    let _ = Reflect::set(&o, &"bytes".into(), &JsValue::from_f64(bytes));
+    let _ = Reflect::set(&o, &"lastUsed".into(), &JsValue::from_f64(now()));
+    let _ = Reflect::set(&o, &"label".into(), &JsValue::from_str(label));
+    o
+}
+
+/// The cached model bytes for `key`, marking the entry as used; `None` on a miss or any error.
+pub async fn lookup(key: &str) -> Option<Vec<u8>> {
+    let db = open().await.ok()?;
+    let result = async {
+        let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
+        let blob = done(&models.get(&key.into()).ok()?).await.ok()?;
+        let blob: Blob = blob.dyn_into().ok()?;
+        let m = done(&meta.get(&key.into()).ok()?).await.ok()?;
+        if m.is_object() {
+            let _ = Reflect::set(&m, &"lastUsed".into(), &JsValue::from_f64(now()));
+            let _ = meta.put_with_key(&m, &key.into());
+        }
+        let buf = JsFuture::from(blob.array_buffer()).await.ok()?;
+        Some(Uint8Array::new(&buf).to_vec())
+    }
+    .await;
+    db.close();
+    result
+}
+
+/// Forget one entry (a model that no longer decodes).
+pub async fn remove(key: &str) {
+    if let Ok(db) = open().await {
+        if let Ok((models, meta)) = stores(&db, IdbTransactionMode::Readwrite) {
+            if let Ok(r) = models.delete(&key.into()) {
+                let _ = done(&r).await;
+            }
+            if let Ok(r) = meta.delete(&key.into()) {
+                let _ = done(&r).await;
+            }
+        }
+        db.close();
+    }
+}
+
+/// Store the encoded model (`encoded`: the worker's transferred buffer, copied into a Blob now,
+/// so the caller may drop it), then evict least-recently-used entries over the cap.
+pub fn store(key: String, encoded: &js_sys::ArrayBuffer, label: String) {
+    let bytes = f64::from(encoded.byte_length());
+    if bytes > MAX_ENTRY_BYTES || bytes == 0.0 {
+        return;
+    }
+    let Ok(blob) = Blob::new_with_buffer_source_sequence(&Array::of1(encoded)) else { return };
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Err(e) = store_blob(&key, &blob, bytes, &label).await {
+            web_sys::console::warn_1(&format!("loupe: model not cached: {e}").into());
+        }
+    });
+}
+
+async fn store_blob(key: &str, blob: &Blob, bytes: f64, label: &str) -> Result<(), String> {
+    let db = open().await?;
+    let r = async {
+        let (models, meta) = stores(&db, IdbTransactionMode::Readwrite)?;
+        done(&models.put_with_key(blob, &key.into()).map_err(|e| err_text(&e))?).await?;
+        done(&meta.put_with_key(&meta_record(bytes, label), &key.into()).map_err(|e| err_text(&e))?).await?;
+        Ok::<(), String>(())
+    }
+    .await;
+    let evicted = if r.is_ok() { evict(&db).await } else { Ok(()) };
+    db.close();
+    r.and(evicted)
+}
+
+/// Entries as (key, bytes, last used).
+async fn entries(meta: &IdbObjectStore) -> Result<Vec<(String, f64, f64)>, String> {
+    let keys = done(&meta.get_all_keys().map_err(|e| err_text(&e))?).await?;
+    let vals = done(&meta.get_all().map_err(|e| err_text(&e))?).await?;
+    let keys = Array::from(&keys);
+    let vals = Array::from(&vals);
+    let num = |v: &JsValue, k: &str| Reflect::get(v, &k.into()).ok().and_then(|x| x.as_f64()).unwrap_or(0.0);
+    Ok(keys
+        .iter()
+        .zip(vals.iter())
+        .filter_map(|(k, v)| Some((k.as_string()?, num(&v, "bytes"), num(&v, "lastUsed"))))
+        .collect())
+}
+
+async fn evict(db: &IdbDatabase) -> Result<(), String> {
+    let (models, meta) = stores(db, IdbTransactionMode::Readwrite)?;
+    let mut all = entries(&meta).await?;
+    let mut total: f64 = all.iter().map(|e| e.1).sum();
+    all.sort_by(|a, b| a.2.total_cmp(&b.2));
+    for (key, bytes, _) in all {
+        if total <= MAX_TOTAL_BYTES {
+            break;
+        }
+        let _ = models.delete(&key.as_str().into());
+        let _ = meta.delete(&key.as_str().into());
+        total -= bytes;
+    }
+    Ok(())
+}
+
+/// (entries, bytes) in the cache.
+pub async fn usage() -> Result<(usize, f64), String> {
+    let db = open().await?;
+    let r = async {
+        let (_, meta) = stores(&db, IdbTransactionMode::Readonly)?;
+        let all = entries(&meta).await?;
+        Ok((all.len(), all.iter().map(|e| e.1).sum()))
+    }
+    .await;
+    db.close();
+    r
+}
+
+/// Remove every cached model.
+pub async fn clear() -> Result<(), String> {
+    let db = open().await?;
+    let r = async {
+        let (models, meta) = stores(&db, IdbTransactionMode::Readwrite)?;
+        done(&models.clear().map_err(|e| err_text(&e))?).await?;
+        done(&meta.clear().map_err(|e| err_text(&e))?).await?;
+        Ok(())
+    }
+    .await;
+    db.close();
+    r
+}
