@@ -18,6 +18,7 @@ pub mod annotation_store;
 pub mod canvas;
 pub mod charts;
 pub mod components;
+pub mod deep_link;
 pub mod describe;
 pub mod dom;
 pub mod loader;
@@ -25,6 +26,7 @@ pub mod model_cache;
 pub mod search_runner;
 pub mod sources;
 pub mod state;
+pub mod url_open;
 pub mod widgets;
 pub mod workbench;
 

@@ -25,6 +25,8 @@ struct Running {
     query: String,
     token: u64,
     timer: Option<Timeout>,
+    /// Select and reveal the first hit when done (not when restoring a saved view).
+    select_first: bool,
 }
 
 thread_local! {
@@ -61,7 +63,9 @@ fn run_chunk(state: AppState, token: u64) {
             if let Some(r) = r {
                 publish(state, &r, true);
                 state.search_cursor.set(None);
-                first_hit(state);
+                if r.select_first {
+                    first_hit(state);
+                }
             }
         }
         Some(false) => {
@@ -75,8 +79,18 @@ fn run_chunk(state: AppState, token: u64) {
     }
 }
 
-/// Start searching `text` on the current trace (cancels a running search).
+/// Start searching `text` on the current trace (cancels a running search); the first hit is
+/// selected and revealed when it is done.
 pub fn start_search(state: AppState, text: &str) {
+    run_search(state, text, true)
+}
+
+/// Like [`start_search`], but leaves the selection and the view alone (restoring a saved view).
+pub fn start_search_keep_view(state: AppState, text: &str) {
+    run_search(state, text, false)
+}
+
+fn run_search(state: AppState, text: &str, select_first: bool) {
     let token = TOKEN.with(|t| {
         t.set(t.get() + 1);
         t.get()
@@ -101,7 +115,9 @@ pub fn start_search(state: AppState, text: &str) {
     };
     let data = state.data();
     let search = Search::new(&data.trace, query);
-    RUNNING.with(|c| *c.borrow_mut() = Some(Running { search, data, query: text, token, timer: None }));
+    RUNNING.with(|c| {
+        *c.borrow_mut() = Some(Running { search, data, query: text, token, timer: None, select_first })
+    });
     run_chunk(state, token);
 }
 

@@ -235,6 +235,8 @@ pub struct BoxSelection {
 pub enum ViewRequest {
     /// Show `[t0, t1)`.
     Range { t0_ns: i64, t1_ns: i64 },
+    /// Show exactly `[t0, t1)` (no margin): restoring a saved view.
+    Exact { t0_ns: i64, t1_ns: i64 },
     /// Pan/scroll so the slice is visible, keeping the zoom unless it is too far out.
     Reveal(SliceRef),
     /// Fit the busy range of the data (ignoring isolated outliers).

@@ -16,6 +16,7 @@ pub mod strings;
 pub mod syntax;
 pub mod time;
 pub mod view;
+pub mod view_state;
 pub mod viewport;
 
 pub use model::{Trace, TraceBuilder};

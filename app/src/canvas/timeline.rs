@@ -352,6 +352,13 @@ impl TimelineCtl {
     pub fn apply(&self, req: ViewRequest) {
         match req {
             ViewRequest::Range { t0_ns, t1_ns } => self.view.borrow_mut().vp.show_range(t0_ns, t1_ns),
+            ViewRequest::Exact { t0_ns, t1_ns } => {
+                let mut v = self.view.borrow_mut();
+                let w = v.vp.width_px;
+                if w > 0.0 {
+                    v.vp.scale.zoom_to(t0_ns, t1_ns.max(t0_ns.saturating_add(1)), w);
+                }
+            }
             ViewRequest::Reveal(r) => {
                 self.reveal(Selection::Slice(r));
                 return;

@@ -83,6 +83,36 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         }
         load_profiles(profiles);
     };
+    // ?url=<address>: download it (with progress) and load it like a dropped file
+    if let Some(url) = crate::url_open::requested() {
+        state.phase.set(LoadPhase::Loading);
+        state.progress.set(Some(LoadProgress {
+            stage: "downloading".into(),
+            done_bytes: 0,
+            total_bytes: 0,
+            mb_per_s: 0.0,
+        }));
+        let t0 = crate::loader::now_ms();
+        wasm_bindgen_futures::spawn_local(async move {
+            let progress = move |done: u64, total: u64| {
+                let secs = ((crate::loader::now_ms() - t0) / 1000.0).max(1e-3);
+                state.progress.set(Some(LoadProgress {
+                    stage: "downloading".into(),
+                    done_bytes: done,
+                    total_bytes: total,
+                    mb_per_s: done as f64 / 1e6 / secs,
+                }));
+            };
+            match crate::url_open::fetch_file(&url, progress).await {
+                Ok(file) => load_profiles(vec![file]),
+                Err(message) => {
+                    state.progress.set(None);
+                    state.error.set(Some(message));
+                    state.phase.set(LoadPhase::Error);
+                }
+            }
+        });
+    }
     let cancel = Callback::new(move |_: ()| {
         job.with_value(|j| {
             if let Some(j) = j {

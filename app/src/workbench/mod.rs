@@ -236,6 +236,7 @@ pub fn Workbench() -> impl IntoView {
     let present = Memo::new(move |_| wb.layout.with(|l| l.widgets()));
 
     view! {
+        <crate::deep_link::DeepLinks/>
         <div class="workbench-bar">
             <LayoutMenu/>
             <AddWidgetMenu/>

@@ -1,0 +1,83 @@
+// Re-open benchmark (issue 10, goal 6): the same Kineto-like trace opened in the app twice in
+// one browser profile; the second open comes from the model cache (IndexedDB). Numbers only.
+//   node tests/bench/reopen.mjs
+// Env: RUNS (3), TRACE_MB (50), TRACE (path; generated with the core's generator if missing),
+//      LOUPE_DIST (default dist/; build it with `trunk build --release`).
+// Each run: a fresh browser context; page 1 opens the file (parse), waits until the model is in
+// the cache; page 2 (same context) opens it again. Both timed from setInputFiles to
+// data-loupe-state="ready" + two animation frames.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { serve } from './server.mjs';
+import { launch, fmt, median } from './browser.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const RUNS = +(process.env.RUNS ?? 3);
+const TRACE_MB = +(process.env.TRACE_MB ?? 50);
+const TRACE = path.resolve(process.env.TRACE ?? path.join(ROOT, `target/bench/kineto-${TRACE_MB}MB.json`));
+const DIST = process.env.LOUPE_DIST ? path.resolve(process.env.LOUPE_DIST) : path.join(ROOT, 'dist');
+if (!fs.existsSync(path.join(DIST, 'index.html'))) {
+  console.error(`${DIST}/index.html missing: trunk build --release`);
+  process.exit(1);
+}
+if (!fs.existsSync(TRACE)) {
+  fs.mkdirSync(path.dirname(TRACE), { recursive: true });
+  process.stderr.write(`generating ${TRACE} (${TRACE_MB} MB)...\n`);
+  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'loupe-core', '--example', 'gen_chrome', '--', `${TRACE_MB}MB`, TRACE], { cwd: ROOT, stdio: 'inherit' });
+}
+const mb = fs.statSync(TRACE).size / 1e6;
+const srv = await serve({ '/': DIST });
+const browser = await launch();
+const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+
+async function openOnce(page) {
+  await page.goto(`${srv.url}/`);
+  const input = page.locator('[data-testid=open-file]');
+  await input.waitFor({ state: 'attached' });
+  await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
+  const t = performance.now();
+  await input.setInputFiles(TRACE);
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 300000, polling: 'raf' });
+  await page.evaluate(twoFrames);
+  const ms = performance.now() - t;
+  const l = await page.evaluate(() => ({ ...window.__loupe }));
+  return { ms, fromCache: l.fromCache, slices: l.sliceCount };
+}
+
+const cacheEntries = (page) => page.evaluate(() => new Promise((ok) => {
+  const r = indexedDB.open('loupe-model-cache');
+  r.onsuccess = () => {
+    const db = r.result;
+    if (!db.objectStoreNames.contains('meta')) { db.close(); ok(0); return; }
+    const c = db.transaction('meta').objectStore('meta').count();
+    c.onsuccess = () => { db.close(); ok(c.result); };
+    c.onerror = () => { db.close(); ok(0); };
+  };
+  r.onerror = () => ok(0);
+}));
+
+const rows = [];
+try {
+  for (let run = 0; run < RUNS; run++) {
+    const ctx = await browser.newContext({ viewport: { width: 1920, height: 1080 } });
+    const p1 = await ctx.newPage();
+    const first = await openOnce(p1);
+    const t = performance.now();
+    while ((await cacheEntries(p1)) < 1 && performance.now() - t < 60000) await p1.waitForTimeout(100);
+    const storeMs = performance.now() - t;
+    const p2 = await ctx.newPage();
+    const again = await openOnce(p2);
+    rows.push({ first: first.ms, again: again.ms, cached: again.fromCache, slices: again.slices, storeMs });
+    process.stderr.write(`run ${run + 1}/${RUNS}: open ${fmt(first.ms, 0)} ms, re-open ${fmt(again.ms, 0)} ms (from cache: ${again.fromCache}), stored after +${fmt(storeMs, 0)} ms\n`);
+    await ctx.close();
+  }
+} finally {
+  await browser.close();
+  await srv.close();
+}
+const f = median(rows.map((r) => r.first));
+const a = median(rows.map((r) => r.again));
+const ok = rows.every((r) => r.cached);
+console.log(`re-open (${path.basename(TRACE)}, ${fmt(mb, 1)} MB, ${rows[0]?.slices} slices, ${RUNS} runs): first open median ${fmt(f, 0)} ms (${fmt(mb / (f / 1e3), 0)} MB/s), re-open median ${fmt(a, 0)} ms → ${fmt(f / a, 1)}× (target ≥ 5×: ${ok && f / a >= 5 ? 'met' : 'NOT met'})${ok ? '' : ' — a re-open did not come from the cache'}`);
