@@ -21,6 +21,7 @@ pub mod components;
 pub mod deep_link;
 pub mod describe;
 pub mod dom;
+pub mod embed;
 pub mod loader;
 pub mod model_cache;
 pub mod search_runner;

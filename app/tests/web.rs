@@ -75,7 +75,8 @@ fn mount() -> (HtmlElement, Box<dyn std::any::Any>) {
             include_str!("../../style/operator-table.css"),
             include_str!("../../style/dashboard.css"),
             include_str!("../../style/code.css"),
-            include_str!("../../style/gpu-breakdown.css")
+            include_str!("../../style/gpu-breakdown.css"),
+            include_str!("../../style/share.css")
         )));
         doc.head().unwrap().append_child(&style).unwrap();
     }

@@ -26,6 +26,7 @@ fn demo_data() -> TraceData {
 #[component]
 pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     let mode = StoredValue::new(loader.unwrap_or_default());
+    let embedded = crate::embed::embedded();
     let state = AppState::new(demo_data());
     provide_context(state);
     provide_context(SendWrapper::new(Scheduler::new()));
@@ -60,10 +61,12 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 let mut data = TraceData::new(*trace, label.clone(), false, total_ms);
                 data.from_cache = cached;
                 state.install(data);
+                crate::embed::notify_loaded(state, &state.data());
                 state.phase.set(LoadPhase::Ready);
             }
             LoadEvent::Failed(message) => {
                 state.progress.set(None);
+                crate::embed::notify_error(&message);
                 state.error.set(Some(message));
                 state.phase.set(LoadPhase::Error);
             }
@@ -173,7 +176,11 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 }
             }
         });
-        listeners.set_value(vec![over, leave, drop_]);
+        let mut all = vec![over, leave, drop_];
+        // the host page of an <iframe> can open files and move the view (crate::embed)
+        all.extend(crate::embed::listen(state, load_profiles));
+        listeners.set_value(all);
+        crate::embed::announce_ready();
     }
     on_cleanup(move || {
         listeners.set_value(Vec::new());
@@ -241,7 +248,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     };
 
     view! {
-        <div class="app" class:dragging=move || state.drag_over.get()>
+        <div class="app" class:dragging=move || state.drag_over.get() class:embedded=embedded>
             <header class="topbar">
                 <span class="brand">"Loupe"</span>
                 <label class="button button-primary open-file">
