@@ -347,6 +347,10 @@ fn stream_corr(
     if args == ArgsId::NONE {
         return (None, None);
     }
+    // a lazily kept set (large files) carries the two ids as typed columns
+    if let Some(ids) = trace.args.gpu_ids(args) {
+        return (ids.stream, ids.correlation);
+    }
     for (k, v) in trace.args.get(args) {
         if Some(k) == keys.0 {
             stream = int_arg(v, trace);
@@ -505,7 +509,10 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     }
 
     // does the profile use Kineto's `stream` argument?
-    let uses_stream_arg = keys.0.is_some()
+    // lazy argument sets keep `stream` and `correlation` typed, without interning their keys
+    let lazy = trace.args.lazy_ids.iter().any(|&[s, _]| s != i64::MIN);
+    let lazy_corr = trace.args.lazy_ids.iter().any(|&[_, c]| c != i64::MIN);
+    let uses_stream_arg = (keys.0.is_some() || lazy)
         && gpu_tracks.iter().any(|&ti| {
             let c = &trace.tracks[ti].slices;
             (0..c.len()).any(|i| stream_corr(trace, c.args[i], keys).0.is_some())
@@ -526,7 +533,7 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     let mut step_start: Vec<Option<i64>> = vec![None; ranks.len()];
     // CPU slices by `correlation` per rank: the launch when a file has no launch flows
     let mut launch_by_corr: Vec<FxHashMap<i64, SliceRef>> = vec![FxHashMap::default(); ranks.len()];
-    let launch_needed = keys.1.is_some();
+    let launch_needed = keys.1.is_some() || lazy_corr;
     for (ti, t) in trace.tracks.iter().enumerate() {
         let rk = rank_of_track(ti);
         let c = &t.slices;
@@ -556,7 +563,7 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
                 s
             });
             let slice = SliceRef { track: crate::model::TrackId(ti as u32), index: i as u32 };
-            let (stream, corr) = if keys.0.is_some() || keys.1.is_some() {
+            let (stream, corr) = if keys.0.is_some() || keys.1.is_some() || lazy || lazy_corr {
                 stream_corr(trace, c.args[i], keys)
             } else {
                 (None, None)

@@ -357,6 +357,38 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
     Ok(b.finish())
 }
 
+/// Whether a file can be imported with [`import_chrome_stream`]: not a gzip/zip container, and
+/// Chrome JSON is the first importer that would take it (`prefix` = its first [`SNIFF_BYTES`]).
+pub fn streamable(file_name: &str, prefix: &[u8]) -> bool {
+    let container = prefix.starts_with(&[0x1f, 0x8b]) || prefix.starts_with(b"PK\x03\x04");
+    !container && candidates(file_name, prefix).first().is_some_and(|i| i.name() == chrome::ChromeJson.name())
+}
+
+/// Import one Chrome JSON file read chunk by chunk from `reader` (`total` bytes): the same
+/// trace as [`import_files`] on the whole file, without the file ever being resident as a whole
+/// (and without [`crate::limits::MAX_JSON_INPUT_BYTES`], which exists for whole buffers). See
+/// [`chrome::import_stream`] for lazy arguments.
+pub fn import_chrome_stream(
+    file_name: &str,
+    total: u64,
+    reader: &mut dyn std::io::Read,
+    opts: chrome::StreamOptions,
+    progress: &mut dyn Progress,
+) -> Result<Trace, ImportError> {
+    if total == 0 {
+        return Err(ImportError::Empty);
+    }
+    let mut b = TraceBuilder::new("");
+    chrome::import_stream(reader, total, &mut b, opts, progress)?;
+    let mut formats = Vec::new();
+    push_format(&mut b, &mut formats, &chrome::ChromeJson);
+    tag_groups(&mut b, 0, &[file_name]);
+    name_groups_by_file(&mut b);
+    b.add_operator_timeline();
+    b.set_format(&formats.join("+"));
+    Ok(b.finish())
+}
+
 /// Record the format an importer produced: it may name the dialect it found (e.g. "ntff+neff",
 /// "pytorch-kineto"), else its own name.
 fn push_format(b: &mut TraceBuilder, formats: &mut Vec<String>, imp: &dyn Importer) {

@@ -272,6 +272,13 @@ impl TraceBuilder {
         self.args.offsets.push(self.args.keys.len() as u32);
         id
     }
+    /// Add a lazy argument set: the `args` object at `offset..offset + len` of input file
+    /// `file`, with the typed ids read from it now. [`ArgsId::NONE`] when the range cannot be
+    /// kept lazily (too long, beyond 1 TiB): the caller then adds the set eagerly.
+    pub fn add_lazy_args(&mut self, file: u8, offset: u64, len: usize, ids: GpuIds) -> ArgsId {
+        let Ok(len) = u32::try_from(len) else { return ArgsId::NONE };
+        self.args.push_lazy(LazyArgs { file, offset, len }, ids).unwrap_or(ArgsId::NONE)
+    }
     /// Entries of an argument set added so far.
     pub fn args_of(&self, id: ArgsId) -> Vec<(StrId, ArgValue)> {
         self.args.get(id).collect()
@@ -736,6 +743,8 @@ impl TraceBuilder {
         args.keys.shrink_to_fit();
         args.values.shrink_to_fit();
         args.offsets.shrink_to_fit();
+        args.lazy.shrink_to_fit();
+        args.lazy_ids.shrink_to_fit();
         Trace {
             format: self.format,
             strings: self.strings.finish(),

@@ -52,7 +52,50 @@ id_type!(/// Index of an argument set in [`ArgStore`]. `ArgsId::NONE` = no argum
 
 impl ArgsId {
     pub const NONE: ArgsId = ArgsId(u32::MAX);
+    /// Set on the ids of lazy argument sets ([`ArgStore::lazy`]); the other bits index them.
+    pub const LAZY_BIT: u32 = 1 << 31;
+
+    /// Whether the set is kept lazily (a byte range of the source file, not in memory).
+    #[inline]
+    pub fn is_lazy(self) -> bool {
+        self != ArgsId::NONE && self.0 & ArgsId::LAZY_BIT != 0
+    }
 }
+
+/// Where a lazily kept argument set is: the `args` JSON object at `offset..offset + len` of
+/// input file number `file` (its index in the load). The viewer re-reads and parses those bytes
+/// when the event is inspected (`loupe_core::import::chrome::args_from_text`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LazyArgs {
+    pub file: u8,
+    pub offset: u64,
+    pub len: u32,
+}
+
+impl LazyArgs {
+    /// Offsets below 2^40 (1 TiB), lengths below 2^16.
+    pub const MAX_OFFSET: u64 = (1 << 40) - 1;
+    pub const MAX_LEN: u32 = (1 << 16) - 1;
+
+    fn pack(self) -> Option<u64> {
+        (self.offset <= Self::MAX_OFFSET && self.len <= Self::MAX_LEN)
+            .then_some((self.file as u64) << 56 | self.offset << 16 | self.len as u64)
+    }
+    fn unpack(v: u64) -> LazyArgs {
+        LazyArgs { file: (v >> 56) as u8, offset: (v >> 16) & Self::MAX_OFFSET, len: (v & 0xFFFF) as u32 }
+    }
+}
+
+/// The typed ids a lazy argument set carries in memory, for analyses that cannot wait for a
+/// re-read: Kineto's `stream` and `correlation` arguments as integers (HTA's reading: integer,
+/// or a float truncated, or a string holding an integer), `None` when absent or not a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GpuIds {
+    pub stream: Option<i64>,
+    pub correlation: Option<i64>,
+}
+
+const NO_ID: i64 = i64::MIN;
 
 /// A slice addressed in the finished model.
 #[derive(
@@ -310,18 +353,58 @@ pub enum ArgValue {
 }
 
 /// All argument sets of a trace: set i is `entries[offsets[i]..offsets[i+1]]`.
+///
+/// Lazy sets (ids with [`ArgsId::LAZY_BIT`]) are not in memory: `lazy[i]` is a packed
+/// [`LazyArgs`] byte range of the source file and `lazy_ids[i]` the [`GpuIds`] read from it at
+/// load time (`i64::MIN` = absent). [`ArgStore::get`] yields nothing for them.
 #[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
 pub struct ArgStore {
     pub offsets: Vec<u32>,
     pub keys: Vec<StrId>,
     pub values: Vec<ArgValue>,
+    pub lazy: Vec<u64>,
+    pub lazy_ids: Vec<[i64; 2]>,
 }
 
 impl ArgStore {
+    /// Add a lazy set; `None` when the range does not fit a [`LazyArgs`] or the ids run out.
+    pub fn push_lazy(&mut self, r: LazyArgs, ids: GpuIds) -> Option<ArgsId> {
+        let packed = r.pack()?;
+        let i = u32::try_from(self.lazy.len()).ok().filter(|&i| i < ArgsId::LAZY_BIT - 1)?;
+        self.lazy.push(packed);
+        self.lazy_ids.push([ids.stream.unwrap_or(NO_ID), ids.correlation.unwrap_or(NO_ID)]);
+        Some(ArgsId(ArgsId::LAZY_BIT | i))
+    }
+    /// The byte range of a lazy set.
+    pub fn lazy_ref(&self, id: ArgsId) -> Option<LazyArgs> {
+        if !id.is_lazy() {
+            return None;
+        }
+        self.lazy.get((id.0 & !ArgsId::LAZY_BIT) as usize).map(|&v| LazyArgs::unpack(v))
+    }
+    /// The typed ids of a lazy set (`None` for eager sets: read their args).
+    pub fn gpu_ids(&self, id: ArgsId) -> Option<GpuIds> {
+        if !id.is_lazy() {
+            return None;
+        }
+        let [s, c] = *self.lazy_ids.get((id.0 & !ArgsId::LAZY_BIT) as usize)?;
+        let some = |v: i64| (v != NO_ID).then_some(v);
+        Some(GpuIds { stream: some(s), correlation: some(c) })
+    }
+    /// Whether `id` names a set of this store.
+    pub fn contains(&self, id: ArgsId) -> bool {
+        if id.is_lazy() {
+            ((id.0 & !ArgsId::LAZY_BIT) as usize) < self.lazy.len()
+        } else {
+            id.idx() < self.len()
+        }
+    }
     pub fn get(&self, id: ArgsId) -> impl Iterator<Item = (StrId, ArgValue)> + '_ {
         // `NONE` is u32::MAX: `i + 1` would overflow a 32-bit usize (wasm32), so test it first
         let i = id.0 as usize;
-        let r = match (id != ArgsId::NONE).then(|| (self.offsets.get(i), self.offsets.get(i + 1))) {
+        let r = match (id != ArgsId::NONE && !id.is_lazy())
+            .then(|| (self.offsets.get(i), self.offsets.get(i + 1)))
+        {
             Some((Some(&a), Some(&b))) => a as usize..b as usize,
             _ => 0..0,
         };
@@ -334,7 +417,11 @@ impl ArgStore {
         self.len() == 0
     }
     pub fn heap_bytes(&self) -> usize {
-        self.offsets.capacity() * 4 + self.keys.capacity() * 4 + self.values.capacity() * 16
+        self.offsets.capacity() * 4
+            + self.keys.capacity() * 4
+            + self.values.capacity() * 16
+            + self.lazy.capacity() * 8
+            + self.lazy_ids.capacity() * 16
     }
 }
 

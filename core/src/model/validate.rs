@@ -20,7 +20,9 @@ impl Trace {
     pub fn validate(&self) -> Result<(), InvalidTrace> {
         let nstr = self.strings.len();
         let s_ok = |id: StrId| (id.0 as usize) < nstr;
-        let nargs = self.args.len();
+        if self.args.lazy.len() != self.args.lazy_ids.len() {
+            return bad("lazy argument ranges and their ids differ in length".into());
+        }
         if self.args.keys.len() != self.args.values.len() {
             return bad("argument keys and values differ in length".into());
         }
@@ -70,7 +72,7 @@ impl Trace {
                 if !s_ok(c.name[i]) || !s_ok(c.category[i]) {
                     return bad(format!("track {ti}: slice {i} name out of range"));
                 }
-                if c.args[i] != ArgsId::NONE && c.args[i].idx() >= nargs {
+                if c.args[i] != ArgsId::NONE && !self.args.contains(c.args[i]) {
                     return bad(format!("track {ti}: slice {i} arguments out of range"));
                 }
             }

@@ -25,7 +25,7 @@ impl ArgBuf {
 
     /// Parse the `args` object at `s.pos` into the buffer; `s.pos` ends after its `}`.
     /// Returns false on a syntax error (what was parsed before it is kept).
-    pub fn scan<'a>(&mut self, s: &mut Scan<'a>, strs: &mut RawInterner<'a>, b: &mut TraceBuilder) -> bool {
+    pub fn scan(&mut self, s: &mut Scan<'_>, strs: &mut RawInterner, b: &mut TraceBuilder) -> bool {
         self.items.clear();
         s.pos += 1;
         loop {
@@ -48,6 +48,10 @@ impl ArgBuf {
                 },
                 Some(c) if c.is_ascii_digit() || c == b'-' => {
                     let n = s.number();
+                    if s.pos == s.b.len() && s.more {
+                        // the number may go on in the next chunk: let the caller retry
+                        return false;
+                    }
                     num_arg(n, strs, b)
                 }
                 Some(b'{') | Some(b'[') => match s.skip_value() {
@@ -99,7 +103,7 @@ pub fn merge_args(b: &mut TraceBuilder, first: ArgsId, second: ArgsId) -> ArgsId
     b.add_args(a)
 }
 
-fn num_arg<'a>(t: &'a [u8], strs: &mut RawInterner<'a>, b: &mut TraceBuilder) -> ArgValue {
+fn num_arg(t: &[u8], strs: &mut RawInterner, b: &mut TraceBuilder) -> ArgValue {
     // plain integers (most Kineto args) in one pass
     let (neg, digits) = match t.split_first() {
         Some((b'-', rest)) => (true, rest),

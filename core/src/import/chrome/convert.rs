@@ -88,9 +88,9 @@ impl CatClasses {
 }
 
 /// The converter: one parsed event at a time into builder calls, then [`Conv::finish`].
-pub struct Conv<'a, 'b> {
+pub struct Conv<'b> {
     pub b: &'b mut TraceBuilder,
-    strs: RawInterner<'a>,
+    strs: RawInterner,
     argbuf: ArgBuf,
     threads: ThreadTable,
     asyncs: AsyncTable,
@@ -101,11 +101,16 @@ pub struct Conv<'a, 'b> {
     pub dialect: Dialect,
     max_ts: i64,
     /// Byte offset of the event being converted (for warnings).
-    pub at: usize,
+    pub at: u64,
+    /// Absolute offset of the buffer the event was parsed from (for lazy argument ranges).
+    pub base: u64,
+    /// Keep the args of complete and instant events as byte ranges into this input file
+    /// (its index in the load) instead of parsing them; see [`super::lazy`].
+    pub lazy_file: Option<u8>,
     pub events: u64,
 }
 
-impl<'a, 'b> Conv<'a, 'b> {
+impl<'b> Conv<'b> {
     pub fn new(b: &'b mut TraceBuilder) -> Self {
         Conv {
             b,
@@ -120,6 +125,8 @@ impl<'a, 'b> Conv<'a, 'b> {
             dialect: Dialect::default(),
             max_ts: i64::MIN,
             at: 0,
+            base: 0,
+            lazy_file: None,
             events: 0,
         }
     }
@@ -129,12 +136,12 @@ impl<'a, 'b> Conv<'a, 'b> {
     /// Parse the `args` object at `s.pos` into the argument buffer; `s.pos` ends after its `}`.
     /// Returns false on a syntax error (what was parsed before it is kept in the buffer).
     #[inline]
-    pub fn scan_args(&mut self, s: &mut Scan<'a>) -> bool {
+    pub fn scan_args(&mut self, s: &mut Scan<'_>) -> bool {
         self.argbuf.scan(s, &mut self.strs, self.b)
     }
 
     /// Make the argument buffer hold the event's args (parsed during the scan, or now).
-    fn load_args(&mut self, ev: &Ev<'a>) -> bool {
+    fn load_args(&mut self, ev: &Ev<'_>) -> bool {
         let Some(t) = ev.args else {
             self.argbuf.clear();
             return false;
@@ -158,17 +165,33 @@ impl<'a, 'b> Conv<'a, 'b> {
         ok
     }
 
+    /// Whether events of phase `ph` keep their args lazily (as a byte range of the file).
+    #[inline]
+    pub fn lazy_phase(&self, ph: u8) -> bool {
+        self.lazy_file.is_some() && matches!(ph, b'X' | b'i' | b'I')
+    }
+
     /// The `args` of an event as an argument set.
     #[inline]
-    fn args(&mut self, ev: &Ev<'a>) -> ArgsId {
-        if ev.args.is_none() {
-            return ArgsId::NONE;
+    fn args(&mut self, ev: &Ev<'_>) -> ArgsId {
+        let Some(text) = ev.args else { return ArgsId::NONE };
+        if let (Some(file), true) = (self.lazy_file, self.lazy_phase(ev.ph)) {
+            if args::is_empty_object(text) {
+                return ArgsId::NONE;
+            }
+            let ids = super::lazy::kineto_ids(text);
+            let at = self.base + ev.args_at as u64;
+            let id = self.b.add_lazy_args(file, at, text.len(), ids);
+            if id != ArgsId::NONE {
+                return id;
+            }
+            // too long for a lazy reference: parsed now like any other
         }
         self.load_args(ev);
         self.b.add_args_slice(self.argbuf.items())
     }
 
-    fn key(&mut self, v: Val<'a>) -> Option<Key> {
+    fn key(&mut self, v: Val<'_>) -> Option<Key> {
         match v {
             Val::None => None,
             Val::Int(i) => Some(Key::Int(i)),
@@ -177,7 +200,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         }
     }
 
-    fn id_key(&mut self, v: Val<'a>) -> IdKey {
+    fn id_key(&mut self, v: Val<'_>) -> IdKey {
         match self.key(v) {
             None => IdKey::None,
             Some(Key::Int(i)) => IdKey::Int(i),
@@ -185,7 +208,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         }
     }
 
-    fn str_opt(&mut self, r: Option<RawStr<'a>>) -> StrId {
+    fn str_opt(&mut self, r: Option<RawStr<'_>>) -> StrId {
         match r {
             Some(r) => self.strs.intern(self.b, r),
             None => StrId::EMPTY,
@@ -203,7 +226,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         self.threads.proc(self.b, pid)
     }
 
-    fn pid_tid(&mut self, ev: &Ev<'a>) -> (Key, Key) {
+    fn pid_tid(&mut self, ev: &Ev<'_>) -> (Key, Key) {
         let pid = self.key(ev.pid).unwrap_or(Key::Int(0));
         let tid = self.key(ev.tid).unwrap_or(pid);
         (pid, tid)
@@ -211,7 +234,7 @@ impl<'a, 'b> Conv<'a, 'b> {
 
     /// The thread of an event (created on first sight).
     #[inline]
-    fn thread(&mut self, ev: &Ev<'a>) -> u32 {
+    fn thread(&mut self, ev: &Ev<'_>) -> u32 {
         let (pid, tid) = self.pid_tid(ev);
         self.threads.thread(self.b, pid, tid)
     }
@@ -230,7 +253,7 @@ impl<'a, 'b> Conv<'a, 'b> {
     // ---- time ----
 
     #[inline]
-    fn ts(&mut self, ev: &Ev<'a>) -> Option<i64> {
+    fn ts(&mut self, ev: &Ev<'_>) -> Option<i64> {
         match ev.ts {
             Some(t) => match scan::parse_us(t) {
                 Some(v) => Some(v),
@@ -261,7 +284,7 @@ impl<'a, 'b> Conv<'a, 'b> {
     // ---- phases ----
 
     /// Convert one parsed event.
-    pub fn event(&mut self, ev: &Ev<'a>) {
+    pub fn event(&mut self, ev: &Ev<'_>) {
         self.events += 1;
         match ev.ph {
             b'X' => self.complete(ev),
@@ -301,7 +324,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         }
     }
 
-    fn complete(&mut self, ev: &Ev<'a>) {
+    fn complete(&mut self, ev: &Ev<'_>) {
         let Some(ts) = self.ts(ev) else { return };
         let dur = match ev.dur {
             Some(t) => match scan::parse_us(t) {
@@ -346,7 +369,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         }
     }
 
-    fn begin(&mut self, ev: &Ev<'a>) {
+    fn begin(&mut self, ev: &Ev<'_>) {
         let Some(ts) = self.ts(ev) else { return };
         let th = self.thread(ev);
         let name = self.str_opt(ev.name);
@@ -360,7 +383,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         self.threads.push_open(th, OpenSlice { ts, name, cat, args, bind });
     }
 
-    fn end(&mut self, ev: &Ev<'a>) {
+    fn end(&mut self, ev: &Ev<'_>) {
         let Some(ts) = self.ts(ev) else { return };
         let th = self.thread(ev);
         self.bump(ts);
@@ -391,7 +414,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         }
     }
 
-    fn instant(&mut self, ev: &Ev<'a>) {
+    fn instant(&mut self, ev: &Ev<'_>) {
         let Some(ts) = self.ts(ev) else { return };
         let name = self.str_opt(ev.name);
         let cat = self.str_opt(ev.cat);
@@ -420,7 +443,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         }
     }
 
-    fn counter(&mut self, ev: &Ev<'a>) {
+    fn counter(&mut self, ev: &Ev<'_>) {
         let Some(ts) = self.ts(ev) else { return };
         let (pid, _) = self.pid_tid(ev);
         let p = self.proc(pid);
@@ -485,7 +508,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         }
     }
 
-    fn metadata(&mut self, ev: &Ev<'a>) {
+    fn metadata(&mut self, ev: &Ev<'_>) {
         let which = ev.name.map_or(&b""[..], |n| n.raw);
         let field: &[u8] = match which {
             b"process_name" | b"thread_name" => b"name",
@@ -545,14 +568,14 @@ impl<'a, 'b> Conv<'a, 'b> {
         }
     }
 
-    fn async_key(&mut self, ev: &Ev<'a>, p: u32, cat: StrId, legacy: bool) -> AsyncKey {
+    fn async_key(&mut self, ev: &Ev<'_>, p: u32, cat: StrId, legacy: bool) -> AsyncKey {
         let (id, global) =
             if !ev.id.is_none() { (self.id_key(ev.id), false) } else { (self.id_key(ev.id2), ev.id2_global) };
         let scope = self.str_opt(ev.scope);
         AsyncKey { proc: if global { u32::MAX } else { p }, cat, id, scope, legacy }
     }
 
-    fn async_begin(&mut self, ev: &Ev<'a>, legacy: bool) {
+    fn async_begin(&mut self, ev: &Ev<'_>, legacy: bool) {
         let Some(ts) = self.ts(ev) else { return };
         let (pid, _) = self.pid_tid(ev);
         let p = self.proc(pid);
@@ -567,7 +590,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         self.asyncs.open(key, OpenAsync { ts, name, cat, args, track });
     }
 
-    fn async_end(&mut self, ev: &Ev<'a>, legacy: bool) {
+    fn async_end(&mut self, ev: &Ev<'_>, legacy: bool) {
         let Some(ts) = self.ts(ev) else { return };
         let (pid, _) = self.pid_tid(ev);
         let p = self.proc(pid);
@@ -587,7 +610,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         self.b.add_slice(o.track, o.ts, ts.saturating_sub(o.ts), o.name, o.cat, args);
     }
 
-    fn async_instant(&mut self, ev: &Ev<'a>, legacy: bool) {
+    fn async_instant(&mut self, ev: &Ev<'_>, legacy: bool) {
         let Some(ts) = self.ts(ev) else { return };
         let (pid, _) = self.pid_tid(ev);
         let p = self.proc(pid);
@@ -601,7 +624,7 @@ impl<'a, 'b> Conv<'a, 'b> {
         self.b.add_instant(track, ts, name, cat, args);
     }
 
-    fn flow_v1(&mut self, ev: &Ev<'a>) {
+    fn flow_v1(&mut self, ev: &Ev<'_>) {
         let Some(ts) = self.ts(ev) else { return };
         let th = self.thread(ev);
         let track = self.threads.get(th).track;

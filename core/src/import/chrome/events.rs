@@ -45,6 +45,8 @@ pub struct Ev<'a> {
     pub bp: u8,
     /// The `args` object text (only when it is an object).
     pub args: Option<&'a [u8]>,
+    /// Position of the `args` object in the buffer the event was parsed from.
+    pub args_at: usize,
     /// The args were already parsed into the converter's argument buffer during the scan.
     pub args_ready: bool,
     /// Number of keys seen (0 = `{}`).
@@ -135,7 +137,7 @@ fn uses_args(ph: u8) -> bool {
 /// Parse the event object at `s.pos` (which is `{`). On success `s.pos` is after the `}`.
 /// When `ph` precedes `args` (Kineto writes it first), the args go straight into `conv`'s
 /// argument buffer in the same pass; otherwise only their span is kept.
-pub fn parse_event<'a>(s: &mut Scan<'a>, ev: &mut Ev<'a>, conv: &mut Conv<'a, '_>) -> Result<(), ScanError> {
+pub fn parse_event<'a>(s: &mut Scan<'a>, ev: &mut Ev<'a>, conv: &mut Conv<'_>) -> Result<(), ScanError> {
     s.pos += 1;
     loop {
         match s.peek_ws() {
@@ -161,7 +163,8 @@ pub fn parse_event<'a>(s: &mut Scan<'a>, ev: &mut Ev<'a>, conv: &mut Conv<'a, '_
             K::Args => {
                 let start = s.pos;
                 if s.peek() == Some(b'{') {
-                    ev.args_ready = uses_args(ev.ph) && conv.scan_args(s);
+                    ev.args_at = start;
+                    ev.args_ready = uses_args(ev.ph) && !conv.lazy_phase(ev.ph) && conv.scan_args(s);
                     if !ev.args_ready {
                         s.pos = start;
                         s.skip_value()?;

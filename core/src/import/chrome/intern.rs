@@ -113,54 +113,64 @@ const RECENT_BITS: u32 = 11;
 const JSON_RECENT: usize = 256;
 const KEY_PRED: usize = 32;
 
-type RawMap<'a> = std::collections::HashMap<&'a [u8], StrId, std::hash::BuildHasherDefault<RawHasher>>;
+type RawMap = std::collections::HashMap<Box<[u8]>, StrId, std::hash::BuildHasherDefault<RawHasher>>;
 
 /// Raw input bytes → interned string, for plain strings and for nested JSON argument values.
-/// Keys borrow the input (`'a`); the builder is passed in by the caller so that its other fields
-/// stay free to borrow.
-pub struct RawInterner<'a> {
+/// It owns copies of what it remembers (each distinct raw string once in a map, and the recent
+/// ones in reused cache slots), so the input may arrive in chunks that are dropped after use
+/// (streaming import). The builder is passed in by the caller so that its other fields stay
+/// free to borrow.
+pub struct RawInterner {
     /// Raw (still escaped) input bytes → interned string.
-    strs: RawMap<'a>,
-    /// Direct-mapped cache in front of `strs` (most strings repeat event after event).
-    recent: Box<[(&'a [u8], StrId)]>,
+    strs: RawMap,
+    /// Direct-mapped cache in front of `strs` (most strings repeat event after event); each
+    /// slot's buffer is reused, so a miss costs a copy, not an allocation, once warm.
+    recent: Box<[(Vec<u8>, StrId)]>,
     /// Raw JSON text of nested argument values → interned compact text.
-    jsons: RawMap<'a>,
-    recent_json: Box<[(&'a [u8], StrId)]>,
+    jsons: RawMap,
+    recent_json: Box<[(Vec<u8>, StrId)]>,
     /// Argument key seen at each position of the previous args object.
-    key_pred: [(&'a [u8], StrId); KEY_PRED],
+    key_pred: Box<[(Vec<u8>, StrId)]>,
     /// Scratch for unescaping and compacting.
     buf: Vec<u8>,
 }
 
-impl<'a> RawInterner<'a> {
+#[inline(always)]
+fn remember(slot: &mut (Vec<u8>, StrId), raw: &[u8], id: StrId) {
+    slot.0.clear();
+    slot.0.extend_from_slice(raw);
+    slot.1 = id;
+}
+
+impl RawInterner {
     pub fn new() -> Self {
         RawInterner {
             strs: RawMap::default(),
-            recent: vec![(&b""[..], StrId::EMPTY); 1 << RECENT_BITS].into_boxed_slice(),
+            recent: vec![(Vec::new(), StrId::EMPTY); 1 << RECENT_BITS].into_boxed_slice(),
             jsons: RawMap::default(),
             // an empty slice never matches a JSON value (those start with '[' or '{')
-            recent_json: vec![(&b""[..], StrId::EMPTY); JSON_RECENT].into_boxed_slice(),
-            key_pred: [(&b""[..], StrId::EMPTY); KEY_PRED],
+            recent_json: vec![(Vec::new(), StrId::EMPTY); JSON_RECENT].into_boxed_slice(),
+            key_pred: vec![(Vec::new(), StrId::EMPTY); KEY_PRED].into_boxed_slice(),
             buf: Vec::new(),
         }
     }
 
     /// Intern a string as it appears in the input (unescaped only on first sight).
     #[inline(always)]
-    pub fn intern(&mut self, b: &mut TraceBuilder, r: RawStr<'a>) -> StrId {
+    pub fn intern(&mut self, b: &mut TraceBuilder, r: RawStr<'_>) -> StrId {
         let slot = quick_hash(r.raw);
-        let (cached, id) = self.recent[slot];
+        let (cached, id) = &self.recent[slot];
         if bytes_eq(cached, r.raw) {
-            return id;
+            return *id;
         }
         let id = self.intern_slow(b, r);
-        self.recent[slot] = (r.raw, id);
+        remember(&mut self.recent[slot], r.raw, id);
         id
     }
 
     #[cold]
     #[inline(never)]
-    fn intern_slow(&mut self, b: &mut TraceBuilder, r: RawStr<'a>) -> StrId {
+    fn intern_slow(&mut self, b: &mut TraceBuilder, r: RawStr<'_>) -> StrId {
         if let Some(&id) = self.strs.get(r.raw) {
             return id;
         }
@@ -175,47 +185,47 @@ impl<'a> RawInterner<'a> {
             let s = String::from_utf8_lossy(&self.buf).into_owned();
             b.intern(&s)
         };
-        self.strs.insert(r.raw, id);
+        self.strs.insert(r.raw.into(), id);
         id
     }
 
     /// Intern the argument key at position `pos` of an args object. Writers repeat the same
     /// keys in the same order: try the key seen at this position last time before hashing.
     #[inline(always)]
-    pub fn intern_key(&mut self, b: &mut TraceBuilder, pos: usize, k: RawStr<'a>) -> StrId {
+    pub fn intern_key(&mut self, b: &mut TraceBuilder, pos: usize, k: RawStr<'_>) -> StrId {
         let pos = pos & (KEY_PRED - 1);
-        let (pk, pid) = self.key_pred[pos];
+        let (pk, pid) = &self.key_pred[pos];
         if bytes_eq(pk, k.raw) {
-            pid
+            *pid
         } else {
             let id = self.intern(b, k);
-            self.key_pred[pos] = (k.raw, id);
+            remember(&mut self.key_pred[pos], k.raw, id);
             id
         }
     }
 
     /// Intern nested JSON text in compact form.
-    pub fn intern_json(&mut self, b: &mut TraceBuilder, t: &'a [u8]) -> StrId {
+    pub fn intern_json(&mut self, b: &mut TraceBuilder, t: &[u8]) -> StrId {
         let slot = quick_hash(t) & (JSON_RECENT - 1);
-        let (cached, id) = self.recent_json[slot];
+        let (cached, id) = &self.recent_json[slot];
         if bytes_eq(cached, t) {
-            return id;
+            return *id;
         }
         let id = self.intern_json_slow(b, t);
-        self.recent_json[slot] = (t, id);
+        remember(&mut self.recent_json[slot], t, id);
         id
     }
 
     #[cold]
     #[inline(never)]
-    fn intern_json_slow(&mut self, b: &mut TraceBuilder, t: &'a [u8]) -> StrId {
+    fn intern_json_slow(&mut self, b: &mut TraceBuilder, t: &[u8]) -> StrId {
         if let Some(&id) = self.jsons.get(t) {
             return id;
         }
         self.buf.clear();
         scan::compact_into(t, &mut self.buf);
         let id = b.intern(&String::from_utf8_lossy(&self.buf));
-        self.jsons.insert(t, id);
+        self.jsons.insert(t.into(), id);
         id
     }
 }

@@ -15,10 +15,16 @@ mod events;
 mod flows;
 mod intern;
 mod kineto;
+mod lazy;
 mod parse;
 mod scan;
 pub mod synth;
 mod threads;
+
+pub use lazy::{
+    args_from_text, estimate_peak_bytes, import_stream, kineto_ids, StreamOptions,
+    PEAK_BYTES_PER_EVENT_EAGER, PEAK_BYTES_PER_EVENT_LAZY,
+};
 
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::TraceBuilder;

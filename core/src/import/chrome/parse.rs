@@ -8,11 +8,12 @@ use super::convert::{Conv, Dialect};
 use super::events::{parse_event, Ev};
 use super::kineto;
 use super::scan::{Scan, ScanError};
+
 use crate::import::{ImportError, Progress};
 use crate::model::TraceBuilder;
 
 const FORMAT: &str = "chrome-json";
-const PROGRESS_EVERY: usize = 4 << 20;
+const PROGRESS_EVERY: u64 = 4 << 20;
 /// Top-level values longer than this are summarised in the trace metadata, not copied.
 const MAX_META_VALUE: usize = 64 << 10;
 
@@ -21,14 +22,16 @@ enum ArrayEnd {
     Closed,
     /// Input ended between events.
     Eof,
-    /// Input ended inside the event that starts at this offset.
-    EofInEvent(usize),
+    /// Input ended inside the event that starts at this (absolute) offset.
+    EofInEvent(u64),
     /// A syntax error after some events were loaded: the rest was skipped.
     Stopped,
+    /// The buffer ended and more input follows: feed again from this buffer position.
+    NeedMore(usize),
 }
 
-fn malformed(offset: usize, message: impl Into<String>) -> ImportError {
-    ImportError::Malformed { format: FORMAT, offset: offset as u64, message: message.into() }
+fn malformed(offset: u64, message: impl Into<String>) -> ImportError {
+    ImportError::Malformed { format: FORMAT, offset, message: message.into() }
 }
 
 fn describe_byte(b: &[u8], at: usize) -> String {
@@ -39,237 +42,434 @@ fn describe_byte(b: &[u8], at: usize) -> String {
     }
 }
 
-struct Driver<'p> {
-    progress: &'p mut dyn Progress,
-    next_report: usize,
-    total: u64,
+/// Where the outer structure is between two buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before the first non-blank byte.
+    Start,
+    /// Inside the events array (the array form, or `traceEvents` of the object form).
+    Array { in_object: bool, expect_value: bool },
+    /// The array form's `]` was seen: only trailing data may follow.
+    ArrayClosed,
+    /// Object form: a key, `,` or `}` comes next.
+    ObjKey,
+    /// Object form: `,` or `}` after a value.
+    ObjSep,
+    /// Nothing more is read (closed, truncated or stopped by a syntax error).
+    Done,
 }
 
-impl Driver<'_> {
+/// The Chrome JSON parser over a file that arrives in buffers (a whole file is one buffer).
+///
+/// [`StreamParser::feed`] parses whole units — one event, one top-level key and value — and
+/// says how many bytes of the buffer it consumed; the caller passes the rest again, followed by
+/// the next bytes. A unit cut by the end of a buffer is parsed again from its start, so nothing
+/// it did is kept: parsing a prefix of an event has no effect on the model except interning the
+/// strings it completed, which the full parse interns again in the same order. The model is
+/// therefore the same for any split of the input (tested with 7-byte chunks).
+pub struct StreamParser<'b> {
+    conv: Conv<'b>,
+    state: State,
+    /// Absolute offset of the next buffer's first byte.
+    base: u64,
+    total: u64,
+    next_report: u64,
+    object_form: bool,
+    open_at: u64,
+    saw_events: bool,
+    kineto_keys: bool,
+    keys: Vec<String>,
+}
+
+impl<'b> StreamParser<'b> {
+    /// `total` is the file's size in bytes (for progress and messages).
+    pub fn new(b: &'b mut TraceBuilder, total: u64) -> Self {
+        StreamParser {
+            conv: Conv::new(b),
+            state: State::Start,
+            base: 0,
+            total,
+            next_report: PROGRESS_EVERY,
+            object_form: false,
+            open_at: 0,
+            saw_events: false,
+            kineto_keys: false,
+            keys: Vec::new(),
+        }
+    }
+
+    /// Bytes consumed so far.
+    pub fn consumed(&self) -> u64 {
+        self.base
+    }
+
+    /// Events converted so far.
+    pub fn events(&self) -> u64 {
+        self.conv.events
+    }
+
+    /// The converter (lazy-argument settings are made on it before the first feed).
+    pub fn conv(&mut self) -> &mut Conv<'b> {
+        &mut self.conv
+    }
+
+    /// Parse `buf` (whose first byte is at the absolute offset where the last call stopped);
+    /// `last` = no input follows. Returns the number of bytes consumed: the caller keeps
+    /// `buf[consumed..]` and passes it again before the next bytes.
+    pub fn feed(
+        &mut self,
+        buf: &[u8],
+        last: bool,
+        progress: &mut dyn Progress,
+    ) -> Result<usize, ImportError> {
+        let mut s = Scan { b: buf, pos: 0, more: !last };
+        let consumed = self.run(&mut s, progress)?;
+        self.base += consumed as u64;
+        Ok(consumed)
+    }
+
     #[inline]
-    fn tick(&mut self, pos: usize) -> Result<(), ImportError> {
-        if pos >= self.next_report {
-            self.next_report = pos + PROGRESS_EVERY;
-            if !self.progress.report(pos as u64, self.total) {
+    fn abs(&self, pos: usize) -> u64 {
+        self.base + pos as u64
+    }
+
+    #[inline]
+    fn tick(&mut self, pos: usize, progress: &mut dyn Progress) -> Result<(), ImportError> {
+        let at = self.abs(pos);
+        if at >= self.next_report {
+            self.next_report = at + PROGRESS_EVERY;
+            if !progress.report(at, self.total) {
                 return Err(ImportError::Cancelled);
             }
         }
         Ok(())
     }
-}
 
-/// Parse the whole file into the builder. Returns the dialect the content revealed.
-pub fn run(bytes: &[u8], b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<Dialect, ImportError> {
-    let mut s = Scan::new(bytes);
-    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        s.pos = 3;
+    fn truncated(&mut self, what: String) {
+        self.conv.b.warn("truncated_file", || what);
     }
-    let mut d = Driver { progress, next_report: PROGRESS_EVERY, total: bytes.len() as u64 };
-    let mut conv = Conv::new(b);
-    let mut kineto_keys = false;
-    match s.peek_ws() {
-        Some(b'[') => {
-            let end = events_array(&mut s, &mut conv, &mut d)?;
-            match end {
-                ArrayEnd::Closed => {
-                    if s.peek_ws().is_some() {
-                        let at = s.pos;
-                        conv.b.warn("trailing_data", || {
+
+    fn run(&mut self, s: &mut Scan<'_>, progress: &mut dyn Progress) -> Result<usize, ImportError> {
+        loop {
+            match self.state {
+                State::Start => {
+                    if self.base == 0 && s.pos == 0 {
+                        if s.b.len() < 3 && s.more {
+                            return Ok(0);
+                        }
+                        if s.b.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                            s.pos = 3;
+                        }
+                    }
+                    match s.peek_ws() {
+                        Some(b'[') => {
+                            s.pos += 1;
+                            self.state = State::Array { in_object: false, expect_value: true };
+                        }
+                        Some(b'{') => {
+                            self.open_at = self.abs(s.pos);
+                            self.object_form = true;
+                            s.pos += 1;
+                            self.state = State::ObjKey;
+                        }
+                        None if s.more => return Ok(s.pos),
+                        None => return Err(ImportError::Empty),
+                        Some(_) => {
+                            return Err(malformed(
+                                self.abs(s.pos),
+                                format!(
+                                    "not JSON trace data: expected '[' or '{{', found {}",
+                                    describe_byte(s.b, s.pos)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                State::Array { in_object, mut expect_value } => {
+                    let end = self.events_array(s, &mut expect_value, progress);
+                    self.state = State::Array { in_object, expect_value };
+                    match end? {
+                        ArrayEnd::NeedMore(p) => return Ok(p),
+                        end if in_object => self.object_array_end(end)?,
+                        end => self.array_end(end)?,
+                    }
+                }
+                State::ArrayClosed => match s.peek_ws() {
+                    Some(_) => {
+                        let at = self.abs(s.pos);
+                        self.conv.b.warn("trailing_data", || {
                             format!("data after the closing ']' at byte {at} ignored")
                         });
+                        self.state = State::Done;
+                    }
+                    None => return Ok(s.b.len()),
+                },
+                State::ObjKey => {
+                    if let Some(p) = self.object_key(s, progress)? {
+                        return Ok(p);
                     }
                 }
-                // the spec allows the closing ']' to be missing
-                ArrayEnd::Eof | ArrayEnd::Stopped => {}
-                ArrayEnd::EofInEvent(at) if conv.events == 0 => {
-                    return Err(malformed(at, "the file ends inside its first event (truncated?)"));
-                }
-                ArrayEnd::EofInEvent(at) => {
-                    conv.b.warn("truncated_event", || {
-                        format!("the file ends inside the event starting at byte {at}; that partial event was skipped")
-                    });
-                }
-            }
-        }
-        Some(b'{') => kineto_keys = object_form(&mut s, &mut conv, &mut d)?,
-        None => return Err(ImportError::Empty),
-        Some(_) => {
-            return Err(malformed(
-                s.pos,
-                format!("not JSON trace data: expected '[' or '{{', found {}", describe_byte(bytes, s.pos)),
-            ));
-        }
-    }
-    d.progress.report(bytes.len() as u64, bytes.len() as u64);
-    if conv.events == 0 {
-        conv.b.warn("no_events", || "the file holds no trace events".to_string());
-    }
-    let mut dialect = conv.finish();
-    dialect.kineto |= kineto_keys;
-    Ok(dialect)
-}
-
-/// The event array at `s.pos` (which is `[`).
-fn events_array<'a>(
-    s: &mut Scan<'a>,
-    conv: &mut Conv<'a, '_>,
-    d: &mut Driver<'_>,
-) -> Result<ArrayEnd, ImportError> {
-    s.pos += 1;
-    let mut expect_value = true;
-    loop {
-        d.tick(s.pos)?;
-        match s.peek_ws() {
-            None => return Ok(ArrayEnd::Eof),
-            Some(b']') => {
-                s.pos += 1;
-                return Ok(ArrayEnd::Closed);
-            }
-            Some(b',') => {
-                if expect_value {
-                    let at = s.pos;
-                    conv.b.warn("stray_comma", || {
-                        format!("a comma with no event before it at byte {at} was skipped")
-                    });
-                }
-                s.pos += 1;
-                expect_value = true;
-            }
-            Some(b'{') => {
-                if !expect_value {
-                    let at = s.pos;
-                    conv.b.warn("missing_comma", || format!("no comma between events before byte {at}"));
-                }
-                let start = s.pos;
-                let mut ev = Ev::default();
-                match parse_event(s, &mut ev, conv) {
-                    Ok(()) => {
-                        conv.at = start;
-                        conv.event(&ev);
+                State::ObjSep => match s.peek_ws() {
+                    Some(b',') => {
+                        s.pos += 1;
+                        self.state = State::ObjKey;
                     }
-                    Err(ScanError::Eof) => return Ok(ArrayEnd::EofInEvent(start)),
-                    Err(ScanError::Unexpected { at, expected }) => {
-                        return syntax_error(s.b, conv, at, expected)
+                    Some(b'}') => {
+                        s.pos += 1;
+                        self.state = State::Done;
                     }
-                }
-                expect_value = false;
-            }
-            Some(c) => {
-                let at = s.pos;
-                if conv.events == 0 {
-                    if c == b'[' {
-                        let message = if memory_timeline_row(&s.b[at..]) {
-                            "a JSON array of arrays, not of trace event objects: this looks like a PyTorch memory \
-                             timeline (export_memory_timeline .raw rows [ts, action, bytes, category]), not a Chrome trace"
-                                .to_string()
+                    None if s.more => return Ok(s.pos),
+                    None if self.saw_events => {
+                        self.truncated("the file ends before the closing '}' of the top-level object".into());
+                        self.state = State::Done;
+                    }
+                    None => {
+                        return Err(malformed(
+                            self.abs(s.pos),
+                            "the file ends inside the top-level JSON object before any traceEvents",
+                        ))
+                    }
+                    Some(_) => {
+                        let at = self.abs(s.pos);
+                        if self.saw_events {
+                            self.conv.b.warn("syntax_error", || {
+                                format!("JSON syntax error at byte {at} between top-level keys; the rest was skipped")
+                            });
+                            self.state = State::Done;
                         } else {
-                            format!("a JSON array of arrays (from byte {at}), not of trace event objects")
-                        };
-                        return Err(ImportError::Unsupported { format: FORMAT, message });
+                            return Err(malformed(
+                                at,
+                                format!(
+                                    "JSON syntax error: expected ',' or '}}' in the top-level object, found {}",
+                                    describe_byte(s.b, s.pos)
+                                ),
+                            ));
+                        }
                     }
-                    return Err(ImportError::Unsupported {
-                        format: FORMAT,
-                        message: format!(
-                            "the JSON array holds {} at byte {at}, not trace event objects",
-                            describe_byte(s.b, at)
-                        ),
-                    });
-                }
-                match s.skip_value() {
-                    Ok(_) => conv.b.warn("non_object_event", || {
-                        format!("array element at byte {at} is not an event object; skipped")
-                    }),
-                    Err(ScanError::Eof) => return Ok(ArrayEnd::EofInEvent(at)),
-                    Err(ScanError::Unexpected { at, expected }) => {
-                        return syntax_error(s.b, conv, at, expected)
-                    }
-                }
-                expect_value = false;
+                },
+                State::Done => return Ok(s.b.len()),
             }
         }
     }
-}
 
-fn syntax_error(
-    b: &[u8],
-    conv: &mut Conv<'_, '_>,
-    at: usize,
-    expected: &'static str,
-) -> Result<ArrayEnd, ImportError> {
-    let found = describe_byte(b, at);
-    if conv.events == 0 {
-        return Err(malformed(at, format!("JSON syntax error: expected {expected}, found {found}")));
+    /// The end of the array form's event array.
+    fn array_end(&mut self, end: ArrayEnd) -> Result<(), ImportError> {
+        self.state = State::Done;
+        match end {
+            ArrayEnd::Closed => self.state = State::ArrayClosed,
+            // the spec allows the closing ']' to be missing
+            ArrayEnd::Eof | ArrayEnd::Stopped | ArrayEnd::NeedMore(_) => {}
+            ArrayEnd::EofInEvent(at) if self.conv.events == 0 => {
+                return Err(malformed(at, "the file ends inside its first event (truncated?)"));
+            }
+            ArrayEnd::EofInEvent(at) => {
+                self.conv.b.warn("truncated_event", || {
+                    format!("the file ends inside the event starting at byte {at}; that partial event was skipped")
+                });
+            }
+        }
+        Ok(())
     }
-    let rest = b.len() - at;
-    let n = conv.events;
-    conv.b.warn("syntax_error", || {
-        format!("JSON syntax error at byte {at}: expected {expected}, found {found}; loaded the {n} events before it, skipped the last {rest} bytes")
-    });
-    Ok(ArrayEnd::Stopped)
-}
 
-/// The object form. Returns whether Kineto-only top-level keys were present.
-fn object_form<'a>(
-    s: &mut Scan<'a>,
-    conv: &mut Conv<'a, '_>,
-    d: &mut Driver<'_>,
-) -> Result<bool, ImportError> {
-    let open_at = s.pos;
-    s.pos += 1;
-    let mut saw_events = false;
-    let mut kineto_keys = false;
-    let mut keys: Vec<String> = Vec::new();
-    let truncated = |conv: &mut Conv<'_, '_>, what: String| {
-        conv.b.warn("truncated_file", || what);
-    };
-    loop {
+    /// The end of `traceEvents` in the object form.
+    fn object_array_end(&mut self, end: ArrayEnd) -> Result<(), ImportError> {
+        self.state = State::Done;
+        match end {
+            ArrayEnd::Closed => self.state = State::ObjSep,
+            ArrayEnd::EofInEvent(at) if self.conv.events == 0 => {
+                return Err(malformed(
+                    at,
+                    "the file ends inside the first event of traceEvents (truncated?)",
+                ));
+            }
+            ArrayEnd::Eof => {
+                let n = self.conv.events;
+                self.truncated(format!(
+                    "the file ends inside traceEvents (an unfinished write?); loaded the {n} complete events"
+                ));
+            }
+            ArrayEnd::EofInEvent(at) => {
+                let n = self.conv.events;
+                self.truncated(format!("the file ends inside the event at byte {at} (an unfinished write?); loaded the {n} complete events before it"));
+            }
+            ArrayEnd::Stopped | ArrayEnd::NeedMore(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The event array after its `[`.
+    fn events_array(
+        &mut self,
+        s: &mut Scan<'_>,
+        expect_value: &mut bool,
+        progress: &mut dyn Progress,
+    ) -> Result<ArrayEnd, ImportError> {
+        loop {
+            self.tick(s.pos, progress)?;
+            match s.peek_ws() {
+                None if s.more => return Ok(ArrayEnd::NeedMore(s.pos)),
+                None => return Ok(ArrayEnd::Eof),
+                Some(b']') => {
+                    s.pos += 1;
+                    return Ok(ArrayEnd::Closed);
+                }
+                Some(b',') => {
+                    if *expect_value {
+                        let at = self.abs(s.pos);
+                        self.conv.b.warn("stray_comma", || {
+                            format!("a comma with no event before it at byte {at} was skipped")
+                        });
+                    }
+                    s.pos += 1;
+                    *expect_value = true;
+                }
+                Some(b'{') => {
+                    let start = s.pos;
+                    let mut ev = Ev::default();
+                    match parse_event(s, &mut ev, &mut self.conv) {
+                        Ok(()) => {
+                            if !*expect_value {
+                                let at = self.abs(start);
+                                self.conv.b.warn("missing_comma", || {
+                                    format!("no comma between events before byte {at}")
+                                });
+                            }
+                            self.conv.at = self.abs(start);
+                            self.conv.base = self.base;
+                            self.conv.event(&ev);
+                        }
+                        Err(ScanError::Eof) if s.more => return Ok(ArrayEnd::NeedMore(start)),
+                        Err(ScanError::Eof) => return Ok(ArrayEnd::EofInEvent(self.abs(start))),
+                        Err(ScanError::Unexpected { at, expected }) => {
+                            return self.syntax_error(s.b, at, expected)
+                        }
+                    }
+                    *expect_value = false;
+                }
+                Some(c) => {
+                    let at = s.pos;
+                    if self.conv.events == 0 {
+                        if c == b'[' {
+                            if s.more && s.b.len() - at < 256 {
+                                return Ok(ArrayEnd::NeedMore(at));
+                            }
+                            let abs = self.abs(at);
+                            let message = if memory_timeline_row(&s.b[at..]) {
+                                "a JSON array of arrays, not of trace event objects: this looks like a PyTorch memory \
+                                 timeline (export_memory_timeline .raw rows [ts, action, bytes, category]), not a Chrome trace"
+                                    .to_string()
+                            } else {
+                                format!(
+                                    "a JSON array of arrays (from byte {abs}), not of trace event objects"
+                                )
+                            };
+                            return Err(ImportError::Unsupported { format: FORMAT, message });
+                        }
+                        return Err(ImportError::Unsupported {
+                            format: FORMAT,
+                            message: format!(
+                                "the JSON array holds {} at byte {}, not trace event objects",
+                                describe_byte(s.b, at),
+                                self.abs(at)
+                            ),
+                        });
+                    }
+                    match s.skip_value() {
+                        Ok(_) if s.more && s.pos == s.b.len() => return Ok(ArrayEnd::NeedMore(at)),
+                        Ok(_) => {
+                            let at = self.abs(at);
+                            self.conv.b.warn("non_object_event", || {
+                                format!("array element at byte {at} is not an event object; skipped")
+                            })
+                        }
+                        Err(ScanError::Eof) if s.more => return Ok(ArrayEnd::NeedMore(at)),
+                        Err(ScanError::Eof) => return Ok(ArrayEnd::EofInEvent(self.abs(at))),
+                        Err(ScanError::Unexpected { at, expected }) => {
+                            return self.syntax_error(s.b, at, expected)
+                        }
+                    }
+                    *expect_value = false;
+                }
+            }
+        }
+    }
+
+    fn syntax_error(&mut self, b: &[u8], at: usize, expected: &'static str) -> Result<ArrayEnd, ImportError> {
+        let found = describe_byte(b, at);
+        let at = self.abs(at);
+        if self.conv.events == 0 {
+            return Err(malformed(at, format!("JSON syntax error: expected {expected}, found {found}")));
+        }
+        let rest = self.total.saturating_sub(at);
+        let n = self.conv.events;
+        self.conv.b.warn("syntax_error", || {
+            format!("JSON syntax error at byte {at}: expected {expected}, found {found}; loaded the {n} events before it, skipped the last {rest} bytes")
+        });
+        Ok(ArrayEnd::Stopped)
+    }
+
+    /// One unit at the top of the object form: `,`, `}`, or a key with its value (or the
+    /// opening of `traceEvents`). `Some(p)`: more input is needed from buffer position `p`.
+    fn object_key(
+        &mut self,
+        s: &mut Scan<'_>,
+        progress: &mut dyn Progress,
+    ) -> Result<Option<usize>, ImportError> {
+        self.tick(s.pos, progress)?;
+        let saw_events = self.saw_events;
         match s.peek_ws() {
             Some(b'"') => {}
             Some(b'}') => {
                 s.pos += 1;
-                break;
+                self.state = State::Done;
+                return Ok(None);
             }
             Some(b',') => {
                 // trailing / doubled comma between top-level keys: tolerated
                 s.pos += 1;
-                continue;
+                return Ok(None);
             }
+            None if s.more => return Ok(Some(s.pos)),
             None if saw_events => {
-                truncated(
-                    conv,
+                self.truncated(
                     "the file ends before the closing '}' of the top-level object (an unfinished write?)"
                         .into(),
                 );
-                break;
+                self.state = State::Done;
+                return Ok(None);
             }
             None => {
                 return Err(malformed(
-                    s.pos,
+                    self.abs(s.pos),
                     "the file ends inside the top-level JSON object before any traceEvents",
                 ))
             }
             Some(_) => {
-                let at = s.pos;
+                let at = self.abs(s.pos);
                 if saw_events {
-                    let found = describe_byte(s.b, at);
-                    conv.b.warn("syntax_error", || format!("JSON syntax error at byte {at} after traceEvents (found {found}); the rest was skipped"));
-                    break;
+                    let found = describe_byte(s.b, s.pos);
+                    self.conv.b.warn("syntax_error", || format!("JSON syntax error at byte {at} after traceEvents (found {found}); the rest was skipped"));
+                    self.state = State::Done;
+                    return Ok(None);
                 }
                 return Err(malformed(
                     at,
                     format!(
                         "JSON syntax error: expected a key in the top-level object, found {}",
-                        describe_byte(s.b, at)
+                        describe_byte(s.b, s.pos)
                     ),
                 ));
             }
         }
-        let key_at = s.pos;
+        let unit = s.pos;
+        let key_at = self.abs(s.pos);
         let key = match s.string() {
             Ok(k) => k,
+            Err(_) if s.more => return Ok(Some(unit)),
             Err(_) if saw_events => {
-                truncated(conv, format!("the file ends inside a top-level key at byte {key_at}"));
-                break;
+                self.truncated(format!("the file ends inside a top-level key at byte {key_at}"));
+                self.state = State::Done;
+                return Ok(None);
             }
             Err(_) => {
                 return Err(malformed(
@@ -279,120 +479,105 @@ fn object_form<'a>(
             }
         };
         if let Err(e) = s.expect(b':', "':'") {
+            if e == ScanError::Eof && s.more {
+                return Ok(Some(unit));
+            }
             if saw_events {
-                truncated(conv, format!("the file ends or breaks after the top-level key at byte {key_at}"));
-                break;
+                self.truncated(format!("the file ends or breaks after the top-level key at byte {key_at}"));
+                self.state = State::Done;
+                return Ok(None);
             }
             return Err(match e {
-                ScanError::Eof => {
-                    malformed(s.pos, "the file ends inside the top-level JSON object before any traceEvents")
-                }
+                ScanError::Eof => malformed(
+                    self.abs(s.pos),
+                    "the file ends inside the top-level JSON object before any traceEvents",
+                ),
                 ScanError::Unexpected { at, .. } => malformed(
-                    at,
+                    self.abs(at),
                     format!("JSON syntax error: expected ':', found {}", describe_byte(s.b, at)),
                 ),
             });
         }
-        let key_text = String::from_utf8_lossy(key.raw).into_owned();
-        if key.raw == b"traceEvents" && s.peek_ws() == Some(b'[') {
-            saw_events = true;
-            match events_array(s, conv, d)? {
-                ArrayEnd::Closed => {}
-                ArrayEnd::EofInEvent(at) if conv.events == 0 => {
-                    return Err(malformed(
-                        at,
-                        "the file ends inside the first event of traceEvents (truncated?)",
-                    ));
-                }
-                ArrayEnd::Eof => {
-                    let n = conv.events;
-                    truncated(conv, format!("the file ends inside traceEvents (an unfinished write?); loaded the {n} complete events"));
-                    break;
-                }
-                ArrayEnd::EofInEvent(at) => {
-                    let n = conv.events;
-                    truncated(conv, format!("the file ends inside the event at byte {at} (an unfinished write?); loaded the {n} complete events before it"));
-                    break;
-                }
-                ArrayEnd::Stopped => break,
-            }
-        } else {
-            if kineto::is_kineto_top_key(key.raw) {
-                kineto_keys = true;
-            }
-            let (a, b) = match s.skip_value() {
-                Ok(span) => span,
-                Err(ScanError::Eof) if saw_events => {
-                    truncated(conv, format!("the file ends inside the top-level value '{key_text}'"));
-                    break;
-                }
-                Err(ScanError::Eof) => {
-                    return Err(malformed(
-                        s.b.len(),
-                        format!(
-                            "the file ends inside the top-level value '{key_text}' before any traceEvents"
-                        ),
-                    ));
-                }
-                Err(ScanError::Unexpected { at, expected }) => {
-                    if saw_events {
-                        conv.b.warn("syntax_error", || format!("JSON syntax error at byte {at} in top-level '{key_text}'; the rest was skipped"));
-                        break;
-                    }
-                    return Err(malformed(
-                        at,
-                        format!(
-                            "JSON syntax error in top-level '{key_text}': expected {expected}, found {}",
-                            describe_byte(s.b, at)
-                        ),
-                    ));
-                }
-            };
-            if key.raw == b"traceEvents" {
-                conv.b.warn("bad_trace_events", || "traceEvents is not an array; ignored".into());
-            } else {
-                top_level_value(conv, &key_text, &s.b[a..b]);
-            }
-            keys.push(key_text);
+        let is_events = key.raw == b"traceEvents";
+        let next = s.peek_ws();
+        if next.is_none() && s.more {
+            return Ok(Some(unit));
         }
-        match s.peek_ws() {
-            Some(b',') => s.pos += 1,
-            Some(b'}') => {
-                s.pos += 1;
-                break;
+        if is_events && next == Some(b'[') {
+            s.pos += 1;
+            self.saw_events = true;
+            self.state = State::Array { in_object: true, expect_value: true };
+            return Ok(None);
+        }
+        let key_text = String::from_utf8_lossy(key.raw).into_owned();
+        if kineto::is_kineto_top_key(key.raw) {
+            self.kineto_keys = true;
+        }
+        let (a, b) = match s.skip_value() {
+            Ok(_) if s.more && s.peek_ws().is_none() => return Ok(Some(unit)),
+            Ok(span) => span,
+            Err(ScanError::Eof) if s.more => return Ok(Some(unit)),
+            Err(ScanError::Eof) if saw_events => {
+                self.truncated(format!("the file ends inside the top-level value '{key_text}'"));
+                self.state = State::Done;
+                return Ok(None);
             }
-            None if saw_events => {
-                truncated(conv, "the file ends before the closing '}' of the top-level object".into());
-                break;
-            }
-            None => {
+            Err(ScanError::Eof) => {
                 return Err(malformed(
-                    s.pos,
-                    "the file ends inside the top-level JSON object before any traceEvents",
-                ))
+                    self.total,
+                    format!("the file ends inside the top-level value '{key_text}' before any traceEvents"),
+                ));
             }
-            Some(_) => {
-                let at = s.pos;
+            Err(ScanError::Unexpected { at, expected }) => {
+                let abs = self.abs(at);
                 if saw_events {
-                    conv.b.warn("syntax_error", || {
-                        format!("JSON syntax error at byte {at} between top-level keys; the rest was skipped")
+                    self.conv.b.warn("syntax_error", || {
+                        format!(
+                            "JSON syntax error at byte {abs} in top-level '{key_text}'; the rest was skipped"
+                        )
                     });
-                    break;
+                    self.state = State::Done;
+                    return Ok(None);
                 }
                 return Err(malformed(
-                    at,
+                    abs,
                     format!(
-                        "JSON syntax error: expected ',' or '}}' in the top-level object, found {}",
+                        "JSON syntax error in top-level '{key_text}': expected {expected}, found {}",
                         describe_byte(s.b, at)
                     ),
                 ));
             }
+        };
+        if is_events {
+            self.conv.b.warn("bad_trace_events", || "traceEvents is not an array; ignored".into());
+        } else {
+            top_level_value(&mut self.conv, &key_text, &s.b[a..b]);
         }
+        self.keys.push(key_text);
+        self.state = State::ObjSep;
+        Ok(None)
     }
-    if !saw_events {
-        return Err(not_a_trace(&keys, open_at));
+
+    /// After the last buffer: close what is open and return the dialect.
+    pub fn finish(self, progress: &mut dyn Progress) -> Result<Dialect, ImportError> {
+        if self.object_form && !self.saw_events {
+            return Err(not_a_trace(&self.keys, self.open_at));
+        }
+        progress.report(self.total, self.total);
+        if self.conv.events == 0 {
+            self.conv.b.warn("no_events", || "the file holds no trace events".to_string());
+        }
+        let mut dialect = self.conv.finish();
+        dialect.kineto |= self.kineto_keys;
+        Ok(dialect)
     }
-    Ok(kineto_keys)
+}
+
+/// Parse a whole file into the builder. Returns the dialect the content revealed.
+pub fn run(bytes: &[u8], b: &mut TraceBuilder, progress: &mut dyn Progress) -> Result<Dialect, ImportError> {
+    let mut p = StreamParser::new(b, bytes.len() as u64);
+    p.feed(bytes, true, progress)?;
+    p.finish(progress)
 }
 
 /// `[int, int, int, int]` at the start of `b`: a row of PyTorch's memory timeline export
@@ -425,7 +610,7 @@ fn memory_timeline_row(b: &[u8]) -> bool {
 }
 
 /// The error for a JSON object without `traceEvents`, saying what it looks like.
-fn not_a_trace(keys: &[String], _at: usize) -> ImportError {
+fn not_a_trace(keys: &[String], _at: u64) -> ImportError {
     let has = |k: &str| keys.iter().any(|x| x == k);
     let message = if has("nodes") {
         "JSON object without traceEvents: this looks like a PyTorch execution trace (a graph of `nodes`, ExecutionTraceObserver), \
@@ -444,7 +629,7 @@ fn not_a_trace(keys: &[String], _at: usize) -> ImportError {
 }
 
 /// A top-level key other than traceEvents → a trace metadata entry.
-fn top_level_value(conv: &mut Conv<'_, '_>, key: &str, text: &[u8]) {
+fn top_level_value(conv: &mut Conv<'_>, key: &str, text: &[u8]) {
     let big_section = matches!(key, "systemTraceEvents" | "samples" | "stackFrames" | "powerTraceAsString");
     if big_section {
         let n = text.len();

@@ -28,6 +28,9 @@ pub enum ScanError {
 pub struct Scan<'a> {
     pub b: &'a [u8],
     pub pos: usize,
+    /// More input may follow `b` (a chunk of a streamed file): a token that touches the end of
+    /// `b` may be incomplete.
+    pub more: bool,
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
@@ -141,7 +144,7 @@ pub fn is_ws(c: u8) -> bool {
 
 impl<'a> Scan<'a> {
     pub fn new(b: &'a [u8]) -> Self {
-        Scan { b, pos: 0 }
+        Scan { b, pos: 0, more: false }
     }
 
     #[inline(always)]

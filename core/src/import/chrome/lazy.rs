@@ -1,0 +1,219 @@
+//! Streaming import and lazy arguments.
+//!
+//! [`import_stream`] reads a Chrome JSON file from any [`std::io::Read`] in chunks (the browser's
+//! worker reads the dropped `File` with `Blob.slice`), so the file is never resident as a whole:
+//! the parser ([`super::parse::StreamParser`]) consumes whole events and carries a cut event over
+//! to the next chunk. The model is the same as from the whole buffer (tested at chunk sizes down
+//! to 7 bytes).
+//!
+//! With [`StreamOptions::lazy_args`], the `args` of complete (`X`) and instant (`i`/`I`) events
+//! are not parsed into memory: the model keeps their byte range in the file
+//! ([`crate::model::LazyArgs`], 8 bytes) plus the typed ids analyses need at once
+//! ([`crate::model::GpuIds`]: Kineto's `stream` and `correlation`, 16 bytes), and the viewer
+//! re-reads the range when an event is inspected ([`args_from_text`]). Args of other phases
+//! (B/E pairs are merged, counters and metadata are used at load) and args objects of 64 KiB or
+//! more are parsed as before. What lazy args cannot do: the search's `arg:` terms and the
+//! eager-args fallback of the GPU analyses see nothing in a lazy set.
+
+use std::io::Read;
+
+use super::args::ArgBuf;
+use super::intern::RawInterner;
+use super::parse::StreamParser;
+use super::scan::{parse_int, Scan};
+use crate::import::{ImportError, Progress};
+use crate::model::{ArgValue, GpuIds, TraceBuilder};
+
+/// How [`import_stream`] reads and what it keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamOptions {
+    /// Bytes asked of the reader per read (grown while one event is longer than this).
+    pub chunk_bytes: usize,
+    /// Keep args as byte ranges of input file number `file` (see the module doc).
+    pub lazy_args: Option<u8>,
+    /// Refuse the file early ([`ImportError::TooLarge`]) when the model it would build is
+    /// estimated above this many bytes at its peak (see [`estimate_peak_bytes`]).
+    pub max_peak_bytes: Option<u64>,
+}
+
+/// Peak bytes per input event while streaming (chunk, builder columns, then the finished
+/// columns and the LOD next to them), measured on a 200 MB Kineto-like trace with
+/// `bench_stream` (peak RSS growth / events): ≈ 89 with lazy args, ≈ 165 with args in memory.
+/// Rounded up: the estimate must err on the side of refusing a file before the tab dies.
+pub const PEAK_BYTES_PER_EVENT_LAZY: u64 = 96;
+pub const PEAK_BYTES_PER_EVENT_EAGER: u64 = 200;
+
+/// The estimated peak memory of importing a `total`-byte file of which the first `read` bytes
+/// held `events` events.
+pub fn estimate_peak_bytes(total: u64, read: u64, events: u64, lazy: bool) -> u64 {
+    let per_event = if lazy { PEAK_BYTES_PER_EVENT_LAZY } else { PEAK_BYTES_PER_EVENT_EAGER };
+    let est_events = (events as f64 * total as f64 / read.max(1) as f64) as u64;
+    est_events.saturating_mul(per_event)
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        StreamOptions { chunk_bytes: 16 << 20, lazy_args: None, max_peak_bytes: None }
+    }
+}
+
+/// Import a Chrome JSON file of `total` bytes from `reader` into `b`, chunk by chunk. Returns
+/// whether the content was Kineto (and sets the builder's format like the importer does).
+pub fn import_stream(
+    reader: &mut dyn Read,
+    total: u64,
+    b: &mut TraceBuilder,
+    opts: StreamOptions,
+    progress: &mut dyn Progress,
+) -> Result<(), ImportError> {
+    let chunk = opts.chunk_bytes.max(1);
+    let mut p = StreamParser::new(b, total);
+    p.conv().lazy_file = opts.lazy_args;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut eof = false;
+    let mut checked = false;
+    while !eof {
+        // read at least a chunk, and as much as is carried over: an event longer than a chunk
+        // is re-parsed at most a few times, not once per chunk
+        let want = chunk.max(buf.len());
+        let old = buf.len();
+        buf.resize(old + want, 0);
+        let mut got = 0;
+        while got < want {
+            match reader.read(&mut buf[old + got..]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(ImportError::Invalid {
+                        format: "chrome-json",
+                        message: format!("could not read the file: {e}"),
+                    });
+                }
+            }
+        }
+        buf.truncate(old + got);
+        let used = p.feed(&buf, eof, progress)?;
+        buf.drain(..used.min(buf.len()));
+        if let (Some(limit), false) = (opts.max_peak_bytes, checked) {
+            let (read, events) = (p.consumed(), p.events());
+            // judge from the first chunk that held a fair sample of events
+            if events >= 1000 || eof {
+                checked = true;
+                let est = estimate_peak_bytes(total, read, events, opts.lazy_args.is_some());
+                if est > limit {
+                    let est_events = est
+                        / if opts.lazy_args.is_some() {
+                            PEAK_BYTES_PER_EVENT_LAZY
+                        } else {
+                            PEAK_BYTES_PER_EVENT_EAGER
+                        };
+                    return Err(ImportError::TooLarge {
+                        what: format!(
+                            "this file ({}) holds about {} million events (judging from its first {}); building its model would take about {},",
+                            crate::limits::human_bytes(total),
+                            est_events / 1_000_000,
+                            crate::limits::human_bytes(read),
+                            crate::limits::human_bytes(est)
+                        ),
+                        limit,
+                    });
+                }
+            }
+        }
+    }
+    let dialect = p.finish(progress)?;
+    if dialect.kineto {
+        b.set_format("pytorch-kineto");
+    } else if dialect.furiosa {
+        b.set_format("furiosa");
+    }
+    Ok(())
+}
+
+/// Kineto's `stream` and `correlation` from an args object's text (top-level keys only).
+pub fn kineto_ids(text: &[u8]) -> GpuIds {
+    let mut ids = GpuIds::default();
+    // cheap reject: most args objects of other producers have neither key
+    let has = |k: &[u8]| text.windows(k.len()).any(|w| w == k);
+    if !has(b"\"stream\"") && !has(b"\"correlation\"") {
+        return ids;
+    }
+    let mut s = Scan::new(text);
+    if s.peek_ws() != Some(b'{') {
+        return ids;
+    }
+    s.pos += 1;
+    loop {
+        if s.peek_ws() != Some(b'"') {
+            return ids;
+        }
+        let Ok(k) = s.string() else { return ids };
+        if s.expect(b':', "':'").is_err() {
+            return ids;
+        }
+        let slot = match k.raw {
+            b"stream" => Some(&mut ids.stream),
+            b"correlation" => Some(&mut ids.correlation),
+            _ => None,
+        };
+        s.ws();
+        let v_at = s.pos;
+        let Ok((a, e)) = s.skip_value() else { return ids };
+        if let Some(slot) = slot {
+            *slot = int_value(&text[a.max(v_at)..e]);
+        }
+        match s.peek_ws() {
+            Some(b',') => s.pos += 1,
+            _ => return ids,
+        }
+    }
+}
+
+/// A JSON value's text as an integer the way the GPU analyses read args: an integer, a finite
+/// float truncated, or a string holding an integer.
+fn int_value(t: &[u8]) -> Option<i64> {
+    match t.first()? {
+        b'"' => {
+            let inner = t.get(1..t.len().saturating_sub(1))?;
+            std::str::from_utf8(inner).ok()?.trim().parse().ok()
+        }
+        c if c.is_ascii_digit() || *c == b'-' => parse_int(t)
+            .or_else(|| std::str::from_utf8(t).ok()?.parse::<u64>().ok().and_then(|u| i64::try_from(u).ok()))
+            .or_else(|| {
+                let f: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
+                f.is_finite().then(|| f.trunc() as i64)
+            }),
+        _ => None,
+    }
+}
+
+/// The (key, display value) pairs of an args object's text, exactly as
+/// [`crate::model::Trace::args_display`] shows the same object imported eagerly.
+pub fn args_from_text(text: &[u8]) -> Vec<(String, String)> {
+    let mut b = TraceBuilder::new("");
+    let mut strs = RawInterner::new();
+    let mut buf = ArgBuf::default();
+    let mut s = Scan::new(text);
+    if s.peek_ws() != Some(b'{') {
+        return Vec::new();
+    }
+    buf.scan(&mut s, &mut strs, &mut b);
+    buf.items()
+        .iter()
+        .map(|&(k, v)| {
+            let v = match v {
+                ArgValue::Null => "null".into(),
+                ArgValue::Bool(x) => x.to_string(),
+                ArgValue::Int(i) => i.to_string(),
+                ArgValue::UInt(i) => i.to_string(),
+                ArgValue::Float(f) => f.to_string(),
+                ArgValue::Str(s) | ArgValue::Json(s) => b.string(s).to_string(),
+            };
+            (b.string(k).to_string(), v)
+        })
+        .collect()
+}

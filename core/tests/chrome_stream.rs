@@ -1,0 +1,174 @@
+//! The streaming Chrome JSON import gives the same model as the whole-buffer import, for any
+//! split of the file (chunk sizes down to 7 bytes), on the shared Chrome/Kineto samples (skipped
+//! when absent) and on generated Kineto-like traces; with lazy arguments, the same model apart
+//! from where the args live, the args re-read from their byte ranges equal the eager ones, and
+//! the GPU analyses (which read Kineto's `stream`/`correlation`) give the same result.
+
+use loupe_core::analysis::gpu::{gpu_analysis, GpuOptions};
+use loupe_core::import::chrome::{args_from_text, synth, StreamOptions};
+use loupe_core::import::{import_bytes, import_chrome_stream, streamable, NoProgress, SNIFF_BYTES};
+use loupe_core::Trace;
+use std::io::Read;
+use std::path::Path;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/samples");
+
+/// A reader that returns at most `n` bytes per call.
+struct Dribble<'a> {
+    rest: &'a [u8],
+    n: usize,
+}
+
+impl Read for Dribble<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.n.min(out.len()).min(self.rest.len());
+        out[..k].copy_from_slice(&self.rest[..k]);
+        self.rest = &self.rest[k..];
+        Ok(k)
+    }
+}
+
+fn stream(name: &str, bytes: &[u8], chunk: usize, lazy: bool) -> Result<Trace, String> {
+    let opts = StreamOptions { chunk_bytes: chunk, lazy_args: lazy.then_some(0), max_peak_bytes: None };
+    let mut r = Dribble { rest: bytes, n: chunk };
+    import_chrome_stream(name, bytes.len() as u64, &mut r, opts, &mut NoProgress).map_err(|e| e.to_string())
+}
+
+fn encode(t: &Trace) -> Vec<u8> {
+    bincode::encode_to_vec(t, bincode::config::standard()).expect("encodes")
+}
+
+/// Whole buffer vs streamed at several chunk sizes: the same trace, byte for byte once encoded
+/// (or the same error).
+fn check_same(name: &str, bytes: &[u8], chunks: &[usize]) {
+    let whole = import_bytes(name, bytes, &mut NoProgress).map_err(|e| e.to_string());
+    for &c in chunks {
+        let s = stream(name, bytes, c, false);
+        match (&whole, &s) {
+            (Ok(w), Ok(s)) => {
+                s.validate().expect("valid");
+                assert!(encode(w) == encode(s), "{name}: model differs with {c}-byte chunks");
+            }
+            (Err(w), Err(s)) => assert_eq!(w, s, "{name}: error differs with {c}-byte chunks"),
+            _ => panic!("{name}: whole {:?} vs {c}-byte chunks {:?}", whole.as_ref().err(), s.as_ref().err()),
+        }
+    }
+}
+
+/// Lazy args: same slices; every lazy range re-read equals the eager args; same GPU analysis.
+fn check_lazy(name: &str, bytes: &[u8], chunk: usize) -> usize {
+    let Ok(eager) = import_bytes(name, bytes, &mut NoProgress) else { return 0 };
+    let lazy = stream(name, bytes, chunk, true).expect("lazy import");
+    lazy.validate().expect("valid");
+    assert_eq!(eager.tracks.len(), lazy.tracks.len(), "{name}");
+    let mut n = 0;
+    for (te, tl) in eager.tracks.iter().zip(&lazy.tracks) {
+        assert_eq!(te.slices.start_ns, tl.slices.start_ns, "{name}");
+        assert_eq!(te.slices.dur_ns, tl.slices.dur_ns, "{name}");
+        let names = |t: &Trace, c: &loupe_core::model::SliceColumns| -> Vec<String> {
+            c.name.iter().map(|&s| t.str(s).to_string()).collect()
+        };
+        assert_eq!(names(&eager, &te.slices), names(&lazy, &tl.slices), "{name}");
+        for (i, (&ae, &al)) in te.slices.args.iter().zip(&tl.slices.args).enumerate() {
+            let shown = match lazy.args.lazy_ref(al) {
+                Some(r) => {
+                    n += 1;
+                    let a = r.offset as usize;
+                    args_from_text(&bytes[a..a + r.len as usize])
+                }
+                None => lazy.args_display(al),
+            };
+            assert_eq!(eager.args_display(ae), shown, "{name}: args of slice {i}");
+        }
+    }
+    let (ge, gl) =
+        (gpu_analysis(&eager, &GpuOptions::default()), gpu_analysis(&lazy, &GpuOptions::default()));
+    assert_eq!(ge, gl, "{name}: GPU analysis differs with lazy args");
+    n
+}
+
+fn samples() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for dir in ["chrome-trace-json", "chrome-trace-json/malformed", "pytorch-kineto", "furiosa"] {
+        let Ok(rd) = std::fs::read_dir(Path::new(ROOT).join(dir)) else { continue };
+        let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect();
+        paths.sort();
+        for p in paths {
+            let Ok(raw) = std::fs::read(&p) else { continue };
+            let bytes = if raw.starts_with(&[0x1f, 0x8b]) {
+                let mut out = Vec::new();
+                if flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut out).is_err() {
+                    continue;
+                }
+                out
+            } else {
+                raw
+            };
+            let name = p
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().trim_end_matches(".gz").to_string());
+            if streamable(&name, &bytes[..bytes.len().min(SNIFF_BYTES)]) {
+                out.push((format!("{dir}/{name}"), bytes));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn samples_same_model_streamed() {
+    let all = samples();
+    if all.is_empty() {
+        eprintln!("skipping: no Chrome JSON samples under {ROOT}");
+        return;
+    }
+    let mut lazy_sets = 0;
+    for (name, bytes) in &all {
+        let chunks: &[usize] = if bytes.len() <= 2 << 20 { &[7, 1024, 64 << 10] } else { &[1024, 1 << 20] };
+        check_same(name, bytes, chunks);
+        lazy_sets += check_lazy(name, bytes, 4096);
+    }
+    eprintln!("{} samples streamed; {lazy_sets} lazy argument sets re-read and compared", all.len());
+    assert!(lazy_sets > 0);
+}
+
+#[test]
+fn synthetic_kineto_same_model_streamed() {
+    let bytes = synth::chrome_trace_json(1 << 20, 7);
+    check_same("synth.json", &bytes, &[7, 1000, 1 << 16]);
+    assert!(check_lazy("synth.json", &bytes, 1 << 16) > 1000);
+}
+
+#[test]
+fn damaged_and_edge_cases_same_model_streamed() {
+    let cases: &[&str] = &[
+        r#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,"args":{"x":1.5e3,"s":"q\"z"}}"#,
+        r#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1},{"ph":"X","name":"b","ts":"#,
+        r#"[,{"ph":"i","name":"a","ts":1,"pid":1,"tid":1} {"ph":"i","name":"b","ts":2,"pid":1,"tid":1}] trailing"#,
+        r#"{"deviceProperties":[{"id":0}],"traceEvents":[{"ph":"X","name":"k","cat":"kernel","ts":1,"dur":2,"pid":0,"tid":7,"args":{"stream":7,"correlation":12}}],"displayTimeUnit":"ns","x":12345678}"#,
+        r#"{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}],"meta":{"a":"#,
+        r#"{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}] "x":1}"#,
+        r#"{"other":1,"more":[1,2,3]}"#,
+        r#"[[1,2,3,4],[5,6,7,8]]"#,
+        r#"[{"ph":"X","name":"a","ts":1,"dur":2} 5 ]"#,
+        "\u{feff}[{\"ph\":\"B\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1,\"args\":{\"n\":12345}},{\"ph\":\"E\",\"ts\":9,\"pid\":1,\"tid\":1,\"args\":{\"m\":-0.25}}]",
+    ];
+    // not Chrome JSON: the loader reads those whole (and reports them) instead of streaming
+    assert!(!streamable("blank.json", b"   ") && !streamable("x.json", b"x"));
+    for (i, c) in cases.iter().enumerate() {
+        check_same(&format!("case{i}.json"), c.as_bytes(), &[1, 2, 3, 7, 1024]);
+        check_lazy(&format!("case{i}.json"), c.as_bytes(), 3);
+    }
+}
+
+#[test]
+fn too_large_is_refused_early_with_a_message() {
+    let bytes = synth::chrome_trace_json(1 << 20, 3);
+    let opts = StreamOptions { chunk_bytes: 64 << 10, lazy_args: Some(0), max_peak_bytes: Some(100 << 10) };
+    let mut r = Dribble { rest: &bytes, n: 64 << 10 };
+    let e = import_chrome_stream("big.json", bytes.len() as u64, &mut r, opts, &mut NoProgress).unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("million events") && m.contains("most Loupe can hold"), "{m}");
+    // the whole file was not read to find out
+    assert!(r.rest.len() > bytes.len() / 2);
+}
