@@ -390,26 +390,29 @@ fn kernels(t: &Trace, t0: i64, t1: i64) -> Vec<(i64, SliceRef)> {
     v
 }
 
+/// (iteration number, start, end) of one side.
+type Window = (Option<i64>, i64, i64);
+
 fn iteration_alignment(a: &Trace, b: &Trace) -> Option<IterationAlignment> {
     let gpu = |t: &Trace| t.tracks.iter().any(|tr| tr.role == TrackRole::GpuStream);
     if !gpu(a) || !gpu(b) {
         return None;
     }
-    let (windows, paired_by): (Vec<((Option<i64>, i64, i64), (Option<i64>, i64, i64))>, _) =
-        if a.iterations.is_empty() || b.iterations.is_empty() {
-            (vec![((None, a.start_ns, a.end_ns), (None, b.start_ns, b.end_ns))], "whole_trace")
+    let (windows, paired_by): (Vec<(Window, Window)>, _) = if a.iterations.is_empty()
+        || b.iterations.is_empty()
+    {
+        (vec![((None, a.start_ns, a.end_ns), (None, b.start_ns, b.end_ns))], "whole_trace")
+    } else {
+        let w = |i: &crate::model::Iteration| (Some(i.number), i.start_ns, i.end_ns);
+        let nb: HashMap<i64, &crate::model::Iteration> = b.iterations.iter().map(|i| (i.number, i)).collect();
+        let by_number: Vec<_> =
+            a.iterations.iter().filter_map(|ia| nb.get(&ia.number).map(|ib| (w(ia), w(ib)))).collect();
+        if by_number.is_empty() {
+            (a.iterations.iter().zip(&b.iterations).map(|(x, y)| (w(x), w(y))).collect(), "order")
         } else {
-            let w = |i: &crate::model::Iteration| (Some(i.number), i.start_ns, i.end_ns);
-            let nb: HashMap<i64, &crate::model::Iteration> =
-                b.iterations.iter().map(|i| (i.number, i)).collect();
-            let by_number: Vec<_> =
-                a.iterations.iter().filter_map(|ia| nb.get(&ia.number).map(|ib| (w(ia), w(ib)))).collect();
-            if by_number.is_empty() {
-                (a.iterations.iter().zip(&b.iterations).map(|(x, y)| (w(x), w(y))).collect(), "order")
-            } else {
-                (by_number, "number")
-            }
-        };
+            (by_number, "number")
+        }
+    };
     let iterations = windows
         .into_iter()
         .map(|((na, a0, a1), (nb, b0, b1))| {
