@@ -25,7 +25,7 @@
 //! **Untrusted bytes.** Every length is checked before it is used; the payload is inflated with a
 //! bound; bincode decodes with a memory limit scaled to the payload; the decoded model must pass
 //! [`Trace::validate`], and its level-of-detail indexes are rebuilt rather than trusted. Bad bytes
-//! give a [`LoupeFileError`], never a panic (fuzz target `loupe_file`).
+//! give a [`LoupeFileError`], never a panic (fuzz target `import_loupe`).
 //!
 //! **Compression**, measured (`cargo run --release -p loupe-core --example loupe_size`): zlib
 //! level 1 shrinks the model 4.5–7× (Kineto 16.5 MB → 2.4 MB, NTFF 104 KB → 24 KB) in ~5 ms per

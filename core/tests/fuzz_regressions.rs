@@ -18,7 +18,7 @@ const TARGETS: [&str; 8] = [
     "import_parquet",
     "import_dlprof_csv",
     "import_tb_neuron_ops",
-    "loupe_file",
+    "import_loupe",
 ];
 
 /// The (file name, bytes) pairs a target hands to `import_bytes` for one fuzz input: keep in step
@@ -61,7 +61,7 @@ fn imports_of(target: &str, data: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
                 ("neuron_hlo_op.json", framed(b"{\"ops\": [", data)),
             ]
         }
-        "loupe_file" => vec![
+        "import_loupe" => vec![
             ("fuzz.loupe", data.to_vec()),
             ("fuzz.loupe", loupe_core::loupe_file::frame_uncompressed(data)),
         ],

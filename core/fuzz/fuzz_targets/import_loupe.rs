@@ -1,4 +1,4 @@
-//! `cargo +nightly fuzz run loupe_file` (from core/): any bytes give a `.loupe` file whose model
+//! `cargo +nightly fuzz run import_loupe` (from core/): any bytes give a `.loupe` file whose model
 //! passes `Trace::validate` or a typed error, never a panic. Inputs are offered raw (the seeds are
 //! small `.loupe` files) and as the payload of a valid uncompressed header, so that the fuzzer
 //! reaches the bincode decoder and the model checks quickly.
