@@ -5,6 +5,8 @@
 //! loupe events FILE... [--csv] [--kind slice]
 //! loupe analyze FILE... [--json] [--exact] [--keep-last-step]
 //! loupe dashboard FILE... [--json] [--iterations A:B]
+//! loupe convert FILE... --to parquet|json|csv|loupe OUT
+//! loupe diff A B [--json] [--top N]
 //! ```
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -14,6 +16,7 @@ use loupe_core::query;
 use std::io::Write;
 
 mod analyze;
+mod convert;
 mod dlprof;
 mod neuron_rows;
 mod safe;
@@ -37,6 +40,12 @@ const USAGE: &str = "usage:
         usage, top ops, iterations, ops/kernels tables, recommendations) and DLProf report CSV tables;
         --json prints one object per input: file, and dlprof with gpu (the dashboard) and tables
   loupe correlation FILE.ntff --neff FILE.neff  correlation report (trace events -> NEFF -> operator -> source)
+  loupe convert FILE... --to parquet|json|csv|loupe OUT   export one profile: parquet = a folder OUT with one
+        table per event kind (schema: docs/export.md); json = Chrome/Perfetto trace JSON; csv = every
+        slice; loupe = a .loupe file (the built model; opens with any command and in the app). OUT - = stdout
+  loupe diff A B [--json] [--top N]           compare two profiles: per operator (device profiles) or name,
+        count and time in A and B, delta, ratio, by impact; Neuron instructions by engine+pc when both
+        ran the same program; Kineto iterations then kernels by edit distance (N rows shown, default 30)
   loupe formats                               list supported formats
 A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
 --neff F adds a NEFF to each input (correlation of an NTFF with its program).";
@@ -50,6 +59,8 @@ struct Args {
     exact: bool,
     keep_last_step: bool,
     iterations: Option<(i64, i64)>,
+    to: Option<String>,
+    top: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -64,6 +75,8 @@ fn parse_args() -> Result<Args, String> {
         exact: false,
         keep_last_step: false,
         iterations: None,
+        to: None,
+        top: 30,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -72,6 +85,8 @@ fn parse_args() -> Result<Args, String> {
             "--exact" => a.exact = true,
             "--keep-last-step" => a.keep_last_step = true,
             "--kind" => a.kind = it.next().ok_or("--kind needs a value")?,
+            "--to" => a.to = Some(it.next().ok_or("--to needs parquet, json, csv or loupe")?),
+            "--top" => a.top = it.next().and_then(|n| n.parse().ok()).ok_or("--top needs a number")?,
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
             "--iterations" => {
                 a.iterations = Some(dlprof::parse_range(&it.next().ok_or("--iterations needs A:B")?)?)
@@ -334,10 +349,42 @@ fn run(a: &Args) -> Result<(), String> {
                 }
             }
         }
+        "convert" => {
+            let (Some(to), Some((outp, inputs))) = (&a.to, a.files.split_last()) else {
+                return Err(format!("convert needs FILE... --to FORMAT OUT\n{USAGE}"));
+            };
+            if inputs.is_empty() {
+                return Err(format!("convert needs FILE... --to FORMAT OUT\n{USAGE}"));
+            }
+            let mut sources = Vec::new();
+            for p in inputs {
+                for (n, b) in read_input(p)? {
+                    sources.push((n, b.len() as u64));
+                }
+            }
+            let t = load_all(inputs, a.neff.as_deref())?;
+            let report = convert::convert(&t, &sources, to, outp)?;
+            if outp != "-" {
+                writeln!(out, "{}", text(&report)).map_err(io)?;
+            }
+        }
+        "diff" => {
+            let [pa, pb] = a.files.as_slice() else {
+                return Err(format!("diff needs two profiles A B\n{USAGE}"));
+            };
+            let (ta, tb) = (load(pa, a.neff.as_deref())?, load(pb, a.neff.as_deref())?);
+            let c = convert::compare(&ta, &tb);
+            if a.json {
+                writeln!(out, "{}", convert::diff_json(pa, pb, &c, a.top)?).map_err(io)?;
+            } else {
+                convert::diff_text(&mut out, pa, pb, &c, a.top).map_err(io)?;
+            }
+        }
         "formats" => {
             for imp in loupe_core::import::importers() {
                 writeln!(out, "{}", imp.name()).map_err(io)?;
             }
+            writeln!(out, "loupe (a saved .loupe file)").map_err(io)?;
         }
         c => return Err(format!("unknown command {c}\n{USAGE}")),
     }

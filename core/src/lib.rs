@@ -4,9 +4,11 @@
 
 pub mod analysis;
 pub mod demo;
+pub mod export;
 pub mod import;
 pub mod limits;
 pub mod lod;
+pub mod loupe_file;
 pub mod model;
 pub mod neuron;
 pub mod query;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 
-const TARGETS: [&str; 7] = [
+const TARGETS: [&str; 8] = [
     "import_chrome",
     "import_neff",
     "import_ntff",
@@ -18,6 +18,7 @@ const TARGETS: [&str; 7] = [
     "import_parquet",
     "import_dlprof_csv",
     "import_tb_neuron_ops",
+    "import_loupe",
 ];
 
 /// The (file name, bytes) pairs a target hands to `import_bytes` for one fuzz input: keep in step
@@ -60,6 +61,10 @@ fn imports_of(target: &str, data: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
                 ("neuron_hlo_op.json", framed(b"{\"ops\": [", data)),
             ]
         }
+        "import_loupe" => vec![
+            ("fuzz.loupe", data.to_vec()),
+            ("fuzz.loupe", loupe_core::loupe_file::frame_uncompressed(data)),
+        ],
         _ => panic!("unknown fuzz target {target}"),
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod annotations;
 pub mod busy;
+pub mod compare;
 pub mod device_summary;
 pub mod dlprof;
 pub mod gpu;

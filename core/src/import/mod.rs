@@ -120,7 +120,7 @@ pub trait Importer: Sync {
 pub const SUPPORTED_FORMATS: &str =
     "Loupe reads: Chrome/Perfetto JSON trace events (incl. PyTorch profiler/Kineto, \
 TensorFlow, Furiosa), neuron-profile JSON exports, Neuron Explorer Parquet tables, NEFF and NTFF v5 \
-files, DLProf report CSVs, TensorBoard-Neuron operator files; each may be gzip- or zip-compressed";
+files, DLProf report CSVs, TensorBoard-Neuron operator files, saved .loupe files; each may be gzip- or zip-compressed";
 
 /// How many bytes a sniff gets to see.
 pub const SNIFF_BYTES: usize = 4096;
@@ -272,6 +272,10 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
         }
         unwrapped.extend(container::unwrap_noting(f.name, f.bytes, &mut budget, &mut notes)?);
     }
+    // a .loupe file is a finished model: it opens alone, without the builder
+    if let Some(t) = open_loupe_file(&unwrapped)? {
+        return Ok(t);
+    }
     // group the files by the importer that claims them first (first-appearance order of
     // importers, file order within a group), so a multi-file format sees all its files at once
     let mut sniffed: Vec<(&str, &[u8], Vec<&'static dyn Importer>)> = Vec::new();
@@ -387,6 +391,34 @@ pub fn import_chrome_stream(
     b.add_operator_timeline();
     b.set_format(&formats.join("+"));
     Ok(b.finish())
+}
+
+/// The model of a `.loupe` file ([`crate::loupe_file`]), recognised by its magic; `None` when no
+/// input is one. Its state (annotations, view) is for the app, which reads it with
+/// [`crate::loupe_file::read`].
+fn open_loupe_file(files: &[(String, std::borrow::Cow<'_, [u8]>)]) -> Result<Option<Trace>, ImportError> {
+    use crate::loupe_file::{is_loupe, read, LoupeFileError};
+    if !files.iter().any(|(_, b)| is_loupe(b)) {
+        return Ok(None);
+    }
+    const F: &str = "Loupe file";
+    let [(_, bytes)] = files else {
+        return Err(ImportError::Unsupported {
+            format: F,
+            message: "a .loupe file holds a whole profile: open it alone, not with other files".into(),
+        });
+    };
+    match read(bytes) {
+        Ok(f) => Ok(Some(f.trace)),
+        Err(LoupeFileError::TooLarge(n)) => Err(ImportError::TooLarge {
+            what: format!("its model ({n} bytes) is"),
+            limit: crate::limits::MAX_EXPANDED_BYTES,
+        }),
+        Err(e @ LoupeFileError::Version { .. }) => {
+            Err(ImportError::Unsupported { format: F, message: e.to_string() })
+        }
+        Err(e) => Err(ImportError::Invalid { format: F, message: e.to_string() }),
+    }
 }
 
 /// Record the format an importer produced: it may name the dialect it found (e.g. "ntff+neff",
