@@ -131,6 +131,16 @@ fn write_url(fragment: &str, push: bool) {
     };
 }
 
+thread_local! {
+    /// A view to apply to the next installed profile (a `.loupe` file's saved view).
+    static INJECTED: RefCell<Option<ViewState>> = const { RefCell::new(None) };
+}
+
+/// Apply `v` to the profile installed next (call before `AppState::install`).
+pub fn restore_on_install(v: ViewState) {
+    INJECTED.with(|i| *i.borrow_mut() = Some(v));
+}
+
 struct Sync {
     /// A link not yet applied (its profile is not open).
     pending: RefCell<Option<ViewState>>,
@@ -172,6 +182,12 @@ pub fn DeepLinks() -> impl IntoView {
         let s1 = s1.clone();
         let apply1 = apply1.clone();
         let t = Timeout::new(0, move || {
+            if let Some(v) = INJECTED.with(|i| i.borrow_mut().take()) {
+                // a saved view wins over a link made for another view of the same profile
+                s1.pending.borrow_mut().take();
+                apply1(v);
+                return;
+            }
             let pending = s1.pending.borrow().clone();
             if let Some(v) = pending {
                 if matches_profile(state, &v) || v.profile.is_none() {

@@ -25,6 +25,7 @@ pub mod embed;
 pub mod loader;
 pub mod model_cache;
 pub mod search_runner;
+pub mod share;
 pub mod sources;
 pub mod state;
 pub mod url_open;

@@ -214,6 +214,35 @@ type Payload = (FileMeta, String, Trace);
 
 /// bincode with a memory limit scaled to the payload: a lying length can make the decoder
 /// reserve at most a few times the payload, never gigabytes for a small file.
+/// Only the metadata and the app's state of a `.loupe` file (they come first in the payload, so
+/// this inflates a few kilobytes, not the model). For the app, which gets the model from the
+/// parser worker and the state from here. Never panics on any bytes.
+pub fn read_state(bytes: &[u8]) -> Result<(FileMeta, String), LoupeFileError> {
+    if !is_loupe(bytes) {
+        return Err(LoupeFileError::NotLoupe);
+    }
+    let damaged = |m: String| LoupeFileError::Damaged(m);
+    let head = bytes.get(..HEADER_BYTES).ok_or_else(|| damaged("the header is cut short".into()))?;
+    let version = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
+    if version != FORMAT_VERSION {
+        return Err(LoupeFileError::Version { found: version, supported: FORMAT_VERSION });
+    }
+    let body = &bytes[HEADER_BYTES..];
+    // the state is at most the whole file's worth of JSON: bound the decoder by it
+    const LIMIT: usize = 256 << 20;
+    let cfg = bincode::config::standard().with_fixed_int_encoding().with_limit::<LIMIT>();
+    let mut reader: Box<dyn Read + '_> = match head[12] {
+        0 => Box::new(body),
+        1 => Box::new(flate2::read::ZlibDecoder::new(body)),
+        c => return Err(damaged(format!("unknown compression {c}"))),
+    };
+    let meta: FileMeta =
+        bincode::decode_from_std_read(&mut reader, cfg).map_err(|e| damaged(format!("metadata: {e}")))?;
+    let state: String =
+        bincode::decode_from_std_read(&mut reader, cfg).map_err(|e| damaged(format!("state: {e}")))?;
+    Ok((meta, state))
+}
+
 fn decode_payload(p: &[u8]) -> Result<Payload, LoupeFileError> {
     const MIB: usize = 1 << 20;
     let n = p.len();
@@ -239,6 +268,22 @@ fn decode_limited<const LIMIT: usize>(p: &[u8]) -> Result<Payload, LoupeFileErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_state_reads_only_the_state() {
+        let t = crate::demo::demo_trace();
+        let meta = FileMeta {
+            written_by: "t".into(),
+            sources: vec![SourceFile { name: "a.json".into(), size_bytes: 3 }],
+        };
+        let bytes = to_bytes(&t, r#"{"view":1}"#, &meta).unwrap();
+        let (m, s) = read_state(&bytes).unwrap();
+        assert_eq!((m, s.as_str()), (meta, r#"{"view":1}"#));
+        // cut inside the model: the state still reads; cut inside the header: a typed error
+        assert!(read_state(&bytes[..bytes.len() / 2]).is_ok());
+        assert!(read_state(&bytes[..10]).is_err());
+        assert!(matches!(read_state(b"nope"), Err(LoupeFileError::NotLoupe)));
+    }
     use crate::model::synth;
 
     fn meta() -> FileMeta {

@@ -5,6 +5,7 @@ pub mod details;
 pub mod help;
 pub mod program;
 pub mod progress;
+pub mod share_menu;
 pub mod shell;
 pub mod tooltip;
 pub mod warnings;

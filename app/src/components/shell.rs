@@ -54,15 +54,32 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             total_bytes: total,
             mb_per_s: 0.0,
         }));
+        let loupe_file = (files.len() == 1 && files[0].name().to_ascii_lowercase().ends_with(".loupe"))
+            .then(|| SendWrapper::new(files[0].clone()));
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => state.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, cached, .. } => {
-                state.progress.set(None);
                 let mut data = TraceData::new(*trace, label.clone(), false, total_ms);
                 data.from_cache = cached;
-                state.install(data);
-                crate::embed::notify_loaded(state, &state.data());
-                state.phase.set(LoadPhase::Ready);
+                let install = move |data: TraceData| {
+                    state.progress.set(None);
+                    state.install(data);
+                    crate::embed::notify_loaded(state, &state.data());
+                    state.phase.set(LoadPhase::Ready);
+                };
+                match loupe_file.clone() {
+                    // a .loupe file: its saved view (annotations, range, layout…) comes back too
+                    Some(f) => wasm_bindgen_futures::spawn_local(async move {
+                        if let Ok(buf) = wasm_bindgen_futures::JsFuture::from(f.array_buffer()).await {
+                            let bytes = js_sys::Uint8Array::new(&buf).to_vec();
+                            if let Some(saved) = crate::share::saved_state(&bytes) {
+                                crate::deep_link::restore_on_install(saved.view);
+                            }
+                        }
+                        install(data);
+                    }),
+                    None => install(data),
+                }
             }
             LoadEvent::Failed(message) => {
                 state.progress.set(None);
@@ -259,6 +276,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                     "Open folder…"
                     <input type="file" multiple prop:webkitdirectory=true data-testid="open-folder" on:change=on_file/>
                 </label>
+                <crate::components::share_menu::ShareMenu/>
                 <span class="source">{source}</span>
                 <span class="stats" data-testid="stats">{stats}</span>
                 <button class="keys-hint link" data-testid="keys-hint" title="Every key and gesture" on:click=move |_| state.show_help.update(|h| *h = !*h)>"? keys · / search · W/S zoom · A/D pan"</button>
