@@ -320,6 +320,11 @@ pub struct AppState {
     /// Ctrl/Cmd was held on the timeline click that made the current selection (the Code widget
     /// then scrolls to the event's line; it resets this when it has read it).
     pub select_modifier: StoredValue<bool>,
+    /// A second profile opened with "Compare…" (profile B; the open one is A), and how its
+    /// load goes; `compare_gen` bumps when it changes.
+    pub compare: StoredValue<Option<Arc<TraceData>>>,
+    pub compare_gen: RwSignal<u64>,
+    pub compare_status: RwSignal<Option<String>>,
 }
 
 impl AppState {
@@ -350,6 +355,9 @@ impl AppState {
             sources: StoredValue::new(Arc::new(Default::default())),
             sources_gen: RwSignal::new(0),
             select_modifier: StoredValue::new(false),
+            compare: StoredValue::new(None),
+            compare_gen: RwSignal::new(0),
+            compare_status: RwSignal::new(None),
         }
     }
 

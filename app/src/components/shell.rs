@@ -216,6 +216,45 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         load(files);
     };
 
+    // "Compare…": a second profile (B) loaded beside the open one, for the Compare widget
+    let compare_job: StoredValue<Option<LoadHandle>, LocalStorage> = StoredValue::new_local(None);
+    let on_compare = move |ev: web_sys::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+        let (_, files, _) = sources::split(sources::picked_from_list(input.files()));
+        input.set_value("");
+        if files.is_empty() {
+            return;
+        }
+        compare_job.with_value(|j| {
+            if let Some(j) = j {
+                j.cancel();
+            }
+        });
+        let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
+        state.compare_status.set(Some(format!("Opening {label} to compare…")));
+        state.compare_gen.update(|g| *g += 1);
+        let h = loader::start(files, mode.get_value(), move |ev| match ev {
+            LoadEvent::Progress(p) => {
+                state.compare_status.set(Some(format!("Opening {label}: {} {:.0} %", p.stage, p.percent())))
+            }
+            LoadEvent::Done { trace, total_ms, .. } => {
+                state.compare.set_value(Some(std::sync::Arc::new(TraceData::new(
+                    *trace,
+                    label.clone(),
+                    false,
+                    total_ms,
+                ))));
+                state.compare_status.set(None);
+                state.compare_gen.update(|g| *g += 1);
+            }
+            LoadEvent::Failed(message) => {
+                state.compare_status.set(Some(format!("Could not open {label} to compare: {message}")));
+                state.compare_gen.update(|g| *g += 1);
+            }
+        });
+        compare_job.set_value(Some(h));
+    };
+
     let source = move || {
         let d = state.tracked_data();
         if d.is_demo {
@@ -277,6 +316,10 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                     <input type="file" multiple prop:webkitdirectory=true data-testid="open-folder" on:change=on_file/>
                 </label>
                 <crate::components::share_menu::ShareMenu/>
+                <label class="button button-quiet open-file" title="Open a second profile (B) to compare with this one (A)">
+                    "Compare…"
+                    <input type="file" multiple data-testid="compare-open" on:change=on_compare/>
+                </label>
                 <span class="source">{source}</span>
                 <span class="stats" data-testid="stats">{stats}</span>
                 <button class="keys-hint link" data-testid="keys-hint" title="Every key and gesture" on:click=move |_| state.show_help.update(|h| *h = !*h)>"? keys · / search · W/S zoom · A/D pan"</button>

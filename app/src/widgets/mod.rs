@@ -4,6 +4,7 @@
 
 pub mod annotations;
 pub mod code;
+pub mod compare;
 pub mod dashboard;
 pub mod deferred;
 pub mod details;
@@ -37,6 +38,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Code => view! { <code::CodeWidget/> }.into_any(),
         WidgetKind::GpuBreakdown => view! { <gpu_breakdown::GpuBreakdownWidget/> }.into_any(),
         WidgetKind::Latency => view! { <latency::LatencyWidget/> }.into_any(),
+        WidgetKind::Compare => view! { <compare::CompareWidget/> }.into_any(),
     }
 }
 

@@ -21,10 +21,11 @@ pub enum WidgetKind {
     Code,
     GpuBreakdown,
     Latency,
+    Compare,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 13] = [
+    pub const ALL: [WidgetKind; 14] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -38,6 +39,7 @@ impl WidgetKind {
         WidgetKind::Code,
         WidgetKind::GpuBreakdown,
         WidgetKind::Latency,
+        WidgetKind::Compare,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -54,6 +56,7 @@ impl WidgetKind {
             WidgetKind::Code => "Code",
             WidgetKind::GpuBreakdown => "GPU Breakdown",
             WidgetKind::Latency => "Latency",
+            WidgetKind::Compare => "Compare",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -72,6 +75,7 @@ impl WidgetKind {
             WidgetKind::Code => "code",
             WidgetKind::GpuBreakdown => "gpu-breakdown",
             WidgetKind::Latency => "latency",
+            WidgetKind::Compare => "compare",
         }
     }
 }
@@ -402,6 +406,17 @@ impl Node {
             }
             _ => *self = slot(&[w]),
         }
+    }
+
+    /// Add `w` (if absent) as a tab of `anchor`'s slot (else the largest slot), and show it.
+    pub fn add_beside(&mut self, w: WidgetKind, anchor: WidgetKind) {
+        if !self.contains(w) {
+            match self.slot_of(anchor).and_then(|p| self.at_mut(&p)) {
+                Some(Node::Slot { widgets, .. }) => widgets.push(w),
+                _ => self.add(w),
+            }
+        }
+        self.activate(w);
     }
 
     /// Make `w` the active tab of its slot.

@@ -88,6 +88,15 @@ pub fn Workbench() -> impl IntoView {
         kind
     });
 
+    // a profile opened for comparison shows the Compare widget
+    Effect::new(move |prev: Option<u64>| {
+        let g = state.compare_gen.get();
+        if prev.is_some_and(|p| p != g) && state.compare.with_value(|c| c.is_some()) {
+            wb.layout.update(|l| l.add_beside(WidgetKind::Compare, WidgetKind::Details));
+        }
+        g
+    });
+
     let root = NodeRef::<leptos::html::Div>::new();
     let boxes = Memo::new(move |_| wb.layout.with(|l| l.boxes()));
 

