@@ -10,6 +10,7 @@ pub mod lod;
 pub mod model;
 pub mod neuron;
 pub mod query;
+pub mod raster;
 mod rng;
 pub mod rows;
 pub mod strings;
