@@ -424,9 +424,60 @@ fn large_demo_capped(slices: usize, cap: usize, progress: &mut dyn FnMut(u64, u6
     b.finish()
 }
 
+/// The `demo` parameter of a page URL's query string (`location.search`, with or without the
+/// leading `?`): `Ok(None)` when absent, or present without a number (`?demo`, `?demo=`: the
+/// built-in demo, as always), `Ok(Some(n))` for `?demo=<N>` with N a whole number, optionally with
+/// a `k`/`M` suffix or `_` separators (`?demo=10M`, `?demo=10_000_000`), and `Err` with a message
+/// for anything else. N is not capped here ([`large_demo`] caps it and says so).
+pub fn demo_param(query: &str) -> Result<Option<u64>, String> {
+    let q = query.strip_prefix('?').unwrap_or(query);
+    let Some(v) = q.split('&').find_map(|kv| match kv.split_once('=') {
+        Some(("demo", v)) => Some(v),
+        None if kv == "demo" => Some(""),
+        _ => None,
+    }) else {
+        return Ok(None);
+    };
+    let v = v.trim().replace('_', "");
+    if v.is_empty() {
+        return Ok(None);
+    }
+    let (digits, mul) = match v.strip_suffix(['k', 'K']) {
+        Some(d) => (d, 1_000u64),
+        None => match v.strip_suffix('M') {
+            Some(d) => (d, 1_000_000),
+            None => (v.as_str(), 1),
+        },
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mul))
+        .map(Some)
+        .ok_or_else(|| format!("?demo={v}: expected a number of slices such as ?demo=1000000 or ?demo=10M"))
+}
+
 #[cfg(test)]
 mod large_tests {
     use super::*;
+
+    #[test]
+    fn demo_param_forms() {
+        assert_eq!(demo_param(""), Ok(None));
+        assert_eq!(demo_param("?x=1"), Ok(None));
+        assert_eq!(demo_param("?demo"), Ok(None));
+        assert_eq!(demo_param("?demo="), Ok(None));
+        assert_eq!(demo_param("?demo=10000000"), Ok(Some(10_000_000)));
+        assert_eq!(demo_param("a=1&demo=10_000&b"), Ok(Some(10_000)));
+        assert_eq!(demo_param("?demo=10M"), Ok(Some(10_000_000)));
+        assert_eq!(demo_param("?demo=250k"), Ok(Some(250_000)));
+        assert_eq!(demo_param("?demodemo=5"), Ok(None));
+        for bad in
+            ["?demo=abc", "?demo=-5", "?demo=1.5M", "?demo=99999999999999999999", "?demo=20000000000000M"]
+        {
+            assert!(demo_param(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn large_demo_exact_nested_named() {
