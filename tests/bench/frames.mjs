@@ -4,7 +4,10 @@
 // animation frame — at several zoom levels, and records
 //   * every requestAnimationFrame gap of a frame counter running alongside (on time: ≤ 20 ms);
 //   * the work of every app frame: the time spent inside the app's rAF callbacks (the app has one
-//     rAF owner, canvas/scheduler.rs; `requestAnimationFrame` is wrapped to time each callback).
+//     rAF owner, canvas/scheduler.rs; `requestAnimationFrame` is wrapped to time each callback),
+//     plus a 1×1 `getImageData` of the timeline canvas inside the timed span, which makes
+//     Chromium rasterise the 2D commands just recorded (otherwise fillRect's raster cost would
+//     land after the callback, outside the figure; FLUSH=0 leaves it out).
 // Runs the default pixel-buffer painter ("raster") and, for before/after, the same build with
 // `?raster=0` (one fillRect per item, the painter before issue 10). Numbers only.
 //   node tests/bench/frames.mjs
@@ -27,6 +30,7 @@ const ZOOMS = env('ZOOMS', '1,10,100,1000,10000,100000').split(',').map(Number);
 const RUNS = +env('RUNS', 1);
 const OUT = env('OUT', path.join(ROOT, 'target/bench/frames.json'));
 const GAP_MS = 20;
+const FLUSH = env('FLUSH', '1') !== '0';
 
 if (!fs.existsSync(path.join(DIST, 'index.html'))) {
   console.error(`no app build in ${DIST}: run \`trunk build --release\` (or set LOUPE_DIST)`);
@@ -37,13 +41,20 @@ const browser = await launch();
 const results = { chromium: browser.version(), date: new Date().toISOString(), slices: SLICES, runs: [] };
 
 // In-page instrumentation, installed before the app starts.
-const INIT = () => {
+const INIT = (flush) => {
   const orig = window.requestAnimationFrame.bind(window);
   window.__bench = { work: [], gaps: [], on: false };
+  let ctx = null;
   window.requestAnimationFrame = (cb) => orig((t) => {
     const a = performance.now();
     cb(t);
-    if (window.__bench.on) window.__bench.work.push(performance.now() - a);
+    if (window.__bench.on) {
+      if (flush) {
+        ctx = ctx || document.querySelector('[data-testid=timeline]')?.getContext('2d');
+        ctx?.getImageData(0, 0, 1, 1);
+      }
+      window.__bench.work.push(performance.now() - a);
+    }
   });
   // the frame counter: one rAF per frame while recording
   let last = null;
@@ -112,7 +123,7 @@ try {
   for (let run = 0; run < RUNS; run++) {
     for (const mode of MODES) {
       const ctx = await browser.newContext({ viewport: { width: 1920, height: 1080 } });
-      await ctx.addInitScript(INIT);
+      await ctx.addInitScript(INIT, FLUSH);
       const page = await ctx.newPage();
       page.on('pageerror', (e) => console.error('page error:', e.message));
       const q = `?demo=${SLICES}${mode === 'canvas' ? '&raster=0' : ''}`;
@@ -122,6 +133,7 @@ try {
       await page.waitForFunction(() => document.body.dataset.loupeState === 'ready' || document.body.dataset.loupeState === 'error', null, { timeout: 600_000 });
       await page.waitForFunction((n) => window.__loupe && window.__loupe.sliceCount === n, SLICES, { timeout: 60_000 });
       const info = await page.evaluate(() => ({ ...window.__loupe }));
+      results.canvas_css_px = `${info.widthPx}x${info.heightPx}`;
       const load_ms = Date.now() - t0;
       process.stderr.write(`  loaded in ${(load_ms / 1000).toFixed(1)} s; memoryBytes ${info.memoryBytes} (${fmt(info.memoryBytes / SLICES, 1)} B/slice); raster=${info.raster}\n`);
       const levels = [];
@@ -153,7 +165,8 @@ try {
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
 fs.writeFileSync(OUT, JSON.stringify(results, null, 2));
 console.log(`\nFrames with ${SLICES} slices (?demo=${SLICES}), Chromium ${results.chromium} headless --disable-gpu, 1920x1080;`);
-console.log(`per zoom level ${FRAMES} frames each of held keys (D/A), ctrl+wheel zoom, shift+wheel pan; on time = rAF gap <= ${GAP_MS} ms\n`);
+console.log(`timeline canvas ${results.canvas_css_px} CSS px (default layout); per zoom level ${FRAMES} frames each of held keys (D/A),`);
+console.log(`ctrl+wheel zoom, shift+wheel pan; on time = rAF gap <= ${GAP_MS} ms; work = app rAF callbacks${FLUSH ? ' + forced canvas raster' : ''}\n`);
 table(['run', 'painter', 'zoom', 'items', 'frames', 'on time %', 'max gap', 'work p50', 'work p95', 'work max'],
   results.runs.flatMap((r) => [...r.levels, { zoom: 'all', items: '', ...r.all }].map((l) => [r.run + 1, r.mode, l.zoom === 'all' ? 'all' : `1/${l.zoom}`, l.items,
     l.frames, fmt(l.on_time_pct, 1), fmt(l.gap_max_ms, 1), fmt(l.work_p50_ms, 2), fmt(l.work_p95_ms, 2), fmt(l.work_max_ms, 1)])));
