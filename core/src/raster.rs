@@ -49,7 +49,7 @@ pub struct PixelBuf {
 /// Columns covered by `[x0, x1)` clipped to `0..w` (see the module doc), or `None`.
 fn columns(x0: f64, x1: f64, w: usize) -> Option<(usize, usize)> {
     // NaN never passes this
-    if !(x1 > x0) {
+    if x1.partial_cmp(&x0) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     let a = x0.round();
