@@ -5,7 +5,7 @@
 #
 #   bash scripts/bench.sh            # everything (≈ 15–25 min on 2 cores, most of it compiling)
 #   bash scripts/bench.sh --quick    # smaller inputs, no criterion (≈ 5 min once built)
-# Env: SKIP_SETUP=1, SKIP_NATIVE=1, SKIP_BROWSER=1, SKIP_SPEEDSCOPE=1, WASM_OPT=0 (skip wasm-opt -O3),
+# Env: SKIP_SETUP=1, SKIP_NATIVE=1, SKIP_BROWSER=1, SKIP_SPEEDSCOPE=1, SKIP_FRAMES=1, WASM_OPT=0 (skip wasm-opt -O3),
 #      LOUPE_DIST=<app build> (default dist/ when present), RUNS (browser runs, default 3).
 # Raw outputs land in target/bench/.
 set -euo pipefail
@@ -16,7 +16,8 @@ QUICK=0
 OUT=target/bench
 mkdir -p "$OUT"
 # outputs of an earlier run must not show up in this run's summary (generated inputs are kept)
-rm -f "$OUT"/native-*.txt "$OUT"/criterion.txt "$OUT"/browser.txt "$OUT"/browser.json "$OUT"/speedscope.txt "$OUT"/speedscope-vs-loupe.json
+rm -f "$OUT"/native-*.txt "$OUT"/criterion.txt "$OUT"/browser.txt "$OUT"/browser.json "$OUT"/speedscope.txt "$OUT"/speedscope-vs-loupe.json \
+  "$OUT"/frames.txt "$OUT"/frames.json "$OUT"/paint-probe.txt
 T0=$(date +%s)
 step() { echo "::: [+$(( $(date +%s) - T0 ))s] $*"; }
 
@@ -64,6 +65,20 @@ fi
 if [ "${SKIP_BROWSER:-0}" != 1 ]; then
   step "browser: JSON ${JSON_MB} MB, NTFF ${NTFF_MB} MB, LOD+paint at ${SLICES} slices"
   OUT="$OUT/browser.json" node tests/bench/browser-bench.mjs | tee "$OUT/browser.txt"
+fi
+if [ "${SKIP_FRAMES:-0}" != 1 ]; then
+  # issue 10 goal 2: the app itself (?demo=N), continuous pan/zoom, rAF gaps and frame work,
+  # pixel-buffer painter vs the fillRect painter (?raster=0)
+  step "browser: paint strategies (canvas fillRect / pixel buffer / WebGL2), 34 k rects"
+  node tests/bench/paint-probe.mjs | tee "$OUT/paint-probe.txt"
+  FRAMES_DIST=${LOUPE_DIST:-dist}
+  if [ ! -f "$FRAMES_DIST/index.html" ]; then
+    step "app: trunk build --release (for the frames benchmark)"
+    trunk build --release 2>&1 | tail -2
+  fi
+  step "browser: frames with ${SLICES} slices (app, ?demo=${SLICES}), continuous pan and zoom"
+  FRAMES=${PAN_FRAMES:-90} RUNS=${FRAME_RUNS:-2} LOUPE_DIST="$FRAMES_DIST" OUT="$OUT/frames.json" \
+    node tests/bench/frames.mjs | tee "$OUT/frames.txt"
 fi
 if [ "${SKIP_SPEEDSCOPE:-0}" != 1 ]; then
   step "speedscope vs Loupe (50 MB)"

@@ -80,6 +80,8 @@ pub struct TraceData {
     pub busy: Option<(i64, i64)>,
     /// Content fingerprint: the key of the profile's saved annotation sets.
     pub fingerprint: String,
+    /// The model's resident bytes as the core counts them (`Trace::heap_bytes`; `__loupe.memoryBytes`).
+    pub heap_bytes: usize,
 }
 
 impl TraceData {
@@ -92,6 +94,7 @@ impl TraceData {
         let zero_counters = loupe_core::rows::zero_counters(&trace);
         let busy = loupe_core::analysis::busy::busy_range(&trace);
         let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
+        let heap_bytes = trace.heap_bytes();
         TraceData {
             trace,
             color_of_str,
@@ -104,6 +107,7 @@ impl TraceData {
             zero_counters,
             busy,
             fingerprint,
+            heap_bytes,
         }
     }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {

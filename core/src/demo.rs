@@ -337,3 +337,182 @@ mod tests {
         assert_eq!(a.tracks[2].slices.start_ns, b.tracks[2].slices.start_ns);
     }
 }
+
+/// The largest `?demo=N` profile: the model (≈ 28.4 bytes per slice), its encoded copy sent from
+/// the loader's worker and the page's decoded copy must all fit in wasm32's 4 GiB with room to
+/// spare (20 M slices ≈ 570 MB of model; the worker peaks at a few times that while building).
+pub const MAX_LARGE_DEMO_SLICES: usize = 20_000_000;
+
+/// Names per depth of the large demo: steps, modules, ATen operators, runtime calls.
+const LARGE_DEMO_NAMES: [&[&str]; 4] = [
+    &["ProfilerStep", "forward", "backward", "optimizer.step", "DataLoader.__next__"],
+    &[
+        "nn.Module: Linear",
+        "nn.Module: LayerNorm",
+        "nn.Module: MultiheadAttention",
+        "nn.Module: GELU",
+        "nn.Module: Dropout",
+        "nn.Module: Embedding",
+        "autograd::engine::evaluate_function: AddmmBackward0",
+        "autograd::engine::evaluate_function: NativeLayerNormBackward0",
+    ],
+    &[
+        "aten::linear",
+        "aten::matmul",
+        "aten::addmm",
+        "aten::bmm",
+        "aten::softmax",
+        "aten::layer_norm",
+        "aten::gelu",
+        "aten::dropout",
+        "aten::add_",
+        "aten::mul",
+        "aten::copy_",
+        "aten::embedding",
+        "aten::native_layer_norm_backward",
+        "aten::mm",
+        "aten::sum",
+        "aten::zero_",
+    ],
+    &[
+        "cudaLaunchKernel",
+        "cudaMemcpyAsync",
+        "aten::empty",
+        "aten::as_strided",
+        "aten::view",
+        "aten::t",
+        "aten::transpose",
+        "aten::reshape",
+        "aten::fill_",
+        "cudaStreamSynchronize",
+    ],
+];
+
+/// A synthetic host profile of exactly `slices` slices (at most [`MAX_LARGE_DEMO_SLICES`]; more
+/// is capped with a `demo_capped` warning): two processes of four threads each, call trees up to
+/// four levels deep (steps → modules → ATen operators → runtime calls) whose leaves span 200 ns …
+/// 400 µs, so every zoom level has both wide slices and runs of sub-pixel ones. The `?demo=N`
+/// page loads it through the worker like a file. Deterministic. `progress(done, total)` counts
+/// generated slices (the builder's `finish` afterwards is not counted).
+pub fn large_demo(slices: usize, progress: &mut dyn FnMut(u64, u64)) -> Trace {
+    large_demo_capped(slices, MAX_LARGE_DEMO_SLICES, progress)
+}
+
+fn large_demo_capped(slices: usize, cap: usize, progress: &mut dyn FnMut(u64, u64)) -> Trace {
+    let n = slices.min(cap);
+    let mut b = TraceBuilder::new("demo");
+    b.add_metadata("source", format!("Loupe large demo (generated, {n} slices)"));
+    if slices > n {
+        b.warn("demo_capped", || {
+            format!(
+                "asked for {slices} slices; the demo is capped at {cap} so that the model \
+                 and its copies fit in the browser's 4 GiB of wasm memory"
+            )
+        });
+    }
+    let mut tracks = Vec::new();
+    for (p, pid) in [(0, 4242), (1, 4243)] {
+        let g = b.add_group(&format!("python train.py rank {p} (pid {pid})"), GroupKind::Process);
+        for (k, t) in
+            ["MainThread", "pt_autograd_0", "pt_autograd_1", "DataLoader worker 0"].iter().enumerate()
+        {
+            tracks.push(b.add_track(g, t, TrackKind::Thread, &(pid * 10 + k as i64).to_string()));
+        }
+    }
+    let names = LARGE_DEMO_NAMES.iter().map(|level| level.iter().map(|s| b.intern(s)).collect()).collect();
+    crate::model::synth::fill_tracks(&mut b, &tracks, n, 0x5eed_1234, names, progress);
+    b.finish()
+}
+
+/// The `demo` parameter of a page URL's query string (`location.search`, with or without the
+/// leading `?`): `Ok(None)` when absent, or present without a number (`?demo`, `?demo=`: the
+/// built-in demo, as always), `Ok(Some(n))` for `?demo=<N>` with N a whole number, optionally with
+/// a `k`/`M` suffix or `_` separators (`?demo=10M`, `?demo=10_000_000`), and `Err` with a message
+/// for anything else. N is not capped here ([`large_demo`] caps it and says so).
+pub fn demo_param(query: &str) -> Result<Option<u64>, String> {
+    let q = query.strip_prefix('?').unwrap_or(query);
+    let Some(v) = q.split('&').find_map(|kv| match kv.split_once('=') {
+        Some(("demo", v)) => Some(v),
+        None if kv == "demo" => Some(""),
+        _ => None,
+    }) else {
+        return Ok(None);
+    };
+    let v = v.trim().replace('_', "");
+    if v.is_empty() {
+        return Ok(None);
+    }
+    let (digits, mul) = match v.strip_suffix(['k', 'K']) {
+        Some(d) => (d, 1_000u64),
+        None => match v.strip_suffix('M') {
+            Some(d) => (d, 1_000_000),
+            None => (v.as_str(), 1),
+        },
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mul))
+        .map(Some)
+        .ok_or_else(|| format!("?demo={v}: expected a number of slices such as ?demo=1000000 or ?demo=10M"))
+}
+
+#[cfg(test)]
+mod large_tests {
+    use super::*;
+
+    #[test]
+    fn demo_param_forms() {
+        assert_eq!(demo_param(""), Ok(None));
+        assert_eq!(demo_param("?x=1"), Ok(None));
+        assert_eq!(demo_param("?demo"), Ok(None));
+        assert_eq!(demo_param("?demo="), Ok(None));
+        assert_eq!(demo_param("?demo=10000000"), Ok(Some(10_000_000)));
+        assert_eq!(demo_param("a=1&demo=10_000&b"), Ok(Some(10_000)));
+        assert_eq!(demo_param("?demo=10M"), Ok(Some(10_000_000)));
+        assert_eq!(demo_param("?demo=250k"), Ok(Some(250_000)));
+        assert_eq!(demo_param("?demodemo=5"), Ok(None));
+        for bad in
+            ["?demo=abc", "?demo=-5", "?demo=1.5M", "?demo=99999999999999999999", "?demo=20000000000000M"]
+        {
+            assert!(demo_param(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn large_demo_exact_nested_named() {
+        let mut reports = Vec::new();
+        let tr = large_demo(200_000, &mut |d, t| reports.push((d, t)));
+        tr.validate().unwrap();
+        assert_eq!(tr.slice_count(), 200_000);
+        assert_eq!(tr.tracks.len(), 8);
+        assert_eq!(tr.groups.len(), 2);
+        assert_eq!(tr.warnings.total(), 0);
+        assert!(tr.tracks.iter().all(|t| t.slices.depth_count() == 4), "four levels of nesting");
+        // depth 0 holds step names, depth 2 ATen operators
+        let t = &tr.tracks[0];
+        let at = |d: usize| (0..t.slices.len()).find(|&i| t.slices.depth_of(i) == d).unwrap();
+        assert!(LARGE_DEMO_NAMES[0].contains(&tr.str(t.slices.name[at(0)])));
+        assert!(tr.str(t.slices.name[at(2)]).starts_with("aten::"));
+        // progress: increasing, ends at the total
+        assert!(reports.len() >= 3);
+        assert!(reports.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert_eq!(reports.last(), Some(&(200_000, 200_000)));
+        // deterministic
+        let again = large_demo(200_000, &mut |_, _| {});
+        assert_eq!(again.tracks[3].slices.start_ns, tr.tracks[3].slices.start_ns);
+    }
+
+    #[test]
+    fn large_demo_capped_with_warning() {
+        // the same path as the 20 M cap, with a small cap
+        let tr = large_demo_capped(5_000, 1_000, &mut |_, _| {});
+        tr.validate().unwrap();
+        assert_eq!(tr.slice_count(), 1_000);
+        assert_eq!(tr.warnings.count_of("demo_capped"), 1);
+        let tr = large_demo(0, &mut |_, _| {});
+        assert_eq!(tr.slice_count(), 0);
+        assert_eq!(tr.warnings.total(), 0);
+        tr.validate().unwrap();
+    }
+}

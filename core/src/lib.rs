@@ -12,6 +12,7 @@ pub mod loupe_file;
 pub mod model;
 pub mod neuron;
 pub mod query;
+pub mod raster;
 mod rng;
 pub mod rows;
 pub mod strings;

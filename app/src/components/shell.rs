@@ -133,6 +133,37 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             }
         });
     }
+    // `?demo=<N>`: a generated profile of N slices, built in the worker like a file load
+    let load_demo = move |slices: u64| {
+        job.with_value(|j| {
+            if let Some(j) = j {
+                j.cancel();
+            }
+        });
+        state.error.set(None);
+        state.phase.set(LoadPhase::Loading);
+        let h = loader::start_demo(slices, mode.get_value(), move |ev| match ev {
+            LoadEvent::Progress(p) => state.progress.set(Some(p)),
+            LoadEvent::Done { trace, total_ms, .. } => {
+                state.progress.set(None);
+                let label = format!("demo: {} slices", trace.slice_count());
+                state.install(TraceData::new(*trace, label, false, total_ms));
+                state.phase.set(LoadPhase::Ready);
+            }
+            LoadEvent::Failed(message) => {
+                state.progress.set(None);
+                state.error.set(Some(message));
+                state.phase.set(LoadPhase::Error);
+            }
+        });
+        job.set_value(Some(h));
+    };
+    let query = dom::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    match loupe_core::demo::demo_param(&query) {
+        Ok(Some(n)) if n > 0 => load_demo(n),
+        Ok(_) => {}
+        Err(message) => state.error.set(Some(message)),
+    }
     let cancel = Callback::new(move |_: ()| {
         job.with_value(|j| {
             if let Some(j) = j {

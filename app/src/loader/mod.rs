@@ -236,7 +236,7 @@ pub fn start(
         match mode {
             LoaderMode::Worker { script_url } => {
                 let cache = cache_key.map(|k| (k, label));
-                start_worker(&job, &script_url, names, buffers, cache)
+                start_worker(&job, &script_url, Message::Load { names, buffers }, cache)
             }
             #[cfg(feature = "in-thread-loader")]
             LoaderMode::InThread => in_thread(&job, names, buffers).await,
@@ -272,14 +272,42 @@ async fn in_thread(job: &Rc<Job>, names: Vec<String>, buffers: Vec<js_sys::Array
     }
 }
 
+/// Build the `?demo=N` profile of `slices` slices in the worker (like a file load: progress, then
+/// the encoded model comes back). The size is capped by `loupe_core::demo::large_demo`, which says
+/// so in a `demo_capped` warning.
+pub fn start_demo(slices: u64, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 'static) -> LoadHandle {
+    let job = Rc::new(Job {
+        finished: Cell::new(false),
+        worker: RefCell::new(None),
+        on_event: Box::new(on_event),
+        closures: RefCell::new(Vec::new()),
+        started_ms: now_ms(),
+        // progress of a demo counts slices, not bytes
+        total_bytes: slices,
+    });
+    let handle = LoadHandle(job.clone());
+    job.progress("generating", 0, slices, job.started_ms);
+    match mode {
+        LoaderMode::Worker { script_url } => start_worker(&job, &script_url, Message::Demo { slices }, None),
+        #[cfg(feature = "in-thread-loader")]
+        LoaderMode::InThread => {
+            let start = now_ms();
+            let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, start);
+            match worker_side::demo_and_encode(slices, &now_ms, &mut progress) {
+                Ok(enc) => job.decode(&enc.bytes, enc.parse_ms, false),
+                Err(message) => job.emit(LoadEvent::Failed(message)),
+            }
+        }
+        #[cfg(not(feature = "in-thread-loader"))]
+        LoaderMode::InThread => job.emit(LoadEvent::Failed(
+            "this build has no in-thread loader (feature `in-thread-loader`)".into(),
+        )),
+    }
+    handle
+}
+
 /// `cache`: (key, label) to keep the finished model under in [`crate::model_cache`].
-fn start_worker(
-    job: &Rc<Job>,
-    script_url: &str,
-    names: Vec<String>,
-    buffers: Vec<js_sys::ArrayBuffer>,
-    cache: Option<(String, String)>,
-) {
+fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option<(String, String)>) {
     let worker = match Worker::new(script_url) {
         Ok(w) => w,
         Err(e) => {
@@ -287,8 +315,7 @@ fn start_worker(
             return;
         }
     };
-    let pending: RefCell<Option<(Vec<String>, Vec<js_sys::ArrayBuffer>)>> =
-        RefCell::new(Some((names, buffers)));
+    let pending: RefCell<Option<Message>> = RefCell::new(Some(request));
     let parse_start = Cell::new(now_ms());
     let job1 = job.clone();
     let w2 = worker.clone();
@@ -297,9 +324,9 @@ fn start_worker(
         let ev: MessageEvent = ev.unchecked_into();
         match protocol::decode(&ev.data()) {
             Some(Message::Ready) => {
-                if let Some((names, buffers)) = pending.borrow_mut().take() {
+                if let Some(request) = pending.borrow_mut().take() {
                     parse_start.set(now_ms());
-                    let (msg, transfer) = protocol::encode(&Message::Load { names, buffers });
+                    let (msg, transfer) = protocol::encode(&request);
                     if let Err(e) = w2.post_message_with_transfer(&msg, &transfer) {
                         job.emit(LoadEvent::Failed(format!(
                             "could not send the files to the parser worker: {}",
@@ -323,7 +350,7 @@ fn start_worker(
                 drop(trace);
             }
             Some(Message::Error { message }) => job.emit(LoadEvent::Failed(message)),
-            Some(Message::Load { .. }) | None => {
+            Some(Message::Load { .. } | Message::Demo { .. }) | None => {
                 job.emit(LoadEvent::Failed("internal: unexpected message from the parser worker".into()))
             }
         }

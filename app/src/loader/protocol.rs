@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! page → worker   {kind:"load", names:[string], buffers:[ArrayBuffer]}      buffers transferred
+//!                 {kind:"demo", slices}                    generate `?demo=N` (loupe_core::demo::large_demo)
 //! worker → page   {kind:"ready"}                                           once, at start-up
 //!                 {kind:"progress", stage, done, total}                    every ~100 ms
 //!                 {kind:"done", trace:ArrayBuffer, parseMs, encodeMs}      bincode, transferred
@@ -23,10 +24,27 @@ pub fn bincode_config() -> impl bincode::config::Config {
 #[derive(Debug)]
 pub enum Message {
     Ready,
-    Load { names: Vec<String>, buffers: Vec<js_sys::ArrayBuffer> },
-    Progress { stage: String, done: u64, total: u64 },
-    Done { trace: js_sys::ArrayBuffer, parse_ms: f64, encode_ms: f64 },
-    Error { message: String },
+    Load {
+        names: Vec<String>,
+        buffers: Vec<js_sys::ArrayBuffer>,
+    },
+    /// Build the large synthetic demo of this many slices instead of reading files.
+    Demo {
+        slices: u64,
+    },
+    Progress {
+        stage: String,
+        done: u64,
+        total: u64,
+    },
+    Done {
+        trace: js_sys::ArrayBuffer,
+        parse_ms: f64,
+        encode_ms: f64,
+    },
+    Error {
+        message: String,
+    },
 }
 
 fn set(o: &Object, k: &str, v: &JsValue) {
@@ -72,6 +90,11 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
             set(&o, "buffers", &b);
             o
         }
+        Message::Demo { slices } => {
+            let o = with_kind("demo");
+            set(&o, "slices", &JsValue::from_f64(*slices as f64));
+            o
+        }
         Message::Progress { stage, done, total } => {
             let o = with_kind("progress");
             set(&o, "stage", &JsValue::from_str(stage));
@@ -109,6 +132,7 @@ pub fn decode(v: &JsValue) -> Option<Message> {
                 .collect();
             (names.len() == buffers.len()).then_some(Message::Load { names, buffers })
         }
+        "demo" => Some(Message::Demo { slices: get_f64(v, "slices").max(0.0) as u64 }),
         "progress" => Some(Message::Progress {
             stage: get_str(v, "stage"),
             done: get_f64(v, "done").max(0.0) as u64,

@@ -35,9 +35,39 @@ pub fn parse_and_encode(
         true
     };
     let trace = import_files(&inputs, &mut sink).map_err(|e| e.to_string())?;
+    encode(&trace, t0, now_ms, progress)
+}
+
+/// Build the `?demo=N` profile (`loupe_core::demo::large_demo`, capped there) and encode it like a
+/// parsed file; progress stage "generating" counts slices.
+pub fn demo_and_encode(
+    slices: u64,
+    now_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<Encoded, String> {
+    let t0 = now_ms();
+    let mut last_ms = f64::NEG_INFINITY;
+    let mut sink = |done: u64, total: u64| {
+        let t = now_ms();
+        if t - last_ms >= 100.0 || done >= total {
+            last_ms = t;
+            progress("generating", done, total);
+        }
+    };
+    let n = usize::try_from(slices).unwrap_or(usize::MAX);
+    let trace = loupe_core::demo::large_demo(n, &mut sink);
+    encode(&trace, t0, now_ms, progress)
+}
+
+fn encode(
+    trace: &loupe_core::Trace,
+    t0: f64,
+    now_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<Encoded, String> {
     let t1 = now_ms();
     progress("encoding", 1, 1);
-    let bytes = bincode::encode_to_vec(&trace, bincode_config())
+    let bytes = bincode::encode_to_vec(trace, bincode_config())
         .map_err(|e| format!("could not encode the trace: {e}"))?;
     let t2 = now_ms();
     Ok(Encoded { bytes, parse_ms: t1 - t0, encode_ms: t2 - t1 })
@@ -51,21 +81,29 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &Message) {
 }
 
 fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
-    let Some(Message::Load { names, buffers }) = protocol::decode(data) else {
-        post(scope, &Message::Error { message: "internal: malformed request to the parser worker".into() });
-        return;
-    };
-    let files: Vec<(String, Vec<u8>)> =
-        names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
-    drop(buffers);
     let perf = scope.performance();
     let now_ms = move || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
     let mut progress = |stage: &str, done: u64, total: u64| {
         post(scope, &Message::Progress { stage: stage.to_string(), done, total })
     };
-    match parse_and_encode(&files, &now_ms, &mut progress) {
+    let result = match protocol::decode(data) {
+        Some(Message::Load { names, buffers }) => {
+            let files: Vec<(String, Vec<u8>)> =
+                names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
+            drop(buffers);
+            parse_and_encode(&files, &now_ms, &mut progress)
+        }
+        Some(Message::Demo { slices }) => demo_and_encode(slices, &now_ms, &mut progress),
+        _ => {
+            post(
+                scope,
+                &Message::Error { message: "internal: malformed request to the parser worker".into() },
+            );
+            return;
+        }
+    };
+    match result {
         Ok(enc) => {
-            drop(files);
             let buf = protocol::vec_to_buffer(&enc.bytes);
             drop(enc.bytes);
             post(scope, &Message::Done { trace: buf, parse_ms: enc.parse_ms, encode_ms: enc.encode_ms });

@@ -11,7 +11,8 @@ use crate::rng::Rng;
 struct Gen<'a> {
     b: &'a mut TraceBuilder,
     rng: Rng,
-    names: Vec<StrId>,
+    /// Names per depth (the last entry serves every deeper level).
+    names: Vec<Vec<StrId>>,
     left: usize,
 }
 
@@ -20,7 +21,8 @@ impl Gen<'_> {
     /// come); returns its end.
     fn node(&mut self, track: TrackId, depth: u32, start: i64) -> i64 {
         self.left = self.left.saturating_sub(1);
-        let name = self.names[self.rng.below(self.names.len() as u64) as usize];
+        let level = &self.names[(depth as usize).min(self.names.len() - 1)];
+        let name = level[self.rng.below(level.len() as u64) as usize];
         let mut t = start + self.rng.range(50, 2_000);
         let children = if depth >= 3 { 0 } else { self.rng.below(4) };
         for _ in 0..children {
@@ -47,15 +49,43 @@ pub fn nested_trace(slices: usize, tracks: usize, seed: u64) -> Trace {
     let ids: Vec<TrackId> = (0..tracks)
         .map(|i| b.add_track(g, &format!("thread {i}"), super::TrackKind::Thread, &i.to_string()))
         .collect();
-    let mut gen = Gen { b: &mut b, rng: Rng(seed | 1), names, left: 0 };
-    for (k, &t) in ids.iter().enumerate() {
-        gen.left = slices / tracks + usize::from(k < slices % tracks);
+    fill_tracks(&mut b, &ids, slices, seed, vec![names], &mut |_, _| {});
+    b.finish()
+}
+
+/// Add exactly `slices` call-tree slices spread over `tracks` (as [`nested_trace`] does), with
+/// names drawn per depth from `names` (must not be empty, nor any of its entries). `progress(done,
+/// total)` is called every 65 536 slices and at the end.
+pub(crate) fn fill_tracks(
+    b: &mut TraceBuilder,
+    tracks: &[TrackId],
+    slices: usize,
+    seed: u64,
+    names: Vec<Vec<StrId>>,
+    progress: &mut dyn FnMut(u64, u64),
+) {
+    if tracks.is_empty() || names.is_empty() || names.iter().any(Vec::is_empty) {
+        return;
+    }
+    let n = tracks.len();
+    let mut gen = Gen { b, rng: Rng(seed | 1), names, left: 0 };
+    let mut done = 0usize;
+    let mut next_report = 0usize;
+    for (k, &t) in tracks.iter().enumerate() {
+        let share = slices / n + usize::from(k < slices % n);
+        gen.left = share;
         let mut clock = 1_000_000i64;
         while gen.left > 0 {
             clock = gen.node(t, 0, clock) + gen.rng.range(100, 5_000);
+            let now = done + (share - gen.left);
+            if now >= next_report {
+                progress(now as u64, slices as u64);
+                next_report = now + 65_536;
+            }
         }
+        done += share;
     }
-    b.finish()
+    progress(slices as u64, slices as u64);
 }
 
 #[cfg(test)]
