@@ -209,9 +209,11 @@ pub fn DeepLinks() -> impl IntoView {
         });
         pending_timer.set_value(Some(t));
     });
-    // the writer
+    // the writer: every 400 ms (the view moves without signals), and at once when the
+    // selection, the groups, the search or the annotations change (a reload right after must
+    // not bring back an older state)
     let s2 = sync.clone();
-    let interval = Interval::new(400, move || {
+    let tick = Rc::new(move || {
         if state.phase.get_untracked() == LoadPhase::Loading || s2.pending.borrow().is_some() {
             return;
         }
@@ -240,7 +242,17 @@ pub fn DeepLinks() -> impl IntoView {
         write_url(&fragment, push);
         *s2.last.borrow_mut() = now;
     });
+    let t2 = tick.clone();
+    let interval = Interval::new(400, move || t2());
     let interval: StoredValue<Option<Interval>, LocalStorage> = StoredValue::new_local(Some(interval));
+    let t3 = SendWrapper::new(tick);
+    Effect::new(move |_| {
+        state.selection.track();
+        state.collapsed.track();
+        state.search_gen.track();
+        state.annotations.track();
+        t3();
+    });
     // Back/Forward and hand-edited fragments
     let listeners: StoredValue<Vec<Listener>, LocalStorage> = StoredValue::new_local(Vec::new());
     if let Some(w) = dom::window() {

@@ -143,8 +143,13 @@ test('layouts: remove, save, reload, load back; drag a tab to another slot', asy
   await page.getByTestId('layout-name').fill('mine');
   await page.getByTestId('layout-save').click();
   await page.getByTestId('layout-list').getByText('mine').waitFor();
-  // reload: the default layout is back (search present), the saved one is listed
+  // reload: the layout comes back from the URL (deep link: the customised layout is in the
+  // fragment); without the fragment the default layout is back (search present)
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).has('l'), null, { timeout: 5000 });
   await page.reload();
+  await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
+  await page.waitForFunction(() => !document.querySelector('[data-testid=widget-search]'), null, { timeout: 5000 });
+  await page.goto(page.url().split('#')[0]);
   await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
   assert.equal(await page.getByTestId('widget-search').count(), 1);
   await page.locator('[data-testid=layout-menu] > summary').click();
