@@ -11,8 +11,8 @@
 //!   column, `name`, every `metrics.*` key and every scalar `xla.*` key met (first-seen order).
 //! - **every other object** (memory viewer, pod viewer, …): each array of objects found in it
 //!   becomes a table named by its JSON path (keys as columns, nested values as JSON text), each
-//!   object of objects whose values are all objects likewise (its keys in a `key` column, e.g.
-//!   `podStatsPerCore`), and its top-level scalars a `property`/`value` table.
+//!   object whose values are all flat objects likewise (its keys in a `key` column, e.g.
+//!   `podStatsPerCore`), and the scalars of every other object a `property`/`value` table.
 //!
 //! What is not shown is said in one `xprof_tool_not_drawn` warning per file: the tool's charts
 //! (the memory viewer's heap-over-time chart, the pod viewer's topology, the op profile's
@@ -203,11 +203,23 @@ impl Tables<'_> {
                 }
             }
             Value::Object(o) => {
-                let all_objects = o.len() > 1 && o.values().all(Value::is_object);
+                // an object of flat objects (e.g. per-core stats keyed by core id) is one table
+                let flat = |v: &Value| {
+                    v.as_object().is_some_and(|m| m.values().all(|x| !x.is_object() && !x.is_array()))
+                };
+                let all_objects = o.len() > 1 && o.values().all(flat);
                 if all_objects {
                     let items: Vec<(String, &Value)> = o.iter().map(|(k, x)| (k.clone(), x)).collect();
                     self.objects(path, &items, Some("key"));
                     return;
+                }
+                let scalars: Vec<Vec<Cell>> = o
+                    .iter()
+                    .filter(|(_, v)| !v.is_object() && !v.is_array())
+                    .map(|(k, v)| vec![Cell::Text(k.clone()), cell(v)])
+                    .collect();
+                if !path.is_empty() && !scalars.is_empty() {
+                    self.push(path.to_string(), vec![column("property"), column("value")], scalars);
                 }
                 for (k, child) in o {
                     let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
@@ -291,7 +303,7 @@ pub fn import(file: &InputFile<'_>, b: &mut TraceBuilder) -> Result<(), ImportEr
         }
         Value::Object(o) if o.contains_key("byCategory") || o.contains_key("byProgram") => {
             for k in ["byCategory", "byProgram"] {
-                if let Some(root) = o.get(k) {
+                if let Some(root) = o.get(k).filter(|r| r.is_object()) {
                     t.op_tree(k, root);
                 }
             }
