@@ -137,18 +137,18 @@ impl<'a> Iterator for Records<'a> {
     }
 }
 
-/// The top-level field numbers of one packet (for naming skipped data sources).
+/// The distinct top-level field numbers of one packet (for naming skipped data sources).
 fn packet_fields(mut buf: &[u8], out: &mut Vec<u32>) {
     out.clear();
     while !buf.is_empty() {
-        let Ok((tag, wire)) = decode_key(&mut buf) else { return };
-        if !out.contains(&tag) {
-            out.push(tag);
-        }
+        let Ok((tag, wire)) = decode_key(&mut buf) else { break };
+        out.push(tag);
         if skip_field(wire, tag, &mut buf, DecodeContext::default()).is_err() {
-            return;
+            break;
         }
     }
+    out.sort_unstable();
+    out.dedup();
 }
 
 /// The first packet's top-level tags include a timestamp (8) or sequence id (10) as varints.
@@ -335,7 +335,7 @@ struct Import<'b> {
     /// Builtin clock id → ns to add to reach the primary trace clock (latest snapshot).
     clock_offsets: FxHashMap<u32, i64>,
     primary_clock: u32,
-    skipped_sources: Vec<(u32, u64)>,
+    skipped_sources: FxHashMap<u32, u64>,
     fields: Vec<u32>,
     // pass 3
     groups: FxHashMap<Option<i32>, GroupId>,
@@ -361,7 +361,7 @@ impl<'b> Import<'b> {
             events: Vec::new(),
             clock_offsets: Default::default(),
             primary_clock: CLOCK_BOOTTIME,
-            skipped_sources: Vec::new(),
+            skipped_sources: Default::default(),
             fields: Vec::new(),
             groups: Default::default(),
             gpu_groups: Default::default(),
@@ -560,10 +560,7 @@ impl<'b> Import<'b> {
             if is_bookkeeping_field(f) {
                 continue;
             }
-            match self.skipped_sources.iter_mut().find(|(k, _)| *k == f) {
-                Some((_, n)) => *n += 1,
-                None => self.skipped_sources.push((f, 1)),
-            }
+            *self.skipped_sources.entry(f).or_insert(0) += 1;
         }
         self.fields = fields;
     }
@@ -1160,9 +1157,11 @@ impl<'b> Import<'b> {
 
     fn finish(&mut self) {
         if !self.skipped_sources.is_empty() {
-            let list: Vec<String> = self
-                .skipped_sources
+            let mut sources: Vec<(u32, u64)> = self.skipped_sources.iter().map(|(&f, &n)| (f, n)).collect();
+            sources.sort_unstable();
+            let list: Vec<String> = sources
                 .iter()
+                .take(24)
                 .map(|&(f, n)| match packet_field_name(f) {
                     Some(name) => format!("{name} ×{n}"),
                     None => format!("field {f} ×{n}"),
