@@ -22,7 +22,7 @@ export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
 ROOT=$PWD
 SECS=${1:-300}
 SAMPLES=${SAMPLES:-$ROOT/../shared/samples}
-TARGETS=${FUZZ_TARGETS:-"import_chrome import_neff import_ntff import_neuron_json import_parquet import_dlprof_csv import_tb_neuron_ops import_loupe"}
+TARGETS=${FUZZ_TARGETS:-"import_chrome import_neff import_ntff import_neuron_json import_parquet import_dlprof_csv import_tb_neuron_ops import_loupe import_perfetto import_xplane"}
 SANITIZER=${FUZZ_SANITIZER:-address}
 TARGET_DIR=${FUZZ_TARGET_DIR:-$ROOT/core/fuzz/target}
 # another sanitizer means other flags: its own directory, so switching does not rebuild everything
@@ -71,7 +71,7 @@ EOF
 }
 
 # seed directories for every target (samples are picked for all of them, even when running a subset)
-mkdir -p "$SEEDS"/{import_chrome,import_neff,import_ntff,import_neuron_json,import_parquet,import_dlprof_csv,import_tb_neuron_ops,import_loupe}
+mkdir -p "$SEEDS"/{import_chrome,import_neff,import_ntff,import_neuron_json,import_parquet,import_dlprof_csv,import_tb_neuron_ops,import_loupe,import_perfetto,import_xplane}
 for t in $TARGETS; do
   mkdir -p "$SEEDS/$t"
   if [ -d "core/fuzz/seeds/$t" ]; then cp core/fuzz/seeds/"$t"/* "$SEEDS/$t/"; fi
@@ -84,6 +84,8 @@ if [ -d "$SAMPLES" ]; then
     pick import_neff 2 neuron/*.neff
     pick import_ntff 4 neuron/*.ntff neuron/ntff-v5/*.ntff
     pick import_dlprof_csv 6 dlprof/*.csv
+    pick import_perfetto 14 perfetto-proto/*.pftrace perfetto-proto/encoded_from_perfetto_difftests/*.pftrace
+    pick import_xplane 9 xprof/*.json xprof/*.xplane.pb
     n=0
     for f in neuron/*.json neuron/ntff-v5/*.json; do
       [ -f "$f" ] || continue

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 
-const TARGETS: [&str; 8] = [
+const TARGETS: [&str; 10] = [
     "import_chrome",
     "import_neff",
     "import_ntff",
@@ -19,6 +19,8 @@ const TARGETS: [&str; 8] = [
     "import_dlprof_csv",
     "import_tb_neuron_ops",
     "import_loupe",
+    "import_perfetto",
+    "import_xplane",
 ];
 
 /// The (file name, bytes) pairs a target hands to `import_bytes` for one fuzz input: keep in step
@@ -65,6 +67,14 @@ fn imports_of(target: &str, data: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
             ("fuzz.loupe", data.to_vec()),
             ("fuzz.loupe", loupe_core::loupe_file::frame_uncompressed(data)),
         ],
+        "import_perfetto" => {
+            let mut v = vec![("fuzz.pftrace", data.to_vec())];
+            if data.len() < 128 {
+                v.push(("fuzz.pftrace", framed(&[0x0A, data.len() as u8], data)));
+            }
+            v
+        }
+        "import_xplane" => vec![("fuzz.xplane.pb", data.to_vec()), ("fuzz.op_profile.json", data.to_vec())],
         _ => panic!("unknown fuzz target {target}"),
     }
 }

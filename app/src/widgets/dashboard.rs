@@ -343,6 +343,7 @@ fn table_rank(k: TableKind) -> u8 {
         TableKind::DlprofIterations => 7,
         TableKind::NeuronFrameworkOps => 8,
         TableKind::NeuronHloOps => 9,
+        TableKind::XprofTool => 10,
     }
 }
 

@@ -175,7 +175,7 @@ fn default_title(kind: TableKind) -> &'static str {
         TableKind::DlprofGroupOps => "Group Op Report",
         TableKind::DlprofTensorCore => "Tensor Core Report",
         TableKind::DlprofRecommendations => "Expert Systems Feedback",
-        TableKind::NeuronFrameworkOps | TableKind::NeuronHloOps => "",
+        TableKind::NeuronFrameworkOps | TableKind::NeuronHloOps | TableKind::XprofTool => "",
     }
 }
 

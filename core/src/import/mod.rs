@@ -26,6 +26,8 @@ pub mod neuron_device;
 pub mod neuron_json;
 pub mod neuron_parquet;
 pub mod neuron_tb_ops;
+pub mod perfetto;
+pub mod xprof;
 
 use crate::model::{Trace, TraceBuilder};
 use thiserror::Error;
@@ -120,7 +122,8 @@ pub trait Importer: Sync {
 pub const SUPPORTED_FORMATS: &str =
     "Loupe reads: Chrome/Perfetto JSON trace events (incl. PyTorch profiler/Kineto, \
 TensorFlow, Furiosa), neuron-profile JSON exports, Neuron Explorer Parquet tables, NEFF and NTFF v5 \
-files, DLProf report CSVs, TensorBoard-Neuron operator files, saved .loupe files; each may be gzip- or zip-compressed";
+files, DLProf report CSVs, TensorBoard-Neuron operator files, saved .loupe files, Perfetto protobuf traces (.pftrace), \
+XProf/TensorBoard profile XSpace files (.xplane.pb) and XProf tool JSON; each may be gzip- or zip-compressed";
 
 /// How many bytes a sniff gets to see.
 pub const SNIFF_BYTES: usize = 4096;
@@ -132,6 +135,8 @@ pub fn importers() -> Vec<&'static dyn Importer> {
     vec![
         &neuron_binary::NeuronBinary,
         &neuron_parquet::NeuronParquet,
+        &xprof::XProf,
+        &perfetto::Perfetto,
         &dlprof_csv::DlprofCsv,
         &neuron_tb_ops::NeuronTbOps,
         &neuron_json::NeuronJson,

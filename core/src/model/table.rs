@@ -30,6 +30,10 @@ pub enum TableKind {
     NeuronFrameworkOps,
     /// TensorBoard-Neuron `neuron_hlo_op.json`: one row per HLO operator.
     NeuronHloOps,
+    /// An XProf / TensorBoard profile plugin tool output (overview page, input pipeline, op
+    /// profile, memory viewer, pod viewer): one table per Google-Charts DataTable, per array of
+    /// objects, or per flattened tree; the section names the tool and the JSON path.
+    XprofTool,
 }
 
 impl TableKind {
@@ -46,6 +50,7 @@ impl TableKind {
             TableKind::DlprofRecommendations => "recommendations",
             TableKind::NeuronFrameworkOps => "neuron_framework_ops",
             TableKind::NeuronHloOps => "neuron_hlo_ops",
+            TableKind::XprofTool => "xprof_tool",
         }
     }
 }
