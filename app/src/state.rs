@@ -80,6 +80,9 @@ pub struct TraceData {
     pub busy: Option<(i64, i64)>,
     /// Content fingerprint: the key of the profile's saved annotation sets.
     pub fingerprint: String,
+    /// The files the profile was opened from, by input index: lazy arguments are re-read from
+    /// them ([`crate::lazy_args`]). Empty for the demo.
+    pub files: send_wrapper::SendWrapper<Vec<web_sys::File>>,
 }
 
 impl TraceData {
@@ -104,6 +107,7 @@ impl TraceData {
             zero_counters,
             busy,
             fingerprint,
+            files: send_wrapper::SendWrapper::new(Vec::new()),
         }
     }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {

@@ -54,12 +54,14 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             total_bytes: total,
             mb_per_s: 0.0,
         }));
+        let kept = send_wrapper::SendWrapper::new(files.clone());
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => state.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, cached, .. } => {
                 state.progress.set(None);
                 let mut data = TraceData::new(*trace, label.clone(), false, total_ms);
                 data.from_cache = cached;
+                data.files = kept.clone();
                 state.install(data);
                 crate::embed::notify_loaded(state, &state.data());
                 state.phase.set(LoadPhase::Ready);
