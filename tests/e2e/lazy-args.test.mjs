@@ -45,7 +45,7 @@ async function openPage(context, query) {
 async function load(page) {
   await page.getByTestId('open-file').setInputFiles(file);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState) && window.__loupe && !window.__loupe.demo, null, { timeout: 60000 });
-  assert.equal(await state(page), 'ready', await page.getByTestId('load-error').textContent().catch(() => ''));
+  if ((await state(page)) !== 'ready') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
   return loupe(page);
 }
 
@@ -82,6 +82,7 @@ test('lazy args: same model as the normal load; Event Details re-reads the args 
   assert.equal(lazyArgs.title, eagerArgs.title);
   assert.ok(eagerArgs.rows.length >= 8, JSON.stringify(eagerArgs.rows));
   assert.deepEqual(lazyArgs.rows, eagerArgs.rows, 'lazy args shown exactly as the eager ones');
+  await lazyPage.getByTestId('details-args').scrollIntoViewIfNeeded();
   await shot(lazyPage, 'lazy-args-details.png');
 
   // re-opened from the cache: the page keeps the picked File, so the args still show
