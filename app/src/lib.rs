@@ -22,6 +22,7 @@ pub mod deep_link;
 pub mod describe;
 pub mod dom;
 pub mod embed;
+pub mod lazy_args;
 pub mod loader;
 pub mod model_cache;
 pub mod search_runner;

@@ -82,6 +82,9 @@ pub struct TraceData {
     pub fingerprint: String,
     /// The model's resident bytes as the core counts them (`Trace::heap_bytes`; `__loupe.memoryBytes`).
     pub heap_bytes: usize,
+    /// The files the profile was opened from, by input index: lazy arguments are re-read from
+    /// them ([`crate::lazy_args`]). Empty for the demo.
+    pub files: send_wrapper::SendWrapper<Vec<web_sys::File>>,
 }
 
 impl TraceData {
@@ -108,6 +111,7 @@ impl TraceData {
             busy,
             fingerprint,
             heap_bytes,
+            files: send_wrapper::SendWrapper::new(Vec::new()),
         }
     }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {

@@ -545,6 +545,9 @@ impl TimelineCtl {
         set_prop(o, "demo", data.is_demo.into());
         set_prop(o, "loadMs", data.load_ms.into());
         set_prop(o, "fromCache", data.from_cache.into());
+        // the model's resident bytes as the core counts them; lazy argument sets (issue 10)
+        set_prop(o, "memoryBytes", (data.trace.heap_bytes() as f64).into());
+        set_prop(o, "lazyArgs", (data.trace.args.lazy.len() as f64).into());
         set_prop(o, "endNs", (v.vp.scale.end_ns(v.vp.width_px) as f64).into());
         // markers as drawn: id, name, time and canvas x (test hook)
         let arr = js_sys::Array::new();

@@ -83,7 +83,7 @@ pub fn Details() -> impl IntoView {
                         .collect();
                     rows.push(field("hierarchy", path.join(" › ")));
                 }
-                let args = trace.args_display(cols.args[i]);
+                let args = crate::lazy_args::args_section(&data, cols.args[i]);
                 let flows: Vec<(String, String, SliceRef)> = trace
                     .flows_of(s)
                     .map(|f| {
@@ -95,7 +95,7 @@ pub fn Details() -> impl IntoView {
                 view! {
                     <h3 class="details-title">{describe::slice_name(trace, s)}</h3>
                     <table class="kv">{rows}</table>
-                    <Args args=args/>
+                    {args}
                     {(!flows.is_empty()).then(|| view! {
                         <h4>"Flows"</h4>
                         <ul class="flows">
@@ -161,11 +161,11 @@ pub fn Details() -> impl IntoView {
                     field("time (ns, file clock)", inst.ts_ns[i].to_string()),
                     field("kind", "instant".to_string()),
                 ];
-                let args = trace.args_display(inst.args[i]);
+                let args = crate::lazy_args::args_section(&data, inst.args[i]);
                 view! {
                     <h3 class="details-title">{trace.str(inst.name[i]).to_string()}</h3>
                     <table class="kv">{rows}</table>
-                    <Args args=args/>
+                    {args}
                 }
                 .into_any()
             }
@@ -205,16 +205,4 @@ pub fn Details() -> impl IntoView {
             {body}
         </aside>
     }
-}
-
-#[component]
-fn Args(args: Vec<(String, String)>) -> impl IntoView {
-    (!args.is_empty()).then(|| {
-        view! {
-            <h4>"Arguments"</h4>
-            <table class="kv args">
-                {args.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td>{v}</td></tr> }).collect_view()}
-            </table>
-        }
-    })
 }

@@ -56,11 +56,13 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         }));
         let loupe_file = (files.len() == 1 && files[0].name().to_ascii_lowercase().ends_with(".loupe"))
             .then(|| SendWrapper::new(files[0].clone()));
+        let kept = send_wrapper::SendWrapper::new(files.clone());
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => state.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, cached, .. } => {
                 let mut data = TraceData::new(*trace, label.clone(), false, total_ms);
                 data.from_cache = cached;
+                data.files = kept.clone();
                 let install = move |data: TraceData| {
                     state.progress.set(None);
                     state.install(data);

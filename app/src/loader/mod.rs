@@ -2,17 +2,20 @@
 //!
 //! ```text
 //! page                                   parser worker (bin `worker`, trunk data-type="worker")
-//! File.arrayBuffer() for each file
+//! fingerprint the Files, look up the model cache (crate::model_cache)
 //! new Worker("worker_loader.js") ───────▶ wasm starts, posts {ready}
-//! {load, names, buffers} (transferred) ─▶ import_files(…) with progress ──▶ {progress}…
+//! {load, files, lazyArgsAbove} ─────────▶ reads the Files itself (FileReaderSync, 16 MiB slices):
+//!   (File handles, no bytes copied)        one Chrome JSON is streamed, else read whole; import
+//!                                        with progress ──────────────────▶ {progress}…
 //!                                        bincode-encode the Trace ───────▶ {done, trace} (transferred)
-//! decode the Trace, install it, terminate the worker
+//! decode the Trace, install it (keeping the Files for lazy args), terminate the worker
 //! ```
 //!
 //! One worker per load, terminated afterwards (its wasm memory grows to the parse's peak and
 //! never shrinks, so reusing it would keep that memory). Cancel = `terminate()`.
-//! [`LoaderMode::InThread`] runs the same parse + encode + decode path on the page's thread; it
-//! exists for the browser tests, where no worker script is served.
+//! [`LoaderMode::InThread`] runs the same [`worker_side::parse_sources`] → encode → decode path on
+//! the page's thread, from the files read whole (no `FileReaderSync` on the page); it exists for
+//! the browser tests, where no worker script is served.
 
 pub mod protocol;
 pub mod worker_side;
@@ -174,7 +177,10 @@ pub fn start(
         // 0. opened before? (the cache is keyed by sampled content, so this reads little)
         let cache_key = if matches!(mode, LoaderMode::Worker { .. }) && crate::model_cache::enabled() {
             job.progress("checking the cache", 0, total_bytes, job.started_ms);
-            crate::model_cache::fingerprint(&files).await
+            // a model built with another lazy-args setting is another model
+            let knob =
+                (lazy_args_above() != LAZY_ARGS_ABOVE_BYTES).then(|| format!("+lazy{}", lazy_args_above()));
+            crate::model_cache::fingerprint(&files).await.map(|k| k + knob.as_deref().unwrap_or(""))
         } else {
             None
         };
@@ -202,44 +208,15 @@ pub fn start(
             }
         }
         let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
-        // 1. read the files (async, off the parse path)
-        let mut names = Vec::with_capacity(files.len());
-        let mut buffers = Vec::with_capacity(files.len());
-        let mut read = 0u64;
-        job.progress("reading", 0, total_bytes, job.started_ms);
-        for f in &files {
-            match JsFuture::from(f.array_buffer()).await {
-                Ok(b) => {
-                    let b: js_sys::ArrayBuffer = b.unchecked_into();
-                    read += b.byte_length() as u64;
-                    names.push(f.name());
-                    buffers.push(b);
-                }
-                Err(e) => {
-                    let why = e.as_string().or_else(|| {
-                        js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string())
-                    });
-                    job.emit(LoadEvent::Failed(format!(
-                        "could not read '{}': {}",
-                        f.name(),
-                        why.unwrap_or_else(|| "unknown error".into())
-                    )));
-                    return;
-                }
-            }
-            if job.finished.get() {
-                return;
-            }
-            job.progress("reading", read, total_bytes, job.started_ms);
-        }
-        // 2. parse
+        let lazy_above = lazy_args_above();
+        // 1. parse (the worker reads the files itself)
         match mode {
             LoaderMode::Worker { script_url } => {
                 let cache = cache_key.map(|k| (k, label));
-                start_worker(&job, &script_url, Message::Load { names, buffers }, cache)
+                start_worker(&job, &script_url, Message::Load { files, lazy_args_above: lazy_above }, cache)
             }
             #[cfg(feature = "in-thread-loader")]
-            LoaderMode::InThread => in_thread(&job, names, buffers).await,
+            LoaderMode::InThread => in_thread(&job, files, lazy_above).await,
             #[cfg(not(feature = "in-thread-loader"))]
             LoaderMode::InThread => job.emit(LoadEvent::Failed(
                 "this build has no in-thread loader (feature `in-thread-loader`)".into(),
@@ -249,9 +226,35 @@ pub fn start(
     handle
 }
 
-/// Parse on this thread (browser tests): same parse → encode → decode path as the worker.
+/// Parse on this thread (browser tests): the files read whole (async), then the same
+/// parse → encode → decode path as the worker.
 #[cfg(feature = "in-thread-loader")]
-async fn in_thread(job: &Rc<Job>, names: Vec<String>, buffers: Vec<js_sys::ArrayBuffer>) {
+async fn in_thread(job: &Rc<Job>, files: Vec<web_sys::File>, lazy_above: f64) {
+    let total = job.total_bytes;
+    let mut read = 0u64;
+    let mut sources = Vec::with_capacity(files.len());
+    job.progress("reading", 0, total, job.started_ms);
+    for f in &files {
+        match JsFuture::from(f.array_buffer()).await {
+            Ok(b) => {
+                let bytes = protocol::buffer_to_vec(&b.unchecked_into());
+                read += bytes.len() as u64;
+                sources.push(worker_side::Source {
+                    name: f.name(),
+                    size: bytes.len() as u64,
+                    reader: Box::new(std::io::Cursor::new(bytes)),
+                });
+            }
+            Err(e) => {
+                job.emit(LoadEvent::Failed(format!("could not read '{}': {}", f.name(), js_err(&e))));
+                return;
+            }
+        }
+        if job.finished.get() {
+            return;
+        }
+        job.progress("reading", read, total, job.started_ms);
+    }
     // yield once so the progress bar paints
     let _ = JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
@@ -262,13 +265,32 @@ async fn in_thread(job: &Rc<Job>, names: Vec<String>, buffers: Vec<js_sys::Array
     if job.finished.get() {
         return;
     }
-    let files: Vec<(String, Vec<u8>)> =
-        names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
     let parse_start = now_ms();
     let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, parse_start);
-    match worker_side::parse_and_encode(&files, &now_ms, &mut progress) {
+    match worker_side::parse_sources(sources, lazy_above, &now_ms, &mut progress) {
         Ok(enc) => job.decode(&enc.bytes, enc.parse_ms, false),
         Err(message) => job.emit(LoadEvent::Failed(message)),
+    }
+}
+
+/// Arguments of a streamed Chrome JSON file larger than this many bytes stay in the file
+/// (`loupe_core::import::chrome::StreamOptions::lazy_args`). Below it, args in memory cost
+/// ≈ 150 B per event (≈ 40 MB at 64 MB of Kineto JSON: affordable) and keep everything working
+/// without the file (`arg:` search, a profile re-opened from the cache); above it, memory is what
+/// limits the size of a profile, and lazy args cut the model to ≈ 37 B per event. `?lazyargs=1`
+/// in the page URL forces lazy args for any size (tests), `?lazyargs=0` turns them off.
+pub const LAZY_ARGS_ABOVE_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
+
+/// [`LAZY_ARGS_ABOVE_BYTES`] or the page's `?lazyargs=` knob.
+pub fn lazy_args_above() -> f64 {
+    let knob = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("lazyargs"));
+    match knob.as_deref() {
+        Some("1" | "on") => 0.0,
+        Some("0" | "off") => f64::INFINITY,
+        _ => LAZY_ARGS_ABOVE_BYTES,
     }
 }
 
@@ -371,7 +393,7 @@ fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option
     *job.worker.borrow_mut() = Some(worker);
 }
 
-fn js_err(e: &JsValue) -> String {
+pub fn js_err(e: &JsValue) -> String {
     e.as_string()
         .or_else(|| js_sys::Reflect::get(e, &"message".into()).ok().and_then(|m| m.as_string()))
         .unwrap_or_else(|| format!("{e:?}"))

@@ -1,8 +1,11 @@
 //! The messages between the page and the parser worker. Plain JS objects with a `kind` field, so
-//! they can be inspected in devtools; bulk data travels as transferred `ArrayBuffer`s.
+//! they can be inspected in devtools; bulk data travels as transferred `ArrayBuffer`s. The page sends the `File`s themselves (a
+//! structured clone of a `File` is a handle, not a copy of its bytes), so a file is never read
+//! whole on the page, and a big Chrome JSON never whole anywhere (see [`super::worker_side`]).
 //!
 //! ```text
-//! page → worker   {kind:"load", names:[string], buffers:[ArrayBuffer]}      buffers transferred
+//! page → worker   {kind:"load", files:[File], lazyArgsAbove}               Files are cloned handles:
+//!                                                                          the worker reads them itself
 //!                 {kind:"demo", slices}                    generate `?demo=N` (loupe_core::demo::large_demo)
 //! worker → page   {kind:"ready"}                                           once, at start-up
 //!                 {kind:"progress", stage, done, total}                    every ~100 ms
@@ -24,9 +27,11 @@ pub fn bincode_config() -> impl bincode::config::Config {
 #[derive(Debug)]
 pub enum Message {
     Ready,
+    /// `lazy_args_above`: keep the args of a streamed file of more than this many bytes lazily
+    /// (see [`super::lazy_args_above`]).
     Load {
-        names: Vec<String>,
-        buffers: Vec<js_sys::ArrayBuffer>,
+        files: Vec<web_sys::File>,
+        lazy_args_above: f64,
     },
     /// Build the large synthetic demo of this many slices instead of reading files.
     Demo {
@@ -75,19 +80,14 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
     let transfer = Array::new();
     let o = match msg {
         Message::Ready => with_kind("ready"),
-        Message::Load { names, buffers } => {
+        Message::Load { files, lazy_args_above } => {
             let o = with_kind("load");
-            let n = Array::new();
-            for name in names {
-                n.push(&JsValue::from_str(name));
+            let f = Array::new();
+            for file in files {
+                f.push(file);
             }
-            let b = Array::new();
-            for buf in buffers {
-                b.push(buf);
-                transfer.push(buf);
-            }
-            set(&o, "names", &n);
-            set(&o, "buffers", &b);
+            set(&o, "files", &f);
+            set(&o, "lazyArgsAbove", &JsValue::from_f64(*lazy_args_above));
             o
         }
         Message::Demo { slices } => {
@@ -124,13 +124,12 @@ pub fn decode(v: &JsValue) -> Option<Message> {
     match get_str(v, "kind").as_str() {
         "ready" => Some(Message::Ready),
         "load" => {
-            let names: Vec<String> =
-                Array::from(&get(v, "names")).iter().map(|n| n.as_string().unwrap_or_default()).collect();
-            let buffers: Vec<js_sys::ArrayBuffer> = Array::from(&get(v, "buffers"))
-                .iter()
-                .filter_map(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
-                .collect();
-            (names.len() == buffers.len()).then_some(Message::Load { names, buffers })
+            let all = Array::from(&get(v, "files"));
+            let files: Vec<web_sys::File> =
+                all.iter().filter_map(|f| f.dyn_into::<web_sys::File>().ok()).collect();
+            let lazy_args_above = get(v, "lazyArgsAbove").as_f64().unwrap_or(f64::INFINITY);
+            (files.len() == all.length() as usize && !files.is_empty())
+                .then_some(Message::Load { files, lazy_args_above })
         }
         "demo" => Some(Message::Demo { slices: get_f64(v, "slices").max(0.0) as u64 }),
         "progress" => Some(Message::Progress {

@@ -1,13 +1,39 @@
-//! The parser worker: receives file bytes, runs `loupe_core::import::import_files`, reports
-//! progress, and sends the finished trace back bincode-encoded in a transferred `ArrayBuffer`.
-//! [`parse_and_encode`] is shared with the in-thread loader used by the browser tests.
+//! The parser worker: receives the `File`s, reads them itself (`FileReaderSync` over
+//! `Blob.slice`, [`FileRead`]), runs the import, reports progress, and sends the finished trace
+//! back bincode-encoded in a transferred `ArrayBuffer`. [`parse_sources`] is shared with the
+//! in-thread loader used by the browser tests (which feeds it in-memory readers).
+//!
+//! * **One Chrome JSON file** ([`loupe_core::import::streamable`] on its first bytes) is
+//!   streamed: read [`READ_CHUNK_BYTES`] at a time and parsed as it arrives
+//!   ([`loupe_core::import::import_chrome_stream`]), so it is never resident as a whole. Above
+//!   the page's `lazy_args_above` ([`super::lazy_args_above`], 64 MB by default) its arguments
+//!   stay in the file as byte ranges (the details panel re-reads them from the `File`, see
+//!   [`crate::lazy_args`]), and [`MAX_PEAK_BYTES`] refuses a file whose model cannot fit.
+//! * **Anything else** (other formats, several files, gzip/zip) is read whole, in the worker,
+//!   and imported together as before.
 
-use loupe_core::import::{import_files, InputFile};
+use std::io::Read;
+
+use loupe_core::import::chrome::StreamOptions;
+use loupe_core::import::{import_chrome_stream, import_files, streamable, InputFile, SNIFF_BYTES};
+use loupe_core::Trace;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
 use super::protocol::{self, bincode_config, Message};
+
+/// Bytes read from a `File` per `FileReaderSync` call.
+pub const READ_CHUNK_BYTES: usize = 16 << 20;
+
+/// The largest estimated import peak the worker accepts (see
+/// `loupe_core::import::chrome::estimate_peak_bytes`). wasm32 memory ends at 4 GiB and never
+/// shrinks; after the peak, the worker still holds the model (about half the peak) next to its
+/// bincode encoding (about the model's size, in a `Vec` that grows by doubling), and the page
+/// then decodes the same bytes into its own 4 GiB. 2.5 GiB of peak leaves that room; a bigger
+/// file gets [`loupe_core::import::ImportError::TooLarge`] after its first chunk, before memory
+/// is in danger.
+pub const MAX_PEAK_BYTES: u64 = 2560 << 20;
 
 /// Result of a parse: the encoded trace and timings.
 pub struct Encoded {
@@ -16,8 +42,80 @@ pub struct Encoded {
     pub encode_ms: f64,
 }
 
-/// Import `files` together and encode the trace. `now_ms` is a clock; `progress(stage, done, total)`
-/// is called at most every ~100 ms of `now_ms`.
+/// One input: its name, size and bytes from the start.
+pub struct Source {
+    pub name: String,
+    pub size: u64,
+    pub reader: Box<dyn Read>,
+}
+
+/// A `File` read front to back through `FileReaderSync` (workers only), one `Blob.slice` per
+/// call, at most [`READ_CHUNK_BYTES`] at a time, straight into the caller's buffer.
+pub struct FileRead {
+    reader: FileReaderSync,
+    file: File,
+    pos: u64,
+    size: u64,
+}
+
+impl FileRead {
+    pub fn new(file: File) -> Result<FileRead, String> {
+        let reader = FileReaderSync::new().map_err(|e| super::js_err(&e))?;
+        let size = file.size() as u64;
+        Ok(FileRead { reader, file, pos: 0, size })
+    }
+}
+
+impl Read for FileRead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = (out.len() as u64).min(self.size - self.pos).min(READ_CHUNK_BYTES as u64);
+        if n == 0 {
+            return Ok(0);
+        }
+        let io = |e: JsValue| std::io::Error::other(super::js_err(&e));
+        let blob = self.file.slice_with_f64_and_f64(self.pos as f64, (self.pos + n) as f64).map_err(io)?;
+        let buf = self.reader.read_as_array_buffer(&blob).map_err(io)?;
+        let a = js_sys::Uint8Array::new(&buf);
+        // a file changed since it was picked may come back shorter: stop there
+        let got = (a.length() as u64).min(n) as usize;
+        a.subarray(0, got as u32).copy_to(&mut out[..got]);
+        self.pos += got as u64;
+        Ok(got)
+    }
+}
+
+/// `progress(stage, done, total)` at most every ~100 ms of `now_ms` (and at the end).
+fn throttled<'a>(
+    stage: &'a str,
+    now_ms: &'a dyn Fn() -> f64,
+    progress: &'a mut dyn FnMut(&str, u64, u64),
+) -> impl FnMut(u64, u64) -> bool + 'a {
+    let mut last_ms = f64::NEG_INFINITY;
+    move |done: u64, total: u64| {
+        let t = now_ms();
+        if t - last_ms >= 100.0 || done >= total {
+            last_ms = t;
+            progress(stage, done, total);
+        }
+        true
+    }
+}
+
+fn encode(
+    trace: &Trace,
+    t0: f64,
+    now_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<Encoded, String> {
+    let t1 = now_ms();
+    progress("encoding", 1, 1);
+    let bytes = bincode::encode_to_vec(trace, bincode_config())
+        .map_err(|e| format!("could not encode the trace: {e}"))?;
+    Ok(Encoded { bytes, parse_ms: t1 - t0, encode_ms: now_ms() - t1 })
+}
+
+/// Import `files` (whole, in memory) together and encode the trace. `now_ms` is a clock;
+/// `progress(stage, done, total)` is called at most every ~100 ms of `now_ms`.
 pub fn parse_and_encode(
     files: &[(String, Vec<u8>)],
     now_ms: &dyn Fn() -> f64,
@@ -25,16 +123,8 @@ pub fn parse_and_encode(
 ) -> Result<Encoded, String> {
     let t0 = now_ms();
     let inputs: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
-    let mut last_ms = f64::NEG_INFINITY;
-    let mut sink = |done: u64, total: u64| {
-        let t = now_ms();
-        if t - last_ms >= 100.0 || done >= total {
-            last_ms = t;
-            progress("parsing", done, total);
-        }
-        true
-    };
-    let trace = import_files(&inputs, &mut sink).map_err(|e| e.to_string())?;
+    let trace =
+        import_files(&inputs, &mut throttled("parsing", now_ms, progress)).map_err(|e| e.to_string())?;
     encode(&trace, t0, now_ms, progress)
 }
 
@@ -59,18 +149,70 @@ pub fn demo_and_encode(
     encode(&trace, t0, now_ms, progress)
 }
 
-fn encode(
-    trace: &loupe_core::Trace,
-    t0: f64,
+fn read_err(name: &str, e: std::io::Error) -> String {
+    format!("could not read '{name}': {e}")
+}
+
+/// Up to `n` bytes from the start of `r`.
+fn read_prefix(r: &mut dyn Read, n: usize) -> std::io::Result<Vec<u8>> {
+    let mut v = Vec::with_capacity(n);
+    r.take(n as u64).read_to_end(&mut v)?;
+    Ok(v)
+}
+
+/// Import `sources`: one streamable Chrome JSON is streamed (lazy args when it is larger than
+/// `lazy_args_above` bytes), anything else read whole and imported together. Then encode.
+pub fn parse_sources(
+    mut sources: Vec<Source>,
+    lazy_args_above: f64,
     now_ms: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<Encoded, String> {
-    let t1 = now_ms();
-    progress("encoding", 1, 1);
-    let bytes = bincode::encode_to_vec(trace, bincode_config())
-        .map_err(|e| format!("could not encode the trace: {e}"))?;
-    let t2 = now_ms();
-    Ok(Encoded { bytes, parse_ms: t1 - t0, encode_ms: t2 - t1 })
+    let t0 = now_ms();
+    if let [one] = sources.as_mut_slice() {
+        let prefix = read_prefix(&mut one.reader, SNIFF_BYTES).map_err(|e| read_err(&one.name, e))?;
+        if streamable(&one.name, &prefix) {
+            let opts = StreamOptions {
+                chunk_bytes: READ_CHUNK_BYTES,
+                lazy_args: (one.size as f64 > lazy_args_above).then_some(0),
+                max_peak_bytes: Some(MAX_PEAK_BYTES),
+            };
+            let mut r = std::io::Cursor::new(prefix).chain(&mut one.reader);
+            let trace = {
+                let mut sink = throttled("reading and parsing", now_ms, progress);
+                import_chrome_stream(&one.name, one.size, &mut r, opts, &mut sink)
+                    .map_err(|e| e.to_string())?
+            };
+            return encode(&trace, t0, now_ms, progress);
+        }
+        // not streamable: put the sniffed bytes back in front
+        let rest = std::mem::replace(&mut one.reader, Box::new(std::io::empty()));
+        one.reader = Box::new(std::io::Cursor::new(prefix).chain(rest));
+    }
+    let total: u64 = sources.iter().map(|s| s.size).sum();
+    let mut done = 0u64;
+    let mut files = Vec::with_capacity(sources.len());
+    {
+        let mut sink = throttled("reading", now_ms, progress);
+        for s in &mut sources {
+            let mut bytes = Vec::with_capacity(usize::try_from(s.size).unwrap_or(0));
+            let mut buf = vec![0u8; READ_CHUNK_BYTES.min(s.size as usize).max(1)];
+            loop {
+                let n = s.reader.read(&mut buf).map_err(|e| read_err(&s.name, e))?;
+                if n == 0 {
+                    break;
+                }
+                bytes.extend_from_slice(&buf[..n]);
+                done += n as u64;
+                sink(done, total);
+            }
+            files.push((std::mem::take(&mut s.name), bytes));
+        }
+    }
+    drop(sources);
+    let mut enc = parse_and_encode(&files, now_ms, progress)?;
+    enc.parse_ms = now_ms() - t0 - enc.encode_ms;
+    Ok(enc)
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &Message) {
@@ -83,17 +225,25 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &Message) {
 fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     let perf = scope.performance();
     let now_ms = move || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
-    let mut progress = |stage: &str, done: u64, total: u64| {
-        post(scope, &Message::Progress { stage: stage.to_string(), done, total })
-    };
-    let result = match protocol::decode(data) {
-        Some(Message::Load { names, buffers }) => {
-            let files: Vec<(String, Vec<u8>)> =
-                names.into_iter().zip(buffers.iter().map(protocol::buffer_to_vec)).collect();
-            drop(buffers);
-            parse_and_encode(&files, &now_ms, &mut progress)
+    let (files, lazy_args_above) = match protocol::decode(data) {
+        Some(Message::Load { files, lazy_args_above }) => (files, lazy_args_above),
+        Some(Message::Demo { slices }) => {
+            let mut progress = |stage: &str, done: u64, total: u64| {
+                post(scope, &Message::Progress { stage: stage.to_string(), done, total })
+            };
+            match demo_and_encode(slices, &now_ms, &mut progress) {
+                Ok(enc) => {
+                    let buf = protocol::vec_to_buffer(&enc.bytes);
+                    drop(enc.bytes);
+                    post(
+                        scope,
+                        &Message::Done { trace: buf, parse_ms: enc.parse_ms, encode_ms: enc.encode_ms },
+                    );
+                }
+                Err(message) => post(scope, &Message::Error { message }),
+            }
+            return;
         }
-        Some(Message::Demo { slices }) => demo_and_encode(slices, &now_ms, &mut progress),
         _ => {
             post(
                 scope,
@@ -102,7 +252,22 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
             return;
         }
     };
-    match result {
+    let mut sources = Vec::with_capacity(files.len());
+    for f in files {
+        let name = f.name();
+        let size = f.size() as u64;
+        match FileRead::new(f) {
+            Ok(r) => sources.push(Source { name, size, reader: Box::new(r) }),
+            Err(e) => {
+                post(scope, &Message::Error { message: format!("could not read '{name}': {e}") });
+                return;
+            }
+        }
+    }
+    let mut progress = |stage: &str, done: u64, total: u64| {
+        post(scope, &Message::Progress { stage: stage.to_string(), done, total })
+    };
+    match parse_sources(sources, lazy_args_above, &now_ms, &mut progress) {
         Ok(enc) => {
             let buf = protocol::vec_to_buffer(&enc.bytes);
             drop(enc.bytes);

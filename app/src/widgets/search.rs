@@ -141,6 +141,9 @@ pub fn SearchWidget() -> impl IntoView {
                     <li><code>"dur>10us"</code>", "<code>"start<2ms"</code>", "<code>"bytes>=4KiB"</code>" — numeric filters (ns, us, ms, s; B, KiB, MiB, GiB)"</li>
                     <li><code>"-word"</code>" negates; "<code>"\"two words\""</code>" quotes; terms combine with AND"</li>
                     <li>"Enter / Shift+Enter or ] / [ page through hits; Esc clears"</li>
+                    {move || (!state.tracked_data().trace.args.lazy.is_empty()).then(|| view! {
+                        <li data-testid="search-lazy-args">"This profile is large: its events' arguments stay in the file (shown in Event Details on click) and argument keys are not searched."</li>
+                    })}
                 </ul>
                 <p>"Try:"</p>
                 <ul class="search-examples">{example("dur>100us")}{example("engine:Tensor")}{example("opcode:DRAIN")}</ul>

@@ -1,0 +1,75 @@
+// Big-file open benchmark (issue 10, goal 3): a generated Kineto-like Chrome JSON opened in the
+// release app through the file input; the worker streams it (16 MiB `Blob.slice` reads) with lazy
+// arguments (above 64 MB). Numbers only; not part of CI.
+//   node tests/bench/open-big.mjs
+// Env: TRACE (path; default target/bench/kineto-<TRACE_MB>MB.json, generated when missing),
+//      TRACE_MB (1000), QUERY (extra page query, e.g. `lazyargs=0`), LOUPE_DIST (default dist/).
+// Timed from setInputFiles to data-loupe-state="ready" + two animation frames, with ?cache=0.
+// Then one slice is clicked and the time until its (lazy) arguments show is measured.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { serve } from './server.mjs';
+import { launch, fmt } from './browser.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const TRACE_MB = +(process.env.TRACE_MB ?? 1000);
+const TRACE = path.resolve(process.env.TRACE ?? path.join(ROOT, `target/bench/kineto-${TRACE_MB}MB.json`));
+const DIST = process.env.LOUPE_DIST ? path.resolve(process.env.LOUPE_DIST) : path.join(ROOT, 'dist');
+if (!fs.existsSync(path.join(DIST, 'index.html'))) {
+  console.error(`${DIST}/index.html missing: trunk build --release`);
+  process.exit(1);
+}
+if (!fs.existsSync(TRACE)) {
+  fs.mkdirSync(path.dirname(TRACE), { recursive: true });
+  process.stderr.write(`generating ${TRACE} (${TRACE_MB} MB)...\n`);
+  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'loupe-core', '--example', 'gen_chrome', '--', `${TRACE_MB}MB`, TRACE], { cwd: ROOT, stdio: 'inherit' });
+}
+const mb = fs.statSync(TRACE).size / 1e6;
+const srv = await serve({ '/': DIST });
+const browser = await launch();
+const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 820 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('crash', () => errors.push('the page crashed'));
+  const q = process.env.QUERY ? `&${process.env.QUERY}` : '';
+  await page.goto(`${srv.url}/?cache=0${q}`);
+  await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
+  // the page's longest main-thread gap during the load (rAF gaps)
+  await page.evaluate(() => {
+    window.__gap = 0;
+    let last = performance.now();
+    const tick = (t) => { window.__gap = Math.max(window.__gap, t - last); last = t; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+  const t = performance.now();
+  await page.locator('[data-testid=open-file]').setInputFiles(TRACE);
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 900000, polling: 500 });
+  await page.evaluate(twoFrames);
+  const ms = performance.now() - t;
+  const st = await page.evaluate(() => document.body.dataset.loupeState);
+  if (st !== 'ready') {
+    console.log(`${fmt(mb, 0)} MB: error after ${fmt(ms / 1000, 1)} s: ${await page.locator('[data-testid=load-error]').textContent()}`);
+  } else {
+    const l = await page.evaluate(() => ({ ...window.__loupe, gap: window.__gap }));
+    console.log(`${fmt(mb, 0)} MB opened in ${fmt(ms / 1000, 1)} s = ${fmt(mb / (ms / 1000), 0)} MB/s end to end (worker parse ${fmt(l.loadMs / 1000, 1)} s as the app counts it)`);
+    console.log(`slices ${l.sliceCount}, tracks ${l.trackCount}, lazy arg sets ${l.lazyArgs}, memoryBytes ${fmt(l.memoryBytes / 1e6, 0)} MB = ${fmt(l.memoryBytes / l.sliceCount, 1)} B/slice, longest rAF gap during the load ${fmt(l.gap, 0)} ms`);
+    // one event through the search (at full view every row is merged blocks): Enter selects the first hit
+    const t1 = performance.now();
+    await page.locator('[data-testid=search-input]').fill('nccl');
+    await page.locator('[data-testid=search-input]').press('Enter');
+    const args = page.locator('[data-testid=details-args], [data-testid=details-args-note]');
+    await args.first().waitFor({ timeout: 60000 }).catch(() => {});
+    const n = await page.locator('[data-testid=details-args] tr').count();
+    console.log(`search + select a hit: ${n} argument rows shown after ${fmt(performance.now() - t1, 0)} ms`);
+    await page.screenshot({ path: path.join(ROOT, 'tests/e2e/out/open-big.png') });
+  }
+  if (errors.length) console.log(`errors: ${errors.join(' | ')}`);
+} finally {
+  await browser.close();
+  srv.close();
+}
