@@ -34,7 +34,13 @@ pub fn ShareMenu() -> impl IntoView {
         let r = share::loupe_bytes(state, view).and_then(|bytes| {
             let file = format!("{}.loupe", name());
             share::download(&bytes, &file, "application/octet-stream")?;
-            Ok(format!("Saved {file} ({}): drop it on Loupe to re-open this view", size(bytes.len())))
+            let lazy = state.data().trace.args.lazy.len();
+            let note = if lazy > 0 {
+                format!(" — the arguments of {lazy} events stay in the original file (big traces keep them there)")
+            } else {
+                String::new()
+            };
+            Ok(format!("Saved {file} ({}): drop it on Loupe to re-open this view{note}", size(bytes.len())))
         });
         finish(r);
     };
