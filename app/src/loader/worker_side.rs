@@ -2,7 +2,9 @@
 //! progress, and sends the finished trace back bincode-encoded in a transferred `ArrayBuffer`.
 //! [`parse_and_encode`] is shared with the in-thread loader used by the browser tests.
 
-use loupe_core::import::{import_files, InputFile};
+use loupe_core::import::InputFile;
+// every format, the SQLite ones (loupe-sqlite: a real SQLite, compiled to wasm32) included
+use loupe_sqlite::import_files;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
