@@ -12,7 +12,7 @@
 //! - **GPU work**: `read_only_kernels` (`kernel`, grid/block from `read_only_grid_block`, tensor-core
 //!   use `uses_tc`, long name), `read_only_memcpys` (`gpu_memcpy`) and `read_only_memsets`
 //!   (`gpu_memset`) rows are slices on one track per device (`device_id`; the database keeps no
-//!   stream), from `gpu_start` to `gpu_stop`; byte counts go to the typed `bytes` column. Each has
+//!   stream; concurrent work is laid out in lanes), from `gpu_start` to `gpu_stop`; byte counts go to the typed `bytes` column. Each has
 //!   a launch flow from the op slice enclosing its `api_start` on its thread (its API call
 //!   interval itself is kept as `api_start_ns`/`api_dur_ns` args, not as a slice).
 //! - **Iterations**: `iteration_list` rows are slices on an "Iterations" track and the model's
@@ -207,6 +207,8 @@ impl<'a> Dl<'a> {
         let g = self.b.add_group(&name, GroupKind::Device);
         self.b.set_group_sort(g, -1_000_000 + device);
         let t = self.b.add_track(g, "kernels and memory", TrackKind::Stream, &format!("gpu:{device}"));
+        // the database keeps no stream: concurrent work gets lanes instead of an overlap track
+        self.b.set_track_layout(t, loupe_core::model::Layout::Lanes);
         self.devices.insert(device, t);
         t
     }
