@@ -42,7 +42,7 @@ fn slices(t: &Trace) -> impl Iterator<Item = (usize, usize)> + '_ {
     t.tracks.iter().enumerate().flat_map(|(ti, tr)| (0..tr.slices.len()).map(move |i| (ti, i)))
 }
 
-fn arg<'a>(t: &'a Trace, ti: usize, i: usize, key: &str) -> Option<ArgValue> {
+fn arg(t: &Trace, ti: usize, i: usize, key: &str) -> Option<ArgValue> {
     t.args.get(t.tracks[ti].slices.args[i]).find(|(k, _)| t.str(*k) == key).map(|(_, v)| v)
 }
 
