@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 
-const TARGETS: [&str; 7] = [
+const TARGETS: [&str; 8] = [
     "import_chrome",
     "import_neff",
     "import_ntff",
@@ -18,6 +18,7 @@ const TARGETS: [&str; 7] = [
     "import_parquet",
     "import_dlprof_csv",
     "import_tb_neuron_ops",
+    "import_rocprof",
 ];
 
 /// The (file name, bytes) pairs a target hands to `import_bytes` for one fuzz input: keep in step
@@ -59,6 +60,9 @@ fn imports_of(target: &str, data: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
                 ("neuron_framework_op.json", data.to_vec()),
                 ("neuron_hlo_op.json", framed(b"{\"ops\": [", data)),
             ]
+        }
+        "import_rocprof" => {
+            vec![("fuzz.json", data.to_vec()), ("fuzz.json", framed(b"{\"rocprofiler-sdk-tool\": [", data))]
         }
         _ => panic!("unknown fuzz target {target}"),
     }
@@ -129,6 +133,8 @@ fn every_fuzz_target_is_covered() {
         .filter_map(|l| l.strip_prefix("name = \""))
         .filter_map(|l| l.strip_suffix('"'))
         .filter(|n| n.starts_with("import_"))
+        // the SQLite targets feed loupe-sqlite: their regressions are core/sqlite/tests/fuzz_regressions.rs
+        .filter(|n| !n.ends_with("_sqlite"))
         .collect();
     assert_eq!(declared, TARGETS, "keep TARGETS and imports_of in step with core/fuzz");
 }

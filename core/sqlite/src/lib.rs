@@ -21,6 +21,7 @@
 pub mod db;
 pub mod dlprof_db;
 pub mod nsys;
+pub mod testing;
 
 use loupe_core::import::{ImportError, Importer, InputFile, Progress};
 use loupe_core::Trace;

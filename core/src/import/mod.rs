@@ -26,6 +26,7 @@ pub mod neuron_device;
 pub mod neuron_json;
 pub mod neuron_parquet;
 pub mod neuron_tb_ops;
+pub mod rocprof;
 pub mod sqlite;
 
 use crate::model::{Trace, TraceBuilder};
@@ -137,6 +138,7 @@ pub fn importers() -> Vec<&'static dyn Importer> {
         &neuron_parquet::NeuronParquet,
         &dlprof_csv::DlprofCsv,
         &neuron_tb_ops::NeuronTbOps,
+        &rocprof::Rocprof,
         &neuron_json::NeuronJson,
         &chrome::ChromeJson,
         &sqlite::SqliteDb,
