@@ -2,8 +2,12 @@
 //! progress, and sends the finished trace back bincode-encoded in a transferred `ArrayBuffer`.
 //! [`parse_and_encode`] is shared with the in-thread loader used by the browser tests.
 
+#[cfg(not(feature = "sqlite"))]
+use loupe_core::import::import_files;
 use loupe_core::import::InputFile;
-// every format, the SQLite ones (loupe-sqlite: a real SQLite, compiled to wasm32) included
+// every format, the SQLite ones (loupe-sqlite: a real SQLite, compiled to wasm32) included: the
+// worker binary is built with the `sqlite` feature (index.html)
+#[cfg(feature = "sqlite")]
 use loupe_sqlite::import_files;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
