@@ -34,6 +34,13 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   apt-get update -qq
   apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
+# clang: sqlite-wasm-rs compiles SQLite's C for wasm32 (loupe-sqlite in the app's worker)
+if ! command -v clang >/dev/null; then
+  log "installing clang from Debian (SQLite for wasm32)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq clang >/dev/null
+fi
 # fuzzing (scripts/fuzz.sh): cargo-fuzz on the preinstalled nightly. Its default build (ASan,
 # without -Zbuild-std) needs no rust-src.
 if ! rustup toolchain list | grep -q '^nightly'; then

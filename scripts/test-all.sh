@@ -22,7 +22,7 @@ done
 step "house rules: cargo fmt --check, clippy -D warnings (native workspace and the wasm app)"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-cargo clippy -p loupe-app --target wasm32-unknown-unknown --all-targets --quiet -- -D warnings
+cargo clippy -p loupe-app --target wasm32-unknown-unknown --all-targets --features sqlite --quiet -- -D warnings
 
 step "native tests (core, cli, golden tests)"
 cargo test --profile ci --workspace --exclude loupe-app --exclude loupe-bench-wasm --lib --bins --tests 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true

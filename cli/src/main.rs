@@ -11,8 +11,10 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 use loupe_core::analysis::device_summary::{device_summary, Value};
-use loupe_core::import::{import_files, InputFile, NoProgress};
+use loupe_core::import::{InputFile, NoProgress};
+// every format, the SQLite ones (loupe-sqlite) included
 use loupe_core::query;
+use loupe_sqlite::import_files;
 use std::io::Write;
 
 mod analyze;
@@ -381,7 +383,7 @@ fn run(a: &Args) -> Result<(), String> {
             }
         }
         "formats" => {
-            for imp in loupe_core::import::importers() {
+            for imp in loupe_sqlite::IMPORTERS.iter().copied().chain(loupe_core::import::importers()) {
                 writeln!(out, "{}", imp.name()).map_err(io)?;
             }
             writeln!(out, "loupe (a saved .loupe file)").map_err(io)?;

@@ -15,8 +15,14 @@
 use std::io::Read;
 
 use loupe_core::import::chrome::StreamOptions;
-use loupe_core::import::{import_chrome_stream, import_files, streamable, InputFile, SNIFF_BYTES};
+#[cfg(not(feature = "sqlite"))]
+use loupe_core::import::import_files;
+use loupe_core::import::{import_chrome_stream, streamable, InputFile, SNIFF_BYTES};
 use loupe_core::Trace;
+// every format, the SQLite ones (loupe-sqlite: a real SQLite, compiled to wasm32) included: the
+// worker binary is built with the `sqlite` feature (index.html)
+#[cfg(feature = "sqlite")]
+use loupe_sqlite::import_files;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};

@@ -76,6 +76,8 @@ pub const NOT_OPS: &[&str] = &[
     "Trace",
     "critical_path",
     "fwdbwd",
+    // OS runtime calls (Nsight Systems `OSRT_API`)
+    "osrt",
     "cuda_runtime",
     "cuda_driver",
     "Runtime",

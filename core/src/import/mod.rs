@@ -27,6 +27,8 @@ pub mod neuron_json;
 pub mod neuron_parquet;
 pub mod neuron_tb_ops;
 pub mod perfetto;
+pub mod rocprof;
+pub mod sqlite;
 pub mod xprof;
 
 use crate::model::{Trace, TraceBuilder};
@@ -123,7 +125,7 @@ pub const SUPPORTED_FORMATS: &str =
     "Loupe reads: Chrome/Perfetto JSON trace events (incl. PyTorch profiler/Kineto, \
 TensorFlow, Furiosa), neuron-profile JSON exports, Neuron Explorer Parquet tables, NEFF and NTFF v5 \
 files, DLProf report CSVs, TensorBoard-Neuron operator files, saved .loupe files, Perfetto protobuf traces (.pftrace), \
-XProf/TensorBoard profile XSpace files (.xplane.pb) and XProf tool JSON; each may be gzip- or zip-compressed";
+XProf/TensorBoard profile XSpace files (.xplane.pb) and XProf tool JSON, Nsight Systems SQLite exports, DLProf databases (dlprof_dldb.sqlite), rocprofv3 JSON; each may be gzip- or zip-compressed";
 
 /// How many bytes a sniff gets to see.
 pub const SNIFF_BYTES: usize = 4096;
@@ -133,14 +135,17 @@ pub const SNIFF_BYTES: usize = 4096;
 /// sniff is the most permissive).
 pub fn importers() -> Vec<&'static dyn Importer> {
     vec![
+        &sqlite::NsysRep,
         &neuron_binary::NeuronBinary,
         &neuron_parquet::NeuronParquet,
         &xprof::XProf,
         &perfetto::Perfetto,
         &dlprof_csv::DlprofCsv,
         &neuron_tb_ops::NeuronTbOps,
+        &rocprof::Rocprof,
         &neuron_json::NeuronJson,
         &chrome::ChromeJson,
+        &sqlite::SqliteDb,
     ]
 }
 
@@ -152,10 +157,19 @@ pub fn detect(file_name: &str, bytes: &[u8]) -> Option<&'static dyn Importer> {
 /// Every importer whose sniff accepts this file, in the order they are tried: those that say
 /// `Yes` in registry order, then those that say `Maybe` in registry order.
 pub fn candidates(file_name: &str, bytes: &[u8]) -> Vec<&'static dyn Importer> {
+    candidates_with(&[], file_name, bytes)
+}
+
+/// [`candidates`] with `extra` importers (e.g. `loupe-sqlite`'s) sniffed before the registry.
+pub fn candidates_with(
+    extra: &[&'static dyn Importer],
+    file_name: &str,
+    bytes: &[u8],
+) -> Vec<&'static dyn Importer> {
     let prefix = &bytes[..bytes.len().min(SNIFF_BYTES)];
     let mut yes = Vec::new();
     let mut maybe = Vec::new();
-    for imp in importers() {
+    for imp in extra.iter().copied().chain(importers()) {
         match imp.sniff(file_name, prefix) {
             Sniff::Yes => yes.push(imp),
             Sniff::Maybe => maybe.push(imp),
@@ -268,6 +282,16 @@ fn name_groups_by_file(b: &mut TraceBuilder) {
 
 /// Import several files into one trace (e.g. a NEFF and its NTFF, or several Parquet tables).
 pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Result<Trace, ImportError> {
+    import_files_with(&[], files, progress)
+}
+
+/// [`import_files`] with `extra` importers that live outside loupe-core (the SQLite readers of
+/// `loupe-sqlite`: see [`sqlite`]); they are offered each file before the registry.
+pub fn import_files_with(
+    extra: &[&'static dyn Importer],
+    files: &[InputFile<'_>],
+    progress: &mut dyn Progress,
+) -> Result<Trace, ImportError> {
     let mut unwrapped: Vec<(String, std::borrow::Cow<'_, [u8]>)> = Vec::new();
     let mut budget = container::Budget::default();
     let mut notes = Vec::new();
@@ -286,7 +310,7 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
     let mut sniffed: Vec<(&str, &[u8], Vec<&'static dyn Importer>)> = Vec::new();
     for (name, bytes) in &unwrapped {
         crate::limits::check_json_size(bytes, crate::limits::MAX_JSON_INPUT_BYTES)?;
-        let candidates = candidates(name, bytes);
+        let candidates = candidates_with(extra, name, bytes);
         if candidates.is_empty() {
             return Err(diagnose_unknown(name, bytes, &notes));
         }
