@@ -57,6 +57,13 @@ if [ -f package.json ]; then
     if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
   fi
 fi
+# DuckDB (PyPI, ~4 s): the independent reader of the Parquet export in cli/tests/parquet_duckdb.rs
+if [ ! -x target/venv-duckdb/bin/python ] || ! target/venv-duckdb/bin/python -c 'import duckdb' 2>/dev/null; then
+  log "DuckDB for the Parquet export test (python venv in target/venv-duckdb)"
+  mkdir -p target
+  python3 -m venv target/venv-duckdb && target/venv-duckdb/bin/pip install -q duckdb \
+    || log "DuckDB could not be installed: the Parquet read-back test will skip"
+fi
 # `trunk serve` refuses to start when a path in Trunk.toml's [watch] ignore list is missing
 mkdir -p target
 log "ok"
