@@ -3,7 +3,8 @@
 // alignment can be changed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setup, openApp, loupe, state, shot, SAMPLES } from './helpers.mjs';
 
@@ -35,6 +36,22 @@ test('compare two Kineto samples: table with deltas, B lanes, row → highlight'
   await page.waitForFunction(() => document.querySelector('[data-testid=widget-search]')?.textContent.includes('A: ') || true);
   const l = await loupe(page);
   assert.equal(await state(page), 'ready');
+  // the comparison table and the latency table as CSV
+  const csvOf = async (testid) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testid).click()]);
+    const p = join(mkdtempSync(join(tmpdir(), 'loupe-csv-')), dl.suggestedFilename());
+    await dl.saveAs(p);
+    return readFileSync(p, 'utf8').trim().split('\n');
+  };
+  const cmp = await csvOf('compare-csv');
+  assert.equal(cmp[0], 'key,side,count_a,count_b,time_a_ns,time_b_ns,delta_ns,ratio');
+  assert.ok(cmp.length - 1 >= (await rows.count()), 'every row of the table (the widget shows at most 400)');
+  await page.locator('.wb-tab[data-widget=latency]').click();
+  await page.getByTestId('latency-csv').waitFor({ timeout: 30000 });
+  const lat = await csvOf('latency-csv');
+  assert.match(lat[0], /^name,count,total_ns,min_ns,max_ns,mean_ns,median_ns,p90_ns,p95_ns,p99_ns,p999_ns,percent$/);
+  assert.ok(lat.length > 2, 'a row per name');
+  await page.locator('.wb-tab[data-widget=compare]').click();
   await page.getByTestId('compare-align').selectOption('start');
   await page.waitForTimeout(300);
   await shot(page, 'compare.png');

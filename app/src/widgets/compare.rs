@@ -301,6 +301,18 @@ pub fn CompareWidget() -> impl IntoView {
             </p>
             {neuron}
             {iters}
+            <button class="button button-quiet" data-testid="compare-csv" title="The whole comparison table as CSV"
+                on:click=move |_| {
+                    if let Some(c) = result.result.get_untracked() {
+                        if let Some(c) = c.as_ref().as_ref() {
+                            let mut out = Vec::new();
+                            if loupe_core::export::csv::write_rows(&compare::CSV_HEADER, compare::csv_rows(c), &mut out).is_ok() {
+                                let name = format!("{}-compare.csv", crate::share::base_name(&state.data().source_label));
+                                let _ = crate::share::download(&out, &name, "text/csv");
+                            }
+                        }
+                    }
+                }>"CSV"</button>
             <input class="search-input" type="search" placeholder="Filter rows" prop:value=move || filter.get()
                 on:input=move |ev| { filter.set(event_target_value(&ev)); limit.set(MAX_ROWS_SHOWN); }/>
             <table class="grid compare-table" data-testid="compare-table">

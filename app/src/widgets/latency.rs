@@ -272,6 +272,26 @@ pub fn LatencyWidget() -> impl IntoView {
                 <input type="search" class="filter" placeholder="Filter names" data-testid="latency-filter"
                     prop:value=move || filter.get() on:input=move |e| filter.set(event_target_value(&e))/>
                 <span class="hint">{count}</span>
+                <button class="button button-quiet" data-testid="latency-csv" title="Every name of this view as CSV (ns)"
+                    on:click=move |_| {
+                        if let Some(s) = result.get_untracked() {
+                            let rows = rows_of(&s, side.get_untracked()).iter().map(|o| {
+                                vec![
+                                    o.name.clone(), o.count.to_string(), o.total_ns.to_string(), o.min_ns.to_string(),
+                                    o.max_ns.to_string(), o.mean_ns.to_string(), o.median_ns.to_string(),
+                                    o.p90_ns.to_string(), o.p95_ns.to_string(), o.p99_ns.to_string(),
+                                    o.p999_ns.to_string(), format!("{:.3}", o.percent),
+                                ]
+                            });
+                            let mut out = Vec::new();
+                            let head = ["name", "count", "total_ns", "min_ns", "max_ns", "mean_ns", "median_ns",
+                                "p90_ns", "p95_ns", "p99_ns", "p999_ns", "percent"];
+                            if loupe_core::export::csv::write_rows(&head, rows, &mut out).is_ok() {
+                                let name = format!("{}-latency.csv", crate::share::base_name(&state.data().source_label));
+                                let _ = crate::share::download(&out, &name, "text/csv");
+                            }
+                        }
+                    }>"CSV"</button>
             </div>
             <div class="latency-hist" class:hidden=move || chart.with(Option::is_none)>
                 <p class="hint">{hist_caption}</p>
