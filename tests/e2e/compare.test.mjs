@@ -36,6 +36,10 @@ test('compare two Kineto samples: table with deltas, B lanes, row → highlight'
   await page.waitForFunction(() => document.querySelector('[data-testid=widget-search]')?.textContent.includes('A: ') || true);
   const l = await loupe(page);
   assert.equal(await state(page), 'ready');
+  // Kineto: iterations paired, kernels aligned; a row highlights the paired kernels
+  const iters = page.getByTestId('compare-iterations').locator('tbody tr');
+  assert.ok((await iters.count()) >= 1, 'iterations paired');
+  await iters.first().click();
   // the comparison table and the latency table as CSV
   const csvOf = async (testid) => {
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testid).click()]);

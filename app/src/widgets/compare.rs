@@ -279,19 +279,66 @@ pub fn CompareWidget() -> impl IntoView {
         let more = (total_rows > limit.get()).then(|| {
             view! { <button class="button button-quiet" on:click=move |_| limit.update(|l| *l += MAX_ROWS_SHOWN)>{format!("show more ({} of {total_rows})", limit.get())}</button> }
         });
+        let highlight_both = move |label: String, ea: Vec<SliceRef>, eb: Vec<SliceRef>| {
+            let a = state.data();
+            crate::search_runner::show_events(state, &label, per_track(&a.trace, &ea), true);
+            if let Some(b) = state.compare.get_value() {
+                marked_b.set(Arc::new(per_track(&b.trace, &eb)));
+            }
+        };
         let neuron = c.neuron.as_ref().filter(|n| n.same_program).map(|n| {
             let engines = n
                 .engines
                 .iter()
-                .map(|e| view! { <tr><td class="name">{e.engine.to_string()}</td><td class="num">{dur(e.time_a_ns)}</td><td class="num">{dur(e.time_b_ns)}</td><td class="num">{dur(e.time_b_ns - e.time_a_ns)}</td></tr> })
+                .map(|e| view! { <tr><td class="name">{e.engine.to_string()}</td><td class="num">{e.count_a}</td><td class="num">{e.count_b}</td><td class="num">{dur(e.time_a_ns)}</td><td class="num">{dur(e.time_b_ns)}</td><td class="num">{dur(e.delta_ns)}</td></tr> })
+                .collect_view();
+            let instrs = n
+                .instructions
+                .iter()
+                .take(50)
+                .map(|r| {
+                    let label = format!("{} pc {} {}", r.engine, r.pc, r.opcode);
+                    let (ea, eb) = (r.events_a.clone(), r.events_b.clone());
+                    view! {
+                        <tr class="clickable" on:click=move |_| highlight_both(label.clone(), ea.clone(), eb.clone())>
+                            <td>{r.engine.to_string()}</td><td class="num">{r.pc}</td><td class="name">{r.opcode.clone()}</td>
+                            <td class="num">{r.count_a}</td><td class="num">{r.count_b}</td>
+                            <td class="num">{dur(r.time_a_ns)}</td><td class="num">{dur(r.time_b_ns)}</td><td class="num">{dur(r.delta_ns)}</td>
+                        </tr>
+                    }
+                })
                 .collect_view();
             view! {
-                <p class="hint">{format!("Same program in both (per (engine, pc) slot): {} instructions compared.", n.instructions.len())}</p>
-                <table class="grid compact"><thead><tr><th>"engine"</th><th>"A"</th><th>"B"</th><th>"Δ"</th></tr></thead><tbody>{engines}</tbody></table>
+                <p class="hint">{format!("Same program in both (per (engine, pc) slot): {} instruction slots compared; per engine, then the 50 slots that changed most (a row highlights its executions on both sides).", n.instructions.len())}</p>
+                <table class="grid compact" data-testid="compare-engines"><thead><tr><th>"engine"</th><th>"count A"</th><th>"count B"</th><th>"A"</th><th>"B"</th><th>"Δ"</th></tr></thead><tbody>{engines}</tbody></table>
+                <table class="grid compact" data-testid="compare-instructions"><thead><tr><th>"engine"</th><th>"pc"</th><th>"opcode"</th><th>"count A"</th><th>"count B"</th><th>"A"</th><th>"B"</th><th>"Δ"</th></tr></thead><tbody>{instrs}</tbody></table>
             }
         });
-        let iters = c.iterations.as_ref().map(|it| {
-            view! { <p class="hint">{format!("{} iterations paired by {}; kernels aligned by name within each.", it.iterations.len(), it.paired_by)}</p> }
+        let iters = c.iterations.as_ref().filter(|it| !it.iterations.is_empty()).map(|it| {
+            let rows = it
+                .iterations
+                .iter()
+                .take(200)
+                .map(|p| {
+                    let num = |n: Option<i64>| n.map_or("whole trace".to_string(), |n| n.to_string());
+                    let label = format!("iteration {} ↔ {}", num(p.number_a), num(p.number_b));
+                    let ea: Vec<SliceRef> = p.pairs.iter().map(|k| k.a).collect();
+                    let eb: Vec<SliceRef> = p.pairs.iter().map(|k| k.b).collect();
+                    view! {
+                        <tr class="clickable" title="Highlight the paired kernels on both sides"
+                            on:click=move |_| highlight_both(label.clone(), ea.clone(), eb.clone())>
+                            <td class="num">{num(p.number_a)}</td><td class="num">{num(p.number_b)}</td>
+                            <td class="num">{dur(p.dur_a_ns)}</td><td class="num">{dur(p.dur_b_ns)}</td><td class="num">{dur(p.delta_ns)}</td>
+                            <td class="num">{p.kernels_a}</td><td class="num">{p.kernels_b}</td><td class="num">{p.pairs.len()}</td>
+                            <td class="num">{p.edit_distance}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <p class="hint">{format!("Iterations paired by {}; GPU kernels aligned by name within each (edit distance = kernels only in A + only in B).", it.paired_by)}</p>
+                <table class="grid compact" data-testid="compare-iterations"><thead><tr><th>"iter A"</th><th>"iter B"</th><th>"A"</th><th>"B"</th><th>"Δ"</th><th>"kernels A"</th><th>"kernels B"</th><th>"paired"</th><th>"edit distance"</th></tr></thead><tbody>{rows}</tbody></table>
+            }
         });
         view! {
             <p class="compare-head" data-testid="compare-head">
