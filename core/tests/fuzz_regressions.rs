@@ -19,9 +19,9 @@ const TARGETS: [&str; 11] = [
     "import_dlprof_csv",
     "import_tb_neuron_ops",
     "import_loupe",
+    "import_rocprof",
     "import_perfetto",
     "import_xplane",
-    "import_rocprof",
 ];
 
 /// The (file name, bytes) pairs a target hands to `import_bytes` for one fuzz input: keep in step
