@@ -15,6 +15,13 @@
     }).then(function (reg) {
       var sw = reg.active;
       if (!sw) return;
+      // batches of files sent to the worker and not yet confirmed in the copy (tests wait for 0)
+      window.__loupeOfflinePending = 0;
+      navigator.serviceWorker.addEventListener('message', function (ev) {
+        if (ev.data && typeof ev.data.loupeWarmed === 'number') window.__loupeOfflinePending -= 1;
+      });
+      var post = sw.postMessage.bind(sw);
+      sw = { postMessage: function (m) { window.__loupeOfflinePending += 1; post(m); } };
       var urls = [location.href, 'index.html', 'boot.js', 'offline.js', 'worker_loader.js', 'worker.js', 'worker_bg.wasm'];
       performance.getEntriesByType('resource').forEach(function (e) { urls.push(e.name); });
       sw.postMessage({ loupeWarm: urls });

@@ -42,6 +42,8 @@ self.addEventListener('message', (e) => {
         console.warn(`Loupe offline copy: ${url.href} not kept (${err})`);
       }
     }
+    // tell the page this batch is in the copy (offline.js counts batches in flight)
+    if (e.source) e.source.postMessage({ loupeWarmed: urls.length });
   })());
 });
 
@@ -62,6 +64,7 @@ self.addEventListener('fetch', (e) => {
     } catch (err) {
       const hit = await cache.match(key);
       if (hit) return hit;
+      console.warn(`Loupe offline copy: no ${key}`);
       throw err;
     }
   })());
