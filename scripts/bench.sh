@@ -5,7 +5,7 @@
 #
 #   bash scripts/bench.sh            # everything (≈ 15–25 min on 2 cores, most of it compiling)
 #   bash scripts/bench.sh --quick    # smaller inputs, no criterion (≈ 5 min once built)
-# Env: SKIP_SETUP=1, SKIP_NATIVE=1, SKIP_BROWSER=1, SKIP_SPEEDSCOPE=1, SKIP_FRAMES=1, WASM_OPT=0 (skip wasm-opt -O3),
+# Env: SKIP_SETUP=1, SKIP_NATIVE=1, SKIP_BROWSER=1, SKIP_SPEEDSCOPE=1, SKIP_FRAMES=1, SKIP_REOPEN=1, WASM_OPT=0 (skip wasm-opt -O3),
 #      LOUPE_DIST=<app build> (default dist/ when present), RUNS (browser runs, default 3).
 # Raw outputs land in target/bench/.
 set -euo pipefail
@@ -84,6 +84,10 @@ if [ "${SKIP_SPEEDSCOPE:-0}" != 1 ]; then
   step "speedscope vs Loupe (50 MB)"
   cargo build --release -p loupe-core --example gen_chrome 2>&1 | tail -1
   node tests/bench/speedscope-vs-loupe.mjs | tee "$OUT/speedscope.txt"
+fi
+if [ "${SKIP_REOPEN:-0}" != 1 ] && [ -f dist/index.html ]; then
+  step "re-open from the model cache (issue 10 goal 6): 50 MB and 200 MB"
+  for mb in 50 200; do TRACE_MB=$mb RUNS=2 node tests/bench/reopen.mjs | tee -a "$OUT/reopen.txt"; done
 fi
 
 step "summary"
