@@ -20,6 +20,7 @@
 //! "not cached": the load goes on from the files.
 
 use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
+use loupe_core::strings::Fnv;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -48,22 +49,6 @@ pub fn enabled() -> bool {
         .and_then(|p| p.get("cache"))
         .is_some_and(|v| v == "0" || v == "off");
     !off && matches!(w.indexed_db(), Ok(Some(_)))
-}
-
-struct Fnv(u64);
-impl Fnv {
-    fn new() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        for &x in b {
-            self.0 ^= u64::from(x);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    fn u64(&mut self, v: u64) {
-        self.bytes(&v.to_le_bytes());
-    }
 }
 
 thread_local! {

@@ -57,12 +57,9 @@ pub struct ViewState {
 /// A short, URL-safe key of a profile's content fingerprint
 /// ([`crate::analysis::annotations::fingerprint`]).
 pub fn profile_key(fingerprint: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in fingerprint.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    let mut h = crate::strings::Fnv::new();
+    h.bytes(fingerprint.as_bytes());
+    format!("{:016x}", h.0)
 }
 
 fn pct_encode(s: &str, out: &mut String) {

@@ -207,7 +207,7 @@ pub fn snap_to_edge(t_ns: i64, edges: impl IntoIterator<Item = i64>, max_dist_ns
 /// event, the time span, the group and track names, and the names, starts and durations of a
 /// sample of slices (up to 4 per track, for up to 256 tracks). O(tracks), independent of events.
 pub fn fingerprint(trace: &Trace) -> String {
-    let mut h = Fnv::new();
+    let mut h = crate::strings::Fnv::new();
     h.str(&trace.format);
     for n in [
         trace.groups.len(),
@@ -242,28 +242,6 @@ pub fn fingerprint(trace: &Trace) -> String {
         }
     }
     format!("{:016x}", h.0)
-}
-
-/// FNV-1a, 64 bit: stable across builds and platforms (the fingerprint is stored).
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        for &x in b {
-            self.0 ^= u64::from(x);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    fn u64(&mut self, v: u64) {
-        self.bytes(&v.to_le_bytes());
-    }
-    fn str(&mut self, s: &str) {
-        self.u64(s.len() as u64);
-        self.bytes(s.as_bytes());
-    }
 }
 
 #[cfg(test)]
