@@ -31,3 +31,27 @@ export function table(header, rows, left = [0]) {
   console.log(w.map((n) => '-'.repeat(n)).join('  '));
   for (const r of all.slice(1)) console.log(line(r));
 }
+
+/** The app build and a generated Kineto-like trace for app benchmarks (env LOUPE_DIST, TRACE,
+ *  TRACE_MB): { ROOT, DIST, TRACE, mb }. Exits when the build is missing; generates the trace with
+ *  the core's `gen_chrome` example when absent. */
+export async function appBenchInputs(defaultMb) {
+  const { default: fs } = await import('node:fs');
+  const { default: path } = await import('node:path');
+  const { execFileSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  const TRACE_MB = +(process.env.TRACE_MB ?? defaultMb);
+  const TRACE = path.resolve(process.env.TRACE ?? path.join(ROOT, `target/bench/kineto-${TRACE_MB}MB.json`));
+  const DIST = process.env.LOUPE_DIST ? path.resolve(process.env.LOUPE_DIST) : path.join(ROOT, 'dist');
+  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
+    console.error(`${DIST}/index.html missing: trunk build --release`);
+    process.exit(1);
+  }
+  if (!fs.existsSync(TRACE)) {
+    fs.mkdirSync(path.dirname(TRACE), { recursive: true });
+    process.stderr.write(`generating ${TRACE} (${TRACE_MB} MB)...\n`);
+    execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'loupe-core', '--example', 'gen_chrome', '--', `${TRACE_MB}MB`, TRACE], { cwd: ROOT, stdio: 'inherit' });
+  }
+  return { ROOT, DIST, TRACE, mb: fs.statSync(TRACE).size / 1e6 };
+}

@@ -6,27 +6,11 @@
 //      TRACE_MB (1000), QUERY (extra page query, e.g. `lazyargs=0`), LOUPE_DIST (default dist/).
 // Timed from setInputFiles to data-loupe-state="ready" + two animation frames, with ?cache=0.
 // Then one slice is clicked and the time until its (lazy) arguments show is measured.
-import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { serve } from './server.mjs';
-import { launch, fmt } from './browser.mjs';
+import { appBenchInputs, launch, fmt } from './browser.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const TRACE_MB = +(process.env.TRACE_MB ?? 1000);
-const TRACE = path.resolve(process.env.TRACE ?? path.join(ROOT, `target/bench/kineto-${TRACE_MB}MB.json`));
-const DIST = process.env.LOUPE_DIST ? path.resolve(process.env.LOUPE_DIST) : path.join(ROOT, 'dist');
-if (!fs.existsSync(path.join(DIST, 'index.html'))) {
-  console.error(`${DIST}/index.html missing: trunk build --release`);
-  process.exit(1);
-}
-if (!fs.existsSync(TRACE)) {
-  fs.mkdirSync(path.dirname(TRACE), { recursive: true });
-  process.stderr.write(`generating ${TRACE} (${TRACE_MB} MB)...\n`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'loupe-core', '--example', 'gen_chrome', '--', `${TRACE_MB}MB`, TRACE], { cwd: ROOT, stdio: 'inherit' });
-}
-const mb = fs.statSync(TRACE).size / 1e6;
+const { ROOT, DIST, TRACE, mb } = await appBenchInputs(1000);
 const srv = await serve({ '/': DIST });
 const browser = await launch();
 const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));

@@ -6,28 +6,12 @@
 // Each run: a fresh browser context; page 1 opens the file (parse), waits until the model is in
 // the cache; page 2 (same context) opens it again. Both timed from setInputFiles to
 // data-loupe-state="ready" + two animation frames.
-import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { serve } from './server.mjs';
-import { launch, fmt, median } from './browser.mjs';
+import { appBenchInputs, launch, fmt, median } from './browser.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUNS = +(process.env.RUNS ?? 3);
-const TRACE_MB = +(process.env.TRACE_MB ?? 50);
-const TRACE = path.resolve(process.env.TRACE ?? path.join(ROOT, `target/bench/kineto-${TRACE_MB}MB.json`));
-const DIST = process.env.LOUPE_DIST ? path.resolve(process.env.LOUPE_DIST) : path.join(ROOT, 'dist');
-if (!fs.existsSync(path.join(DIST, 'index.html'))) {
-  console.error(`${DIST}/index.html missing: trunk build --release`);
-  process.exit(1);
-}
-if (!fs.existsSync(TRACE)) {
-  fs.mkdirSync(path.dirname(TRACE), { recursive: true });
-  process.stderr.write(`generating ${TRACE} (${TRACE_MB} MB)...\n`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'loupe-core', '--example', 'gen_chrome', '--', `${TRACE_MB}MB`, TRACE], { cwd: ROOT, stdio: 'inherit' });
-}
-const mb = fs.statSync(TRACE).size / 1e6;
+const { DIST, TRACE, mb } = await appBenchInputs(50);
 const srv = await serve({ '/': DIST });
 const browser = await launch();
 const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
