@@ -22,7 +22,7 @@ export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
 ROOT=$PWD
 SECS=${1:-300}
 SAMPLES=${SAMPLES:-$ROOT/../shared/samples}
-TARGETS=${FUZZ_TARGETS:-"import_chrome import_neff import_ntff import_neuron_json import_parquet import_dlprof_csv import_tb_neuron_ops import_loupe import_perfetto import_xplane import_rocprof import_nsys_sqlite import_dlprof_sqlite"}
+TARGETS=${FUZZ_TARGETS:-"import_chrome import_neff import_ntff import_neuron_json import_parquet import_dlprof_csv import_tb_neuron_ops import_loupe import_perfetto import_xplane import_rocprof import_nsys_sqlite import_dlprof_sqlite decode_wire"}
 SANITIZER=${FUZZ_SANITIZER:-address}
 TARGET_DIR=${FUZZ_TARGET_DIR:-$ROOT/core/fuzz/target}
 # another sanitizer means other flags: its own directory, so switching does not rebuild everything
@@ -71,7 +71,7 @@ EOF
 }
 
 # seed directories for every target (samples are picked for all of them, even when running a subset)
-mkdir -p "$SEEDS"/{import_chrome,import_neff,import_ntff,import_neuron_json,import_parquet,import_dlprof_csv,import_tb_neuron_ops,import_loupe,import_perfetto,import_xplane,import_rocprof,import_nsys_sqlite,import_dlprof_sqlite}
+mkdir -p "$SEEDS"/{import_chrome,import_neff,import_ntff,import_neuron_json,import_parquet,import_dlprof_csv,import_tb_neuron_ops,import_loupe,import_perfetto,import_xplane,import_rocprof,import_nsys_sqlite,import_dlprof_sqlite,decode_wire}
 for t in $TARGETS; do
   mkdir -p "$SEEDS/$t"
   if [ -d "core/fuzz/seeds/$t" ]; then cp core/fuzz/seeds/"$t"/* "$SEEDS/$t/"; fi

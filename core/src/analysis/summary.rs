@@ -81,63 +81,87 @@ fn clip(s: i64, e: i64, t0: i64, t1: i64) -> i64 {
     (e.min(t1) - s.max(t0)).max(0)
 }
 
+/// Builds a [`WindowIndex`] one track at a time (the page yields to the browser between tracks,
+/// so a big profile's index never freezes it).
+#[derive(Debug, Default)]
+pub struct WindowIndexBuilder {
+    tracks: Vec<TrackIndex>,
+}
+
+impl WindowIndexBuilder {
+    /// Index the next track of `trace`; `false` once every track is indexed.
+    pub fn add_next(&mut self, trace: &Trace) -> bool {
+        match trace.tracks.get(self.tracks.len()) {
+            Some(t) => {
+                self.tracks.push(track_index(t));
+                true
+            }
+            None => false,
+        }
+    }
+    /// Tracks indexed so far.
+    pub fn tracks_done(&self) -> usize {
+        self.tracks.len()
+    }
+    pub fn finish(self) -> WindowIndex {
+        WindowIndex { tracks: self.tracks }
+    }
+}
+
+fn track_index(t: &crate::model::Track) -> TrackIndex {
+    let c = &t.slices;
+    let n = c.len();
+    let mut dur_prefix = Vec::with_capacity(n + 1);
+    let (mut acc, mut accb) = (0i64, 0u64);
+    dur_prefix.push(0);
+    for i in 0..n {
+        acc = acc.saturating_add(c.dur_ns[i]);
+        dur_prefix.push(acc);
+    }
+    // bytes only where some slice has them (DMA tracks): 8 bytes per slice saved elsewhere
+    let mut bytes_prefix = Vec::new();
+    if let Some(d) = c.domain.as_ref().filter(|d| d.bytes.iter().any(|&b| b != u64::MAX)) {
+        bytes_prefix.reserve(n + 1);
+        bytes_prefix.push(0);
+        for &b in &d.bytes {
+            accb = accb.saturating_add(if b == u64::MAX { 0 } else { b });
+            bytes_prefix.push(accb);
+        }
+    }
+    // union: depth 0 of a nested track covers every deeper slice; lanes need a merge
+    let mut iv: Vec<(i64, i64)> = match t.layout {
+        crate::model::Layout::Nested => c.depth_range(0).map(|i| (c.start_ns[i], c.end_ns(i))).collect(),
+        crate::model::Layout::Lanes => (0..n).map(|i| (c.start_ns[i], c.end_ns(i))).collect(),
+    };
+    if t.layout == crate::model::Layout::Lanes || c.depth_count() > 1 {
+        iv.sort_unstable();
+    }
+    let mut busy_start = Vec::new();
+    let mut busy_end: Vec<i64> = Vec::new();
+    for (s, e) in iv {
+        match busy_end.last_mut() {
+            Some(last) if s <= *last => *last = (*last).max(e),
+            _ => {
+                busy_start.push(s);
+                busy_end.push(e);
+            }
+        }
+    }
+    let mut busy_prefix = Vec::with_capacity(busy_start.len() + 1);
+    let mut a = 0i64;
+    busy_prefix.push(0);
+    for k in 0..busy_start.len() {
+        a = a.saturating_add(busy_end[k] - busy_start[k]);
+        busy_prefix.push(a);
+    }
+    TrackIndex { dur_prefix, bytes_prefix, busy_start, busy_end, busy_prefix }
+}
+
 impl WindowIndex {
     pub fn build(trace: &Trace) -> WindowIndex {
-        let tracks = trace
-            .tracks
-            .iter()
-            .map(|t| {
-                let c = &t.slices;
-                let n = c.len();
-                let mut dur_prefix = Vec::with_capacity(n + 1);
-                let (mut acc, mut accb) = (0i64, 0u64);
-                dur_prefix.push(0);
-                for i in 0..n {
-                    acc = acc.saturating_add(c.dur_ns[i]);
-                    dur_prefix.push(acc);
-                }
-                // bytes only where some slice has them (DMA tracks): 8 bytes per slice saved elsewhere
-                let mut bytes_prefix = Vec::new();
-                if let Some(d) = c.domain.as_ref().filter(|d| d.bytes.iter().any(|&b| b != u64::MAX)) {
-                    bytes_prefix.reserve(n + 1);
-                    bytes_prefix.push(0);
-                    for &b in &d.bytes {
-                        accb = accb.saturating_add(if b == u64::MAX { 0 } else { b });
-                        bytes_prefix.push(accb);
-                    }
-                }
-                // union: depth 0 of a nested track covers every deeper slice; lanes need a merge
-                let mut iv: Vec<(i64, i64)> = match t.layout {
-                    crate::model::Layout::Nested => {
-                        c.depth_range(0).map(|i| (c.start_ns[i], c.end_ns(i))).collect()
-                    }
-                    crate::model::Layout::Lanes => (0..n).map(|i| (c.start_ns[i], c.end_ns(i))).collect(),
-                };
-                if t.layout == crate::model::Layout::Lanes || c.depth_count() > 1 {
-                    iv.sort_unstable();
-                }
-                let mut busy_start = Vec::new();
-                let mut busy_end: Vec<i64> = Vec::new();
-                for (s, e) in iv {
-                    match busy_end.last_mut() {
-                        Some(last) if s <= *last => *last = (*last).max(e),
-                        _ => {
-                            busy_start.push(s);
-                            busy_end.push(e);
-                        }
-                    }
-                }
-                let mut busy_prefix = Vec::with_capacity(busy_start.len() + 1);
-                let mut a = 0i64;
-                busy_prefix.push(0);
-                for k in 0..busy_start.len() {
-                    a = a.saturating_add(busy_end[k] - busy_start[k]);
-                    busy_prefix.push(a);
-                }
-                TrackIndex { dur_prefix, bytes_prefix, busy_start, busy_end, busy_prefix }
-            })
-            .collect();
-        WindowIndex { tracks }
+        let mut b = WindowIndexBuilder::default();
+        while b.add_next(trace) {}
+        b.finish()
     }
 
     /// Resident bytes of the index.

@@ -14,6 +14,7 @@ pub mod synth;
 pub mod table;
 pub mod validate;
 pub mod warnings;
+pub mod wire;
 
 pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
 pub use domain::{
