@@ -332,7 +332,7 @@ impl CounterTrack {
     }
 }
 
-#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+#[derive(Debug, Clone, Copy, bincode::Encode, bincode::Decode)]
 pub struct Flow {
     pub from: SliceRef,
     pub to: SliceRef,

@@ -9,7 +9,7 @@
 //! u64 column count  column count × (u8 kind, u64 elements)  the columns' raw bytes, in order
 //! ```
 //!
-//! The columns are the model's per-slice, per-instant, per-sample, LOD and argument-store vectors,
+//! The columns are the model's per-slice, per-instant, per-sample, LOD, flow and argument-store vectors,
 //! visited in one fixed order by [`for_each_column`] (the encoder takes them out in that order,
 //! the decoder puts them back in the same order over the decoded skeleton). Anything not visited
 //! simply stays in the skeleton, so the list only decides speed, never correctness. A decoded
@@ -18,10 +18,10 @@
 
 use crate::lod::LodIndex;
 use crate::model::domain::{OpId, SourceId};
-use crate::model::{ArgsId, SliceColumns, Trace};
+use crate::model::{ArgValue, ArgsId, Flow, SliceColumns, SliceRef, Trace, TrackId};
 use crate::strings::StrId;
 
-const MAGIC: &[u8; 8] = b"LPWIRE01";
+const MAGIC: &[u8; 8] = b"LPWIRE02";
 /// Bytes before the skeleton: magic + skeleton length.
 pub const PREFIX_BYTES: usize = 16;
 const TABLE_ENTRY_BYTES: usize = 9;
@@ -59,8 +59,15 @@ impl std::error::Error for WireError {}
 /// A fixed-width column element, stored little-endian.
 trait Raw: Copy {
     const SIZE: usize;
+    /// Whether some byte patterns are not a value ([`Raw::try_get`] must be used).
+    const CHECKED: bool = false;
     fn put(self, out: &mut Vec<u8>);
     fn get(b: &[u8]) -> Self;
+    /// `None` for bytes that are not a value (only where [`Raw::CHECKED`]).
+    #[inline]
+    fn try_get(b: &[u8]) -> Option<Self> {
+        Some(Self::get(b))
+    }
 }
 
 macro_rules! raw_num {
@@ -108,6 +115,67 @@ impl Raw for bool {
     #[inline]
     fn get(b: &[u8]) -> Self {
         b[0] != 0
+    }
+}
+
+impl Raw for Flow {
+    const SIZE: usize = 24;
+    #[inline]
+    fn put(self, out: &mut Vec<u8>) {
+        for v in
+            [self.from.track.0, self.from.index, self.to.track.0, self.to.index, self.name.0, self.category.0]
+        {
+            v.put(out);
+        }
+    }
+    #[inline]
+    fn get(b: &[u8]) -> Self {
+        let u = |k: usize| u32::get(&b[4 * k..4 * k + 4]);
+        Flow {
+            from: SliceRef { track: TrackId(u(0)), index: u(1) },
+            to: SliceRef { track: TrackId(u(2)), index: u(3) },
+            name: StrId(u(4)),
+            category: StrId(u(5)),
+        }
+    }
+}
+
+/// A tag byte and eight payload bytes.
+impl Raw for ArgValue {
+    const SIZE: usize = 9;
+    const CHECKED: bool = true;
+    #[inline]
+    fn put(self, out: &mut Vec<u8>) {
+        let (tag, payload): (u8, u64) = match self {
+            ArgValue::Null => (0, 0),
+            ArgValue::Bool(b) => (1, u64::from(b)),
+            ArgValue::Int(v) => (2, v as u64),
+            ArgValue::UInt(v) => (3, v),
+            ArgValue::Float(v) => (4, v.to_bits()),
+            ArgValue::Str(s) => (5, u64::from(s.0)),
+            ArgValue::Json(s) => (6, u64::from(s.0)),
+        };
+        out.push(tag);
+        payload.put(out);
+    }
+    #[inline]
+    fn get(b: &[u8]) -> Self {
+        Self::try_get(b).unwrap_or(ArgValue::Null)
+    }
+    #[inline]
+    fn try_get(b: &[u8]) -> Option<Self> {
+        let p = u64::get(&b[1..9]);
+        let id = || u32::try_from(p).ok().map(StrId);
+        Some(match b[0] {
+            0 if p == 0 => ArgValue::Null,
+            1 if p <= 1 => ArgValue::Bool(p == 1),
+            2 => ArgValue::Int(p as i64),
+            3 => ArgValue::UInt(p),
+            4 => ArgValue::Float(f64::from_bits(p)),
+            5 => ArgValue::Str(id()?),
+            6 => ArgValue::Json(id()?),
+            _ => return None,
+        })
     }
 }
 
@@ -189,11 +257,24 @@ macro_rules! columns {
                     })*
                 }
             }
-            /// Append the whole elements in `bytes` (a multiple of the element size).
-            fn extend(&mut self, bytes: &[u8]) {
+            /// Append the whole elements in `bytes` (a multiple of the element size); `false` when
+            /// some element's bytes are not a value.
+            fn extend(&mut self, bytes: &[u8]) -> bool {
                 match self {
                     $(Column::$var(v) => {
-                        v.extend(bytes.chunks_exact(<$t as Raw>::SIZE).map(<$t as Raw>::get))
+                        let items = bytes.chunks_exact(<$t as Raw>::SIZE);
+                        if <$t as Raw>::CHECKED {
+                            v.reserve(items.len());
+                            for b in items {
+                                match <$t as Raw>::try_get(b) {
+                                    Some(x) => v.push(x),
+                                    None => return false,
+                                }
+                            }
+                        } else {
+                            v.extend(items.map(<$t as Raw>::get));
+                        }
+                        true
                     })*
                 }
             }
@@ -213,6 +294,8 @@ columns! {
     Src(SourceId) = 9,
     Args(ArgsId) = 10,
     I64x2([i64; 2]) = 11,
+    Flows(Flow) = 12,
+    Values(ArgValue) = 13,
 }
 
 fn slice_columns<'a>(s: &'a mut SliceColumns, f: &mut dyn FnMut(ColumnMut<'a>)) {
@@ -259,8 +342,10 @@ fn for_each_column<'a>(trace: &'a mut Trace, f: &mut dyn FnMut(ColumnMut<'a>)) {
         f(ColumnMut::I64(&mut c.ts_ns));
         f(ColumnMut::F64(&mut c.value));
     }
+    f(ColumnMut::Flows(&mut trace.flows));
     f(ColumnMut::U32(&mut trace.args.offsets));
     f(ColumnMut::Str(&mut trace.args.keys));
+    f(ColumnMut::Values(&mut trace.args.values));
     f(ColumnMut::U64(&mut trace.args.lazy));
     f(ColumnMut::I64x2(&mut trace.args.lazy_ids));
 }
@@ -452,12 +537,16 @@ impl Decoder {
                 self.carry.extend_from_slice(&part[..need]);
                 part = &part[need..];
                 if self.carry.len() == size {
-                    col.extend(&self.carry);
+                    if !col.extend(&self.carry) {
+                        return Err(bad_value());
+                    }
                     self.carry.clear();
                 }
             }
             let whole = part.len() / size * size;
-            col.extend(&part[..whole]);
+            if !col.extend(&part[..whole]) {
+                return Err(bad_value());
+            }
             self.carry.extend_from_slice(&part[whole..]);
             if self.current_left == 0 {
                 self.next_column();
@@ -482,6 +571,10 @@ impl Decoder {
         }
         Ok(self.skeleton)
     }
+}
+
+fn bad_value() -> WireError {
+    WireError::Columns("a value that no type has".into())
 }
 
 /// Decode a whole transfer at once (tests, the CLI, the in-thread loader).
