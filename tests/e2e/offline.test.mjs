@@ -45,9 +45,9 @@ test('opened once, the app opens again offline from a restarted service worker a
     return loaded.length > 3 && [...loaded, ...worker].every((u) => keys.has(u)) && window.__loupeOfflinePending === 0
       && !!navigator.serviceWorker.controller && navigator.serviceWorker.controller.state === 'activated';
   }, null, { timeout: 20000, what: 'every app file in the offline copy' });
-  const [before] = context.serviceWorkers();
-  assert.ok(before, 'a service worker runs');
-  await before.evaluate(() => { self.__loupeTestMark = 'before the stop'; });
+  const [sw] = context.serviceWorkers();
+  assert.ok(sw, 'a service worker runs');
+  await sw.evaluate(() => { self.__loupeTestMark = 'before the stop'; });
 
   await context.setOffline(true);
   const cdp = await context.newCDPSession(page);
