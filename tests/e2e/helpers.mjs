@@ -50,6 +50,27 @@ export async function openApp(env, { dpr = 1, width = 1400, height = 820 } = {})
   return { page, errors, context };
 }
 
+/**
+ * Polls `fn` in the page (it may be async) until it returns a truthy value; returns that value.
+ * Use this, not `page.waitForFunction`, for a condition that needs `await` (Cache Storage,
+ * IndexedDB, service-worker registrations): waitForFunction does not await the predicate, and
+ * the promise an async function returns is truthy, so it resolves at once whatever the answer.
+ */
+export async function waitForAsync(page, fn, arg, { timeout = 10000, polling = 250, what = 'condition' } = {}) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await page.evaluate(fn, arg);
+      if (last) return last;
+    } catch (e) {
+      last = e; // e.g. the page is navigating: try again
+    }
+    if (Date.now() > end) throw new Error(`waitForAsync: ${what} not met within ${timeout} ms (last: ${last})`);
+    await page.waitForTimeout(polling);
+  }
+}
+
 /** Number of distinct colours in a grid sample of the timeline canvas backing store. */
 export async function canvasColours(page) {
   return page.evaluate(() => {
