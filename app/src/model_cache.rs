@@ -7,7 +7,7 @@
 //!   identity ([`model_identity`]: the app version and a hash of the encoded demo model, which
 //!   changes when the model's binary layout does). A file edited in place keeps its size only by
 //!   luck and its modification time never, so a stale hit needs both to be forged.
-//! * **Value**: the model exactly as the parser worker sends it (bincode, fixed-width integers),
+//! * **Value**: the model exactly as the parser worker sends it ([`loupe_core::model::wire`]),
 //!   stored as a `Blob` (Chromium keeps large blobs on disk, not in the page's heap). A hit is
 //!   decoded and validated like a fresh parse; anything that does not decode is deleted and the
 //!   files are parsed.
@@ -63,7 +63,7 @@ pub fn model_identity() -> u64 {
             let mut h = Fnv::new();
             h.bytes(env!("CARGO_PKG_VERSION").as_bytes());
             let demo = loupe_core::demo::demo_trace();
-            if let Ok(b) = bincode::encode_to_vec(&demo, crate::loader::protocol::bincode_config()) {
+            if let Ok(b) = loupe_core::model::wire::encode(demo) {
                 h.u64(b.len() as u64);
                 h.bytes(&b);
             }
@@ -168,7 +168,7 @@ fn meta_record(bytes: f64, label: &str) -> Object {
 }
 
 /// The cached model bytes for `key`, marking the entry as used; `None` on a miss or any error.
-pub async fn lookup(key: &str) -> Option<Vec<u8>> {
+pub async fn lookup(key: &str) -> Option<js_sys::ArrayBuffer> {
     let db = open().await.ok()?;
     let result = async {
         let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
@@ -179,8 +179,7 @@ pub async fn lookup(key: &str) -> Option<Vec<u8>> {
             let _ = Reflect::set(&m, &"lastUsed".into(), &JsValue::from_f64(now()));
             let _ = meta.put_with_key(&m, &key.into());
         }
-        let buf = JsFuture::from(blob.array_buffer()).await.ok()?;
-        Some(Uint8Array::new(&buf).to_vec())
+        JsFuture::from(blob.array_buffer()).await.ok()?.dyn_into().ok()
     }
     .await;
     db.close();

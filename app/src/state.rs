@@ -114,6 +114,81 @@ impl TraceData {
             files: send_wrapper::SendWrapper::new(Vec::new()),
         }
     }
+    /// [`TraceData::new`] for the page's loader: the same indexes, built in steps of a few
+    /// milliseconds with the browser given a turn between them (one track of the window index
+    /// per step at most), so installing a big profile never freezes the page. `None` when
+    /// `cancelled()` turns true meanwhile.
+    pub async fn build(
+        trace: Trace,
+        source_label: String,
+        load_ms: f64,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Option<TraceData> {
+        use crate::loader::decode::{yield_now, SLICE_MS};
+        use crate::loader::{now_ms, record_stage};
+        struct Budget {
+            since: f64,
+            longest: f64,
+        }
+        impl Budget {
+            async fn tick(&mut self) {
+                let t = now_ms();
+                if t - self.since >= SLICE_MS {
+                    self.longest = self.longest.max(t - self.since);
+                    yield_now().await;
+                    self.since = now_ms();
+                }
+            }
+        }
+        let t_all = now_ms();
+        let mut b = Budget { since: t_all, longest: 0.0 };
+        let n = trace.strings.len();
+        let mut color_of_str = Vec::with_capacity(n);
+        while color_of_str.len() < n {
+            let end = (color_of_str.len() + 8192).min(n);
+            color_of_str.extend(
+                (color_of_str.len()..end)
+                    .map(|i| palette_index(trace.strings.get(loupe_core::StrId(i as u32))) as u8),
+            );
+            b.tick().await;
+        }
+        let mut wb = loupe_core::analysis::summary::WindowIndexBuilder::default();
+        while wb.add_next(&trace) {
+            b.tick().await;
+            if cancelled() {
+                return None;
+            }
+        }
+        let window_index = wb.finish();
+        let colours = crate::canvas::colour::ColourIndex::build(&trace);
+        b.tick().await;
+        let zero_counters = loupe_core::rows::zero_counters(&trace);
+        let busy = loupe_core::analysis::busy::busy_range(&trace);
+        b.tick().await;
+        let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
+        let heap_bytes = trace.heap_bytes();
+        b.longest = b.longest.max(now_ms() - b.since);
+        record_stage("indexMs", now_ms() - t_all);
+        record_stage("longestIndexSliceMs", b.longest);
+        if cancelled() {
+            return None;
+        }
+        Some(TraceData {
+            trace,
+            color_of_str,
+            source_label,
+            is_demo: false,
+            load_ms,
+            from_cache: false,
+            window_index,
+            colours,
+            zero_counters,
+            busy,
+            fingerprint,
+            heap_bytes,
+            files: send_wrapper::SendWrapper::new(Vec::new()),
+        })
+    }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {
         self.color_of_str.get(s.0 as usize).copied().unwrap_or(0) as usize
     }

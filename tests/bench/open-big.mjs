@@ -39,9 +39,10 @@ try {
   if (st !== 'ready') {
     console.log(`${fmt(mb, 0)} MB: error after ${fmt(ms / 1000, 1)} s: ${await page.locator('[data-testid=load-error]').textContent()}`);
   } else {
-    const l = await page.evaluate(() => ({ ...window.__loupe, gap: window.__gap }));
+    const l = await page.evaluate(() => ({ ...window.__loupe, gap: window.__gap, stages: window.__loupeLoad || {} }));
     console.log(`${fmt(mb, 0)} MB opened in ${fmt(ms / 1000, 1)} s = ${fmt(mb / (ms / 1000), 0)} MB/s end to end (worker parse ${fmt(l.loadMs / 1000, 1)} s as the app counts it)`);
     console.log(`slices ${l.sliceCount}, tracks ${l.trackCount}, lazy arg sets ${l.lazyArgs}, memoryBytes ${fmt(l.memoryBytes / 1e6, 0)} MB = ${fmt(l.memoryBytes / l.sliceCount, 1)} B/slice, longest rAF gap during the load ${fmt(l.gap, 0)} ms`);
+    console.log(`page-side steps (ms): ${Object.entries(l.stages).map(([k, v]) => `${k} ${fmt(v, 0)}`).join(', ')}`);
     // one event through the search (at full view every row is merged blocks): Enter selects the first hit
     const t1 = performance.now();
     await page.locator('[data-testid=search-input]').fill('nccl');

@@ -34,6 +34,9 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     let timeline = TimelineHandle(StoredValue::new_local(None));
     provide_context(timeline);
     let job: StoredValue<Option<LoadHandle>, LocalStorage> = StoredValue::new_local(None);
+    // bumped by every load: a load whose page-side steps are still running when another starts
+    // does not install
+    let load_seq = StoredValue::new(0u64);
 
     let load_profiles = move |files: Vec<web_sys::File>| {
         if files.is_empty() {
@@ -57,31 +60,41 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         let loupe_file = (files.len() == 1 && files[0].name().to_ascii_lowercase().ends_with(".loupe"))
             .then(|| SendWrapper::new(files[0].clone()));
         let kept = send_wrapper::SendWrapper::new(files.clone());
+        load_seq.update_value(|n| *n += 1);
+        let my_seq = load_seq.get_value();
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => state.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, cached, .. } => {
-                let mut data = TraceData::new(*trace, label.clone(), false, total_ms);
-                data.from_cache = cached;
-                data.files = kept.clone();
                 let install = move |data: TraceData| {
+                    let t = loader::now_ms();
                     state.progress.set(None);
                     state.install(data);
+                    loader::record_stage("installMs", loader::now_ms() - t);
                     crate::embed::notify_loaded(state, &state.data());
                     state.phase.set(LoadPhase::Ready);
                 };
-                match loupe_file.clone() {
+                let (label, kept, loupe_file) = (label.clone(), kept.clone(), loupe_file.clone());
+                // the page's indexes in steps between frames; a newer load makes this one moot
+                wasm_bindgen_futures::spawn_local(async move {
+                    let moot = move || load_seq.get_value() != my_seq;
+                    let Some(mut data) = TraceData::build(*trace, label, total_ms, &moot).await else {
+                        return;
+                    };
+                    data.from_cache = cached;
+                    data.files = kept;
                     // a .loupe file: its saved view (annotations, range, layout…) comes back too
-                    Some(f) => wasm_bindgen_futures::spawn_local(async move {
+                    if let Some(f) = loupe_file {
                         if let Ok(buf) = wasm_bindgen_futures::JsFuture::from(f.array_buffer()).await {
                             let bytes = js_sys::Uint8Array::new(&buf).to_vec();
                             if let Some(saved) = crate::share::saved_state(&bytes) {
                                 crate::deep_link::restore_on_install(saved.view);
                             }
                         }
+                    }
+                    if !moot() {
                         install(data);
-                    }),
-                    None => install(data),
-                }
+                    }
+                });
             }
             LoadEvent::Failed(message) => {
                 state.progress.set(None);
@@ -144,13 +157,22 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         });
         state.error.set(None);
         state.phase.set(LoadPhase::Loading);
+        load_seq.update_value(|n| *n += 1);
+        let my_seq = load_seq.get_value();
         let h = loader::start_demo(slices, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => state.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, .. } => {
-                state.progress.set(None);
                 let label = format!("demo: {} slices", trace.slice_count());
-                state.install(TraceData::new(*trace, label, false, total_ms));
-                state.phase.set(LoadPhase::Ready);
+                wasm_bindgen_futures::spawn_local(async move {
+                    let moot = move || load_seq.get_value() != my_seq;
+                    if let Some(data) = TraceData::build(*trace, label, total_ms, &moot).await {
+                        if !moot() {
+                            state.progress.set(None);
+                            state.install(data);
+                            state.phase.set(LoadPhase::Ready);
+                        }
+                    }
+                });
             }
             LoadEvent::Failed(message) => {
                 state.progress.set(None);
@@ -172,6 +194,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 j.cancel();
             }
         });
+        load_seq.update_value(|n| *n += 1);
         state.progress.set(None);
         state.phase.set(if state.data().is_demo { LoadPhase::Empty } else { LoadPhase::Ready });
     });

@@ -7,8 +7,9 @@
 //! {load, files, lazyArgsAbove} ─────────▶ reads the Files itself (FileReaderSync, 16 MiB slices):
 //!   (File handles, no bytes copied)        one Chrome JSON is streamed, else read whole; import
 //!                                        with progress ──────────────────▶ {progress}…
-//!                                        bincode-encode the Trace ───────▶ {done, trace} (transferred)
-//! decode the Trace, install it (keeping the Files for lazy args), terminate the worker
+//!                                        encode the Trace (model::wire) ──▶ {done, trace} (transferred)
+//! terminate the worker; decode the Trace in slices of ≤ 8 ms between frames (decode.rs),
+//! build the page's indexes the same way (state::TraceData::build), install it
 //! ```
 //!
 //! One worker per load, terminated afterwards (its wasm memory grows to the parse's peak and
@@ -17,6 +18,7 @@
 //! the page's thread, from the files read whole (no `FileReaderSync` on the page); it exists for
 //! the browser tests, where no worker script is served.
 
+pub mod decode;
 pub mod protocol;
 pub mod worker_side;
 
@@ -26,11 +28,10 @@ use std::rc::Rc;
 use loupe_core::Trace;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::state::LoadProgress;
-use protocol::{bincode_config, Message};
+use protocol::Message;
 
 /// Where parsing runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,9 +110,11 @@ impl Job {
             mb_per_s,
         }));
     }
+    /// Decode at once (the in-thread loader: its page is frozen by the parse anyway).
+    #[cfg(feature = "in-thread-loader")]
     fn decode(&self, bytes: &[u8], parse_ms: f64, cached: bool) {
         let t = now_ms();
-        match try_decode(bytes) {
+        match decode::decode_now(bytes) {
             Ok(trace) => {
                 let decode_ms = now_ms() - t;
                 self.emit(LoadEvent::Done {
@@ -125,18 +128,60 @@ impl Job {
             Err(e) => self.emit(LoadEvent::Failed(e)),
         }
     }
+
+    /// Decode a transferred model in slices between frames ([`decode::decode_buffer`]).
+    async fn decode_buffer(&self, buf: &js_sys::ArrayBuffer, parse_ms: f64, cached: bool) -> bool {
+        let t = now_ms();
+        let total = self.total_bytes;
+        let stage = if cached { "decoding the cached model" } else { "decoding" };
+        let progress = |done: u64, all: u64| {
+            // the bytes of the file, scaled: the bar ends where parsing ended
+            let frac = done as f64 / (all.max(1)) as f64;
+            self.emit(LoadEvent::Progress(LoadProgress {
+                stage: stage.to_string(),
+                done_bytes: (frac * total as f64) as u64,
+                total_bytes: total,
+                mb_per_s: done as f64 / 1e6 / ((now_ms() - t) / 1000.0).max(1e-3),
+            }))
+        };
+        match decode::decode_buffer(buf, &progress, &|| self.finished.get()).await {
+            Ok(trace) => {
+                let decode_ms = now_ms() - t;
+                record_stage("decodeMs", decode_ms);
+                self.emit(LoadEvent::Done {
+                    trace: Box::new(trace),
+                    total_ms: now_ms() - self.started_ms,
+                    parse_ms,
+                    decode_ms,
+                    cached,
+                });
+                true
+            }
+            Err(e) if e.is_empty() => false,
+            Err(e) => {
+                if !cached {
+                    self.emit(LoadEvent::Failed(e));
+                }
+                false
+            }
+        }
+    }
 }
 
-/// Decode a model sent by the worker (or kept by the cache) and check it.
-fn try_decode(bytes: &[u8]) -> Result<Trace, String> {
-    match bincode::decode_from_slice::<Trace, _>(bytes, bincode_config()) {
-        // a decoded model is untrusted bytes: check every invariant the widgets rely on
-        Ok((trace, _)) => match trace.validate() {
-            Ok(()) => Ok(trace),
-            Err(e) => Err(format!("internal: the parsed trace is inconsistent ({e})")),
-        },
-        Err(e) => Err(format!("internal: could not decode the parsed trace: {e}")),
-    }
+/// Record how long one page-side step of the last load took, in `window.__loupeLoad[name]`
+/// (milliseconds; benchmarks read it: `tests/bench/open-big.mjs`).
+pub fn record_stage(name: &str, ms: f64) {
+    let Some(w) = web_sys::window() else { return };
+    let key = JsValue::from_str("__loupeLoad");
+    let obj = match js_sys::Reflect::get(&w, &key) {
+        Ok(o) if o.is_object() => o,
+        _ => {
+            let o: JsValue = js_sys::Object::new().into();
+            let _ = js_sys::Reflect::set(&w, &key, &o);
+            o
+        }
+    };
+    let _ = js_sys::Reflect::set(&obj, &JsValue::from_str(name), &JsValue::from_f64(ms));
 }
 
 /// A running load; dropping the handle does not cancel it, [`LoadHandle::cancel`] does.
@@ -185,26 +230,18 @@ pub fn start(
             None
         };
         if let Some(key) = &cache_key {
-            if let Some(bytes) = crate::model_cache::lookup(key).await {
+            if let Some(buf) = crate::model_cache::lookup(key).await {
                 if job.finished.get() {
                     return;
                 }
-                job.progress("decoding the cached model", total_bytes, total_bytes, job.started_ms);
-                let t = now_ms();
-                match try_decode(&bytes) {
-                    Ok(trace) => {
-                        job.emit(LoadEvent::Done {
-                            trace: Box::new(trace),
-                            total_ms: now_ms() - job.started_ms,
-                            parse_ms: 0.0,
-                            decode_ms: now_ms() - t,
-                            cached: true,
-                        });
-                        return;
-                    }
-                    // a stale or damaged entry: forget it and parse
-                    Err(_) => crate::model_cache::remove(key).await,
+                if job.decode_buffer(&buf, 0.0, true).await {
+                    return;
                 }
+                if job.finished.get() {
+                    return;
+                }
+                // a stale or damaged entry: forget it and parse
+                crate::model_cache::remove(key).await;
             }
         }
         let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
@@ -235,7 +272,7 @@ async fn in_thread(job: &Rc<Job>, files: Vec<web_sys::File>, lazy_above: f64) {
     let mut sources = Vec::with_capacity(files.len());
     job.progress("reading", 0, total, job.started_ms);
     for f in &files {
-        match JsFuture::from(f.array_buffer()).await {
+        match wasm_bindgen_futures::JsFuture::from(f.array_buffer()).await {
             Ok(b) => {
                 let bytes = protocol::buffer_to_vec(&b.unchecked_into());
                 read += bytes.len() as u64;
@@ -256,7 +293,7 @@ async fn in_thread(job: &Rc<Job>, files: Vec<web_sys::File>, lazy_above: f64) {
         job.progress("reading", read, total, job.started_ms);
     }
     // yield once so the progress bar paints
-    let _ = JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+    let _ = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
             let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
         }
@@ -361,15 +398,19 @@ fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option
                 job.progress(&stage, done, total, parse_start.get())
             }
             Some(Message::Done { trace, parse_ms, .. }) => {
-                job.progress("decoding", job.total_bytes, job.total_bytes, parse_start.get());
-                let bytes = protocol::buffer_to_vec(&trace);
-                job.decode(&bytes, parse_ms, false);
-                drop(bytes);
-                // after the model is shown: keep it for the next open of the same files
-                if let Some((key, label)) = &cache {
-                    crate::model_cache::store(key.clone(), &trace, label.clone());
+                // the worker is done: free its memory now, not after the decode
+                if let Some(w) = job.worker.borrow_mut().take() {
+                    w.terminate();
                 }
-                drop(trace);
+                let job = job.clone();
+                let cache = cache.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let ok = job.decode_buffer(&trace, parse_ms, false).await;
+                    // after the model is shown: keep it for the next open of the same files
+                    if let (true, Some((key, label))) = (ok, &cache) {
+                        crate::model_cache::store(key.clone(), &trace, label.clone());
+                    }
+                });
             }
             Some(Message::Error { message }) => job.emit(LoadEvent::Failed(message)),
             Some(Message::Load { .. } | Message::Demo { .. }) | None => {

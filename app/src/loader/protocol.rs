@@ -9,19 +9,16 @@
 //!                 {kind:"demo", slices}                    generate `?demo=N` (loupe_core::demo::large_demo)
 //! worker → page   {kind:"ready"}                                           once, at start-up
 //!                 {kind:"progress", stage, done, total}                    every ~100 ms
-//!                 {kind:"done", trace:ArrayBuffer, parseMs, encodeMs}      bincode, transferred
+//!                 {kind:"done", trace:ArrayBuffer, parseMs, encodeMs}      wire encoding, transferred
 //!                 {kind:"error", message}
 //! ```
 //!
-//! The trace is bincode 2 with fixed-width integers ([`bincode_config`]): a little larger than
-//! varints, but encoding and decoding are close to memcpy speed.
+//! The trace travels in [`loupe_core::model::wire`]'s encoding: a bincode skeleton plus raw
+//! little-endian columns, which the page decodes in slices between frames
+//! ([`super::decode`]).
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
-
-pub fn bincode_config() -> impl bincode::config::Config {
-    bincode::config::standard().with_fixed_int_encoding()
-}
 
 /// A message as received.
 #[derive(Debug)]

@@ -1,6 +1,6 @@
 //! The parser worker: receives the `File`s, reads them itself (`FileReaderSync` over
 //! `Blob.slice`, [`FileRead`]), runs the import, reports progress, and sends the finished trace
-//! back bincode-encoded in a transferred `ArrayBuffer`. [`parse_sources`] is shared with the
+//! back in a transferred `ArrayBuffer` ([`loupe_core::model::wire`]: skeleton + raw columns, so the page can decode it in slices). [`parse_sources`] is shared with the
 //! in-thread loader used by the browser tests (which feeds it in-memory readers).
 //!
 //! * **One Chrome JSON file** ([`loupe_core::import::streamable`] on its first bytes) is
@@ -27,7 +27,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
-use super::protocol::{self, bincode_config, Message};
+use super::protocol::{self, Message};
 
 /// Bytes read from a `File` per `FileReaderSync` call.
 pub const READ_CHUNK_BYTES: usize = 16 << 20;
@@ -35,7 +35,7 @@ pub const READ_CHUNK_BYTES: usize = 16 << 20;
 /// The largest estimated import peak the worker accepts (see
 /// `loupe_core::import::chrome::estimate_peak_bytes`). wasm32 memory ends at 4 GiB and never
 /// shrinks; after the peak, the worker still holds the model (about half the peak) next to its
-/// bincode encoding (about the model's size, in a `Vec` that grows by doubling), and the page
+/// transfer encoding (about the model's size, in a `Vec` that grows by doubling), and the page
 /// then decodes the same bytes into its own 4 GiB. 2.5 GiB of peak leaves that room; a bigger
 /// file gets [`loupe_core::import::ImportError::TooLarge`] after its first chunk, before memory
 /// is in danger.
@@ -108,15 +108,15 @@ fn throttled<'a>(
 }
 
 fn encode(
-    trace: &Trace,
+    trace: Trace,
     t0: f64,
     now_ms: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<Encoded, String> {
     let t1 = now_ms();
     progress("encoding", 1, 1);
-    let bytes = bincode::encode_to_vec(trace, bincode_config())
-        .map_err(|e| format!("could not encode the trace: {e}"))?;
+    let bytes =
+        loupe_core::model::wire::encode(trace).map_err(|e| format!("could not encode the trace: {e}"))?;
     Ok(Encoded { bytes, parse_ms: t1 - t0, encode_ms: now_ms() - t1 })
 }
 
@@ -131,7 +131,7 @@ pub fn parse_and_encode(
     let inputs: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
     let trace =
         import_files(&inputs, &mut throttled("parsing", now_ms, progress)).map_err(|e| e.to_string())?;
-    encode(&trace, t0, now_ms, progress)
+    encode(trace, t0, now_ms, progress)
 }
 
 /// Build the `?demo=N` profile (`loupe_core::demo::large_demo`, capped there) and encode it like a
@@ -152,7 +152,7 @@ pub fn demo_and_encode(
     };
     let n = usize::try_from(slices).unwrap_or(usize::MAX);
     let trace = loupe_core::demo::large_demo(n, &mut sink);
-    encode(&trace, t0, now_ms, progress)
+    encode(trace, t0, now_ms, progress)
 }
 
 fn read_err(name: &str, e: std::io::Error) -> String {
@@ -189,7 +189,7 @@ pub fn parse_sources(
                 import_chrome_stream(&one.name, one.size, &mut r, opts, &mut sink)
                     .map_err(|e| e.to_string())?
             };
-            return encode(&trace, t0, now_ms, progress);
+            return encode(trace, t0, now_ms, progress);
         }
         // not streamable: put the sniffed bytes back in front
         let rest = std::mem::replace(&mut one.reader, Box::new(std::io::empty()));

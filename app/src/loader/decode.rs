@@ -1,0 +1,120 @@
+//! Decoding the parser worker's model (or the model cache's copy) on the page **in slices of a
+//! few milliseconds**, yielding to the browser between them, so a load never freezes the page
+//! (issue 10, goal 5: no main-thread stall over 50 ms). The transfer is
+//! [`loupe_core::model::wire`]: a small bincode skeleton, then raw little-endian columns that are
+//! copied out of the transferred `ArrayBuffer` 1 MiB at a time (no whole-model `Vec` copy first)
+//! and appended to the model's vectors.
+//!
+//! The model is still copied from the worker's memory into the page's (two wasm instances do
+//! not share memory without threads); what changed is that the copy is cut into pieces.
+
+use js_sys::{ArrayBuffer, Uint8Array};
+use loupe_core::model::wire::{self, Decoder};
+use loupe_core::Trace;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::{now_ms, record_stage};
+
+/// Work per slice before yielding (ms): well under a 16 ms frame.
+pub const SLICE_MS: f64 = 8.0;
+/// Bytes copied out of the `ArrayBuffer` per step.
+const STEP_BYTES: u32 = 1 << 20;
+
+/// Give the browser a chance to paint and handle input, then continue: `scheduler.yield()`
+/// where the browser has it (a continuation that is not clamped), else a zero timeout.
+pub async fn yield_now() {
+    let global = js_sys::global();
+    let sched = js_sys::Reflect::get(&global, &JsValue::from_str("scheduler")).unwrap_or(JsValue::UNDEFINED);
+    if !sched.is_undefined() && !sched.is_null() {
+        if let Ok(f) = js_sys::Reflect::get(&sched, &JsValue::from_str("yield")) {
+            if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+                if let Ok(p) = f.call0(&sched) {
+                    if let Ok(p) = p.dyn_into::<js_sys::Promise>() {
+                        let _ = JsFuture::from(p).await;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        } else {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        }
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+fn read(all: &Uint8Array, start: u32, len: usize) -> Result<Vec<u8>, String> {
+    let end = u64::from(start) + len as u64;
+    if end > u64::from(all.length()) {
+        return Err(format!("internal: the model transfer is cut short ({} bytes)", all.length()));
+    }
+    Ok(all.subarray(start, end as u32).to_vec())
+}
+
+/// Decode and check a transferred model, yielding every [`SLICE_MS`]; `progress(done, total)`
+/// after each slice. `cancelled()` stops it between slices (`Err` with an empty message).
+pub async fn decode_buffer(
+    buf: &ArrayBuffer,
+    progress: &dyn Fn(u64, u64),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Trace, String> {
+    let damaged = |e: wire::WireError| format!("internal: could not decode the parsed trace: {e}");
+    let all = Uint8Array::new(buf);
+    let total = all.length();
+    let t = now_ms();
+    let prefix = read(&all, 0, wire::PREFIX_BYTES)?;
+    let skel_end = wire::skeleton_end(&prefix).map_err(damaged)?;
+    let skel_end_u32 =
+        u32::try_from(skel_end).map_err(|_| "internal: model transfer header too large".to_string())?;
+    let table = Decoder::table_bytes(&read(&all, skel_end_u32, 8)?).map_err(damaged)?;
+    let header = read(&all, 0, skel_end.saturating_add(table))?;
+    let mut dec = Decoder::new(&header, u64::from(total)).map_err(damaged)?;
+    let mut off = header.len() as u32;
+    drop(header);
+    record_stage("skeletonMs", now_ms() - t);
+    let mut scratch = vec![0u8; STEP_BYTES as usize];
+    let (mut slices, mut longest) = (0u32, 0f64);
+    let t_all = now_ms();
+    while off < total {
+        yield_now().await;
+        if cancelled() {
+            return Err(String::new());
+        }
+        let t0 = now_ms();
+        while off < total && now_ms() - t0 < SLICE_MS {
+            let n = STEP_BYTES.min(total - off);
+            let dst = &mut scratch[..n as usize];
+            all.subarray(off, off + n).copy_to(dst);
+            dec.feed(dst).map_err(damaged)?;
+            off += n;
+        }
+        slices += 1;
+        longest = longest.max(now_ms() - t0);
+        progress(u64::from(off), u64::from(total));
+    }
+    record_stage("columnsMs", now_ms() - t_all);
+    record_stage("columnSlices", f64::from(slices));
+    record_stage("longestSliceMs", longest);
+    let trace = dec.finish().map_err(damaged)?;
+    yield_now().await;
+    let t = now_ms();
+    let checked = trace.validate();
+    record_stage("validateMs", now_ms() - t);
+    match checked {
+        Ok(()) => Ok(trace),
+        Err(e) => Err(format!("internal: the parsed trace is inconsistent ({e})")),
+    }
+}
+
+/// The same, all at once (the in-thread loader of the browser tests).
+pub fn decode_now(bytes: &[u8]) -> Result<Trace, String> {
+    let trace =
+        wire::decode(bytes).map_err(|e| format!("internal: could not decode the parsed trace: {e}"))?;
+    trace.validate().map_err(|e| format!("internal: the parsed trace is inconsistent ({e})"))?;
+    Ok(trace)
+}
