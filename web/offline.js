@@ -7,6 +7,8 @@
   var off = /[?&]sw=0(?:&|$)/.test(location.search);
   if (off) {
     navigator.serviceWorker.getRegistrations().then(function (rs) { rs.forEach(function (r) { r.unregister(); }); });
+    // and its copy of the app's files
+    if (window.caches) caches.keys().then(function (ks) { ks.forEach(function (k) { if (/^loupe-app-/.test(k)) caches.delete(k); }); });
     return;
   }
   window.addEventListener('load', function () {

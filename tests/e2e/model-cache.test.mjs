@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setup, openApp, loupe, state, shot } from './helpers.mjs';
+import { setup, openApp, loupe, state, shot, waitForAsync } from './helpers.mjs';
 
 let env;
 let dir;
@@ -45,10 +45,11 @@ test('a profile opened before re-opens from the cache, identically; Clear cache 
   // the model is stored after it is shown: wait until the cache holds it
   await page.keyboard.press('?');
   await page.getByTestId('cache-usage').waitFor();
-  await page.waitForFunction(async () => {
+  // (waitForFunction does not await an async predicate: waitForAsync does)
+  await waitForAsync(page, async () => {
     const dbs = await indexedDB.databases();
     return dbs.some((d) => d.name === 'loupe-model-cache');
-  }, null, { timeout: 10000 });
+  }, null, { timeout: 10000, what: 'the model cache database' });
   await page.keyboard.press('Escape');
 
   // a new page of the same origin (same browser profile), the same file

@@ -90,5 +90,7 @@ test('opened once, the app opens again offline from a restarted service worker a
   await page.reload();
   await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0, null, { timeout: 20000 });
   assert.equal(await page.evaluate(() => navigator.serviceWorker.controller), null);
+  // and its copy of the app's files is gone
+  await waitForAsync(page, async () => !(await caches.keys()).some((k) => k.startsWith('loupe-app-')), null, { timeout: 10000, what: 'the offline copy deleted' });
   await context.close();
 });
