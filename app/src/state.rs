@@ -163,7 +163,15 @@ impl TraceData {
         let colours = crate::canvas::colour::ColourIndex::build(&trace);
         b.tick().await;
         let zero_counters = loupe_core::rows::zero_counters(&trace);
-        let busy = loupe_core::analysis::busy::busy_range(&trace);
+        b.tick().await;
+        // the busy range's sort, one run per step (busy_range, cut up)
+        use loupe_core::analysis::busy;
+        let mut runs = busy::sampled_runs(&trace);
+        for r in &mut runs {
+            busy::sort_run(r);
+            b.tick().await;
+        }
+        let busy = busy::busy_of_sorted(&busy::merge_runs(runs));
         b.tick().await;
         let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
         let heap_bytes = trace.heap_bytes();

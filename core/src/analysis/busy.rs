@@ -21,10 +21,24 @@ pub const MIN_EVENTS: usize = 50;
 /// Events looked at (an even stride over each track).
 pub const MAX_SAMPLES: usize = 400_000;
 
+/// Sampled events are sorted in runs of at most this many (a caller can sort one run per step).
+pub const RUN_LEN: usize = 50_000;
+
 /// `[t0, t1)` of the busiest cluster of events; `None` for a trace without events.
 pub fn busy_range(trace: &Trace) -> Option<(i64, i64)> {
+    let mut runs = sampled_runs(trace);
+    for r in &mut runs {
+        sort_run(r);
+    }
+    busy_of_sorted(&merge_runs(runs))
+}
+
+/// The events [`busy_range`] looks at, as (start, end) pairs in unsorted runs of at most
+/// [`RUN_LEN`]: an even stride of ≤ [`MAX_SAMPLES`] slices over every track, else every
+/// instant, else every counter sample. Cheap; the sorting is the work ([`sort_run`], one run at a
+/// time if the caller wants to yield between them, then [`merge_runs`] and [`busy_of_sorted`]).
+pub fn sampled_runs(trace: &Trace) -> Vec<Vec<(i64, i64)>> {
     let total: usize = trace.slice_count();
-    // (start, end) pairs
     let mut ev: Vec<(i64, i64)> = Vec::new();
     if total > 0 {
         let stride = total.div_ceil(MAX_SAMPLES).max(1);
@@ -41,10 +55,43 @@ pub fn busy_range(trace: &Trace) -> Option<(i64, i64)> {
             ev.extend(c.ts_ns.iter().map(|&x| (x, x)));
         }
     }
+    ev.chunks(RUN_LEN).map(<[_]>::to_vec).collect()
+}
+
+/// Sort one run by start (the order among equal starts does not change the result).
+pub fn sort_run(run: &mut [(i64, i64)]) {
+    run.sort_unstable_by_key(|e| e.0);
+}
+
+/// Merge runs sorted by [`sort_run`] into one sequence sorted by start.
+pub fn merge_runs(mut runs: Vec<Vec<(i64, i64)>>) -> Vec<(i64, i64)> {
+    // pairwise, smallest first: few runs, linear merges
+    while runs.len() > 1 {
+        runs.sort_by_key(|r| std::cmp::Reverse(r.len()));
+        let (Some(a), Some(b)) = (runs.pop(), runs.pop()) else { break };
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            if b[j].0 < a[i].0 {
+                out.push(b[j]);
+                j += 1;
+            } else {
+                out.push(a[i]);
+                i += 1;
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        runs.push(out);
+    }
+    runs.pop().unwrap_or_default()
+}
+
+/// [`busy_range`] over events already sorted by start.
+pub fn busy_of_sorted(ev: &[(i64, i64)]) -> Option<(i64, i64)> {
     if ev.is_empty() {
         return None;
     }
-    ev.sort_unstable();
     let n = ev.len();
     let first = ev[0].0;
     let last_end = ev.iter().map(|e| e.1).max().unwrap_or(first);
@@ -94,6 +141,43 @@ mod tests {
             b.add_slice(t, s, d, n, StrId::EMPTY, crate::model::ArgsId::NONE);
         }
         b.finish()
+    }
+
+    #[test]
+    fn sorted_in_runs_equals_one_sort() {
+        // more samples than one run, starts out of order across tracks and equal starts
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("g", GroupKind::Process);
+        let n = b.intern("x");
+        for k in 0..3i64 {
+            let t = b.add_track(g, "t", TrackKind::Stream, "");
+            for i in 0..(RUN_LEN as i64 + 7_000) {
+                b.add_slice(
+                    t,
+                    (i * 37 + k * 11) % 90_001 * 10,
+                    5 + k,
+                    n,
+                    StrId::EMPTY,
+                    crate::model::ArgsId::NONE,
+                );
+            }
+        }
+        let tr = b.finish();
+        let runs = sampled_runs(&tr);
+        assert!(runs.len() > 3 && runs.iter().all(|r| r.len() <= RUN_LEN));
+        let mut whole: Vec<(i64, i64)> = runs.concat();
+        whole.sort_unstable();
+        let mut sorted_runs = runs;
+        for r in &mut sorted_runs {
+            sort_run(r);
+        }
+        let merged = merge_runs(sorted_runs);
+        assert_eq!(
+            merged.iter().map(|e| e.0).collect::<Vec<_>>(),
+            whole.iter().map(|e| e.0).collect::<Vec<_>>()
+        );
+        assert_eq!(busy_of_sorted(&merged), busy_of_sorted(&whole));
+        assert_eq!(busy_range(&tr), busy_of_sorted(&whole));
     }
 
     #[test]
