@@ -453,9 +453,8 @@ pub fn CompareWidget() -> impl IntoView {
                         <div class="tooltip" data-testid="compare-b-tooltip" node_ref=tip_ref style="display:none"></div>
                     </div>
                 </div>
-                {b_details}
             </div>
-            <div class="compare-body">{body}</div>
+            <div class="compare-body">{b_details}{body}</div>
         </div>
     }
 }
