@@ -346,12 +346,19 @@ pub enum MarkerEdit {
 
 /// The visible time window, published by the timeline after each paint (non-reactive: read it
 /// from a `Scheduler` redraw callback, which runs after the timeline's paint in the same frame).
+///
+/// It also carries the other direction without reactive work: a view that zooms or pans the
+/// shared window itself (profile B's lanes in the Compare widget) leaves the window it wants with
+/// [`ViewportBus::request`] and asks the `Scheduler` for a frame; the timeline takes it at the
+/// start of its next paint, clamps it like its own input and publishes the result.
 #[derive(Debug, Default)]
 pub struct ViewportBus {
     pub t0_ns: std::cell::Cell<i64>,
     pub t1_ns: std::cell::Cell<i64>,
     /// Bumped whenever the window changes.
     pub generation: std::cell::Cell<u64>,
+    /// A window asked for by another view, not yet applied (the last request wins).
+    pub requested: std::cell::Cell<Option<(i64, i64)>>,
 }
 
 impl ViewportBus {
@@ -364,6 +371,19 @@ impl ViewportBus {
     }
     pub fn window(&self) -> (i64, i64) {
         (self.t0_ns.get(), self.t1_ns.get())
+    }
+    /// Ask the timeline to show `[t0, t1)` exactly (applied at its next paint).
+    pub fn request(&self, t0_ns: i64, t1_ns: i64) {
+        self.requested.set(Some((t0_ns, t1_ns.max(t0_ns.saturating_add(1)))));
+    }
+    /// The pending request, if any (the timeline's paint).
+    pub fn take_request(&self) -> Option<(i64, i64)> {
+        self.requested.take()
+    }
+    /// The window as it will be after a pending request: where a view that moves it should start
+    /// from when several of its inputs arrive within one frame.
+    pub fn target_window(&self) -> (i64, i64) {
+        self.requested.get().unwrap_or_else(|| self.window())
     }
 }
 
@@ -416,6 +436,9 @@ pub struct AppState {
     pub compare: StoredValue<Option<Arc<TraceData>>>,
     pub compare_gen: RwSignal<u64>,
     pub compare_status: RwSignal<Option<String>>,
+    /// The slice selected in B's lanes (a slice of `compare`'s trace, not of A's); cleared when
+    /// B changes. The Compare widget outlines it and shows its details.
+    pub compare_selection: RwSignal<Option<SliceRef>>,
 }
 
 impl AppState {
@@ -449,6 +472,7 @@ impl AppState {
             compare: StoredValue::new(None),
             compare_gen: RwSignal::new(0),
             compare_status: RwSignal::new(None),
+            compare_selection: RwSignal::new(None),
         }
     }
 

@@ -455,6 +455,14 @@ impl TimelineCtl {
         if v.vp.width_px <= 0.0 || v.vp.height_px <= 0.0 {
             return;
         }
+        // a window another view asked for (B's lanes in the Compare widget zoom and pan A too)
+        if let Some((t0_ns, t1_ns)) = self.bus.as_ref().and_then(|b| b.take_request()) {
+            let w = v.vp.width_px;
+            v.vp.scale.zoom_to(t0_ns, t1_ns, w);
+            v.hover = None;
+            self.tooltip_target.set(None);
+            let _ = self.tooltip.style().set_property("display", "none");
+        }
         self.clamp(&mut v);
         let data = self.data.borrow();
         let layout = self.layout.borrow();

@@ -7,10 +7,98 @@ use loupe_core::model::SliceRef;
 
 use crate::canvas::painter::fmt_value;
 use crate::describe;
-use crate::state::{use_app_state, Selection, ViewRequest};
+use crate::state::{use_app_state, Selection, TraceData, ViewRequest};
 
 fn field(key: &'static str, value: String) -> AnyView {
     view! { <tr><th>{key}</th><td>{value}</td></tr> }.into_any()
+}
+
+/// Every field of slice `s` of `data`'s trace (typed domain fields, hierarchy, arguments, flows),
+/// with `extra` rows after the times; a flow end is a link that calls `go_to`. Shared by Event
+/// Details (profile A) and the Compare widget (a slice of profile B).
+pub fn slice_view(
+    data: &TraceData,
+    s: SliceRef,
+    extra: Vec<(&'static str, String)>,
+    go_to: Callback<SliceRef>,
+) -> AnyView {
+    let trace = &data.trace;
+    let Some(t) = trace.tracks.get(s.track.idx()) else { return ().into_any() };
+    let i = s.index as usize;
+    if i >= t.slices.len() {
+        return ().into_any();
+    }
+    let cols = &t.slices;
+    let mut rows = vec![
+        field("name", describe::slice_name(trace, s)),
+        field("category", trace.str(cols.category[i]).to_string()),
+        field("track", trace.track_label(s.track)),
+        field("start", describe::time_label(trace, cols.start_ns[i])),
+        field("duration", describe::duration_label(cols.dur_ns[i])),
+        field("end", describe::time_label(trace, cols.end_ns(i))),
+        field("depth", cols.depth_of(i).to_string()),
+        field("start (ns, file clock)", cols.start_ns[i].to_string()),
+        field("duration (ns)", cols.dur_ns[i].to_string()),
+    ];
+    rows.extend(extra.into_iter().map(|(k, v)| field(k, v)));
+    // typed domain fields (engine, opcode, operator path, program slot, source, bytes)
+    if let Some(e) = t.role.engine() {
+        rows.push(field("engine", e.name().to_string()));
+    }
+    let d = cols.domain_of(i);
+    if d.opcode != loupe_core::StrId::EMPTY {
+        rows.push(field("opcode", trace.str(d.opcode).to_string()));
+    }
+    if !d.operator.is_none() {
+        for id in trace.operators.path(d.operator).into_iter().rev() {
+            if let Some(n) = trace.operators.node(id) {
+                rows.push(field(n.level.name(), trace.str(n.name).to_string()));
+            }
+        }
+    }
+    if d.instruction != u32::MAX {
+        rows.push(field("program slot", d.instruction.to_string()));
+    }
+    if let Some(src) = d.source.get().and_then(|id| trace.sources.get(id.idx())) {
+        rows.push(field("source", format!("{}:{}", trace.str(src.file), src.line)));
+    }
+    if d.bytes != u64::MAX {
+        rows.push(field("bytes", d.bytes.to_string()));
+    }
+    let parents = describe::parents(trace, s.track, i);
+    if !parents.is_empty() {
+        let path: Vec<String> = parents
+            .iter()
+            .map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 }))
+            .collect();
+        rows.push(field("hierarchy", path.join(" › ")));
+    }
+    let args = crate::lazy_args::args_section(data, cols.args[i]);
+    let flows: Vec<(String, String, SliceRef)> = trace
+        .flows_of(s)
+        .map(|f| {
+            let (dir, other) = if f.from == s { ("out →", f.to) } else { ("in ←", f.from) };
+            let name = trace.str(f.name);
+            (format!("{dir} {name}"), describe::slice_ref_label(trace, other), other)
+        })
+        .collect();
+    view! {
+        <h3 class="details-title">{describe::slice_name(trace, s)}</h3>
+        <table class="kv">{rows}</table>
+        {args}
+        {(!flows.is_empty()).then(|| view! {
+            <h4>"Flows"</h4>
+            <ul class="flows">
+                {flows.into_iter().map(|(dir, label, other)| view! {
+                    <li>
+                        <span class="flow-dir">{dir}</span>" "
+                        <button class="link" on:click=move |_| go_to.run(other)>{label}</button>
+                    </li>
+                }).collect_view()}
+            </ul>
+        })}
+    }
+    .into_any()
 }
 
 #[component]
@@ -34,81 +122,7 @@ pub fn Details() -> impl IntoView {
         };
         match sel {
             Selection::Slice(s) => {
-                let Some(t) = trace.tracks.get(s.track.idx()) else { return ().into_any() };
-                let i = s.index as usize;
-                if i >= t.slices.len() {
-                    return ().into_any();
-                }
-                let cols = &t.slices;
-                let mut rows = vec![
-                    field("name", describe::slice_name(trace, s)),
-                    field("category", trace.str(cols.category[i]).to_string()),
-                    field("track", trace.track_label(s.track)),
-                    field("start", describe::time_label(trace, cols.start_ns[i])),
-                    field("duration", describe::duration_label(cols.dur_ns[i])),
-                    field("end", describe::time_label(trace, cols.end_ns(i))),
-                    field("depth", cols.depth_of(i).to_string()),
-                    field("start (ns, file clock)", cols.start_ns[i].to_string()),
-                    field("duration (ns)", cols.dur_ns[i].to_string()),
-                ];
-                // typed domain fields (engine, opcode, operator path, program slot, source, bytes)
-                if let Some(e) = t.role.engine() {
-                    rows.push(field("engine", e.name().to_string()));
-                }
-                let d = cols.domain_of(i);
-                if d.opcode != loupe_core::StrId::EMPTY {
-                    rows.push(field("opcode", trace.str(d.opcode).to_string()));
-                }
-                if !d.operator.is_none() {
-                    for id in trace.operators.path(d.operator).into_iter().rev() {
-                        if let Some(n) = trace.operators.node(id) {
-                            rows.push(field(n.level.name(), trace.str(n.name).to_string()));
-                        }
-                    }
-                }
-                if d.instruction != u32::MAX {
-                    rows.push(field("program slot", d.instruction.to_string()));
-                }
-                if let Some(src) = d.source.get().and_then(|id| trace.sources.get(id.idx())) {
-                    rows.push(field("source", format!("{}:{}", trace.str(src.file), src.line)));
-                }
-                if d.bytes != u64::MAX {
-                    rows.push(field("bytes", d.bytes.to_string()));
-                }
-                let parents = describe::parents(trace, s.track, i);
-                if !parents.is_empty() {
-                    let path: Vec<String> = parents
-                        .iter()
-                        .map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 }))
-                        .collect();
-                    rows.push(field("hierarchy", path.join(" › ")));
-                }
-                let args = crate::lazy_args::args_section(&data, cols.args[i]);
-                let flows: Vec<(String, String, SliceRef)> = trace
-                    .flows_of(s)
-                    .map(|f| {
-                        let (dir, other) = if f.from == s { ("out →", f.to) } else { ("in ←", f.from) };
-                        let name = trace.str(f.name);
-                        (format!("{dir} {name}"), describe::slice_ref_label(trace, other), other)
-                    })
-                    .collect();
-                view! {
-                    <h3 class="details-title">{describe::slice_name(trace, s)}</h3>
-                    <table class="kv">{rows}</table>
-                    {args}
-                    {(!flows.is_empty()).then(|| view! {
-                        <h4>"Flows"</h4>
-                        <ul class="flows">
-                            {flows.into_iter().map(|(dir, label, other)| view! {
-                                <li>
-                                    <span class="flow-dir">{dir}</span>" "
-                                    <button class="link" on:click=move |_| go_to(Selection::Slice(other))>{label}</button>
-                                </li>
-                            }).collect_view()}
-                        </ul>
-                    })}
-                }
-                .into_any()
+                slice_view(&data, s, Vec::new(), Callback::new(move |r| go_to(Selection::Slice(r))))
             }
             Selection::Merged { track, depth, first, end } => {
                 let Some(t) = trace.tracks.get(track.idx()) else { return ().into_any() };

@@ -289,17 +289,17 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
         state.compare_status.set(Some(format!("Opening {label} to compare…")));
         state.compare_gen.update(|g| *g += 1);
+        // B's lazy arguments are re-read from its own files, like A's
+        let kept = send_wrapper::SendWrapper::new(files.clone());
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => {
                 state.compare_status.set(Some(format!("Opening {label}: {} {:.0} %", p.stage, p.percent())))
             }
             LoadEvent::Done { trace, total_ms, .. } => {
-                state.compare.set_value(Some(std::sync::Arc::new(TraceData::new(
-                    *trace,
-                    label.clone(),
-                    false,
-                    total_ms,
-                ))));
+                let mut data = TraceData::new(*trace, label.clone(), false, total_ms);
+                data.files = kept.clone();
+                state.compare.set_value(Some(std::sync::Arc::new(data)));
+                state.compare_selection.set(None);
                 state.compare_status.set(None);
                 state.compare_gen.update(|g| *g += 1);
             }

@@ -10,7 +10,7 @@ use crate::describe;
 use crate::dom::el;
 use crate::state::TraceData;
 
-fn row(parent: &HtmlElement, key: &str, value: &str) {
+pub fn row(parent: &HtmlElement, key: &str, value: &str) {
     if let Some(r) = el("div", "tt-row", "") {
         if let (Some(k), Some(v)) = (el("span", "tt-key", key), el("span", "tt-val", value)) {
             let _ = r.append_child(&k);

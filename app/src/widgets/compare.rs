@@ -3,30 +3,39 @@
 //! * The comparison table ([`loupe_core::analysis::compare`]): per operator (device profiles
 //!   with typed operators) or per name (host/device), count and time in A and B, Δ = B − A and
 //!   B / A, sorted by impact (|Δ|); filterable. Clicking a row highlights its events in A's
-//!   timeline (like a search) and in B's lanes below.
-//! * B's lanes: B's tracks drawn under the same visible window as A's timeline (shared zoom and
-//!   pan), shifted by the chosen alignment: absolute time, by start, or by an iteration both have.
+//!   timeline (like a search) and in B's lanes above (outlined; the rest dimmed; B's lanes scroll
+//!   to the first lane that has any).
+//! * B's timeline ([`super::compare_lanes`]): B's tracks as labelled lanes (group and track name,
+//!   up to 4 depths each) under the same window as A's timeline, shifted by the chosen alignment
+//!   (absolute time, by start, or by an iteration both have), with B's own clock on its ruler. It
+//!   is interactive like A's: hover → tooltip (B's time and the aligned time on A's clock), click
+//!   → the slice is outlined and its details (the same fields as Event Details, from
+//!   `components::details::slice_view`) shown under the lanes; ctrl/⌘+wheel zooms, shift+wheel or
+//!   drag pans — the *shared* window, so A follows (through the `ViewportBus`) — and plain wheel
+//!   scrolls B's lanes. The busiest 24 tracks are shown first; "all N tracks" lists every one.
+//!   The B selection lives in `AppState::compare_selection`.
 //! * Neuron profiles of the same program: per-engine deltas; Kineto: iterations paired.
 
 use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use loupe_core::analysis::compare::lanes::{self as blanes, LanePlan, DEFAULT_LANES, LANE_GAP_PX};
 use loupe_core::analysis::compare::{self, Align, Comparison};
-use loupe_core::lod::{self, LodItem};
 use loupe_core::model::{SliceRef, Trace};
 use loupe_core::time::format_duration_ns as dur;
 use send_wrapper::SendWrapper;
-use wasm_bindgen::JsCast;
 
+use super::compare_lanes::{BLanesCtl, RULER_H_PX};
 use super::deferred::{deferred, shown, spinner};
 use crate::canvas::scheduler::Scheduler;
-use crate::state::{use_app_state, TraceData, ViewportBus};
+use crate::describe;
+use crate::state::{use_app_state, ViewportBus};
 use crate::workbench::layout::WidgetKind;
 
-const ROW_H_PX: f64 = 16.0;
-const MAX_LANES: usize = 24;
 const MAX_ROWS_SHOWN: usize = 400;
+/// B's lanes area is at most this tall when it opens (drag its bottom edge to resize).
+const LANES_MAX_H_PX: f64 = 300.0;
 
 fn per_track(t: &Trace, refs: &[SliceRef]) -> Vec<Vec<u32>> {
     let mut v = vec![Vec::new(); t.tracks.len()];
@@ -40,84 +49,6 @@ fn per_track(t: &Trace, refs: &[SliceRef]) -> Vec<Vec<u32>> {
         x.dedup();
     }
     v
-}
-
-/// B's tracks worth drawing: recorded (not derived) tracks with slices, busiest first.
-fn lanes(t: &Trace) -> Vec<usize> {
-    let mut v: Vec<usize> = (0..t.tracks.len())
-        .filter(|&i| !t.tracks[i].role.is_derived() && !t.tracks[i].slices.is_empty())
-        .collect();
-    v.sort_by_key(|&i| std::cmp::Reverse(t.tracks[i].slices.len()));
-    v.truncate(MAX_LANES);
-    v.sort_unstable();
-    v
-}
-
-/// Paint B's lanes for A's window `[t0, t1)` shifted by `offset_ns` (B time + offset = A time).
-fn paint_lanes(
-    canvas: &web_sys::HtmlCanvasElement,
-    b: &TraceData,
-    lanes: &[usize],
-    window: (i64, i64),
-    offset_ns: i64,
-    marked: &[Vec<u32>],
-) {
-    let Some(ctx) = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
-    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-    let w_css = f64::from(canvas.client_width().max(1));
-    let h_css = (lanes.len() as f64 * ROW_H_PX).max(ROW_H_PX);
-    canvas.set_width((w_css * dpr) as u32);
-    canvas.set_height((h_css * dpr) as u32);
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.set_fill_style_str("#fafbfc");
-    ctx.fill_rect(0.0, 0.0, w_css, h_css);
-    let (t0, t1) = window;
-    if t1 <= t0 {
-        return;
-    }
-    let (b0, b1) = (t0.saturating_sub(offset_ns), t1.saturating_sub(offset_ns));
-    let ns_per_px = (t1 - t0) as f64 / w_css;
-    let x_of = |t: i64| (t - b0) as f64 / ns_per_px;
-    let mut items = Vec::new();
-    let any_marked = marked.iter().any(|m| !m.is_empty());
-    for (row, &ti) in lanes.iter().enumerate() {
-        let tr = &b.trace.tracks[ti];
-        let y = row as f64 * ROW_H_PX;
-        let depths = tr.slices.depth_count().clamp(1, 3);
-        let h = (ROW_H_PX - 2.0) / depths as f64;
-        for d in 0..depths {
-            items.clear();
-            lod::query(&tr.slices, &tr.lod, d, b0, b1, ns_per_px, 1.0, &mut items);
-            for it in &items {
-                let (s, e, idx) = match *it {
-                    LodItem::Slice(i) => {
-                        (tr.slices.start_ns[i as usize], tr.slices.end_ns(i as usize), Some(i))
-                    }
-                    LodItem::Merged { start_ns, end_ns, .. } => (start_ns, end_ns, None),
-                };
-                let hit = idx.is_some_and(|i| marked.get(ti).is_some_and(|m| m.binary_search(&i).is_ok()));
-                let colour = match (any_marked, hit, idx) {
-                    (true, true, _) => "#d9480f".to_string(),
-                    (true, false, _) => "#d0d4da".to_string(),
-                    (false, _, Some(i)) => {
-                        crate::canvas::colour::css_of(b.color_index(tr.slices.name[i as usize]))
-                    }
-                    (false, _, None) => "#8a94a6".to_string(),
-                };
-                ctx.set_fill_style_str(&colour);
-                let x0 = x_of(s).max(-1.0);
-                let x1 = x_of(e).min(w_css + 1.0);
-                ctx.fill_rect(x0, y + 1.0 + d as f64 * h, (x1 - x0).max(1.0), (h - 1.0).max(1.0));
-            }
-        }
-    }
 }
 
 #[component]
@@ -164,52 +95,163 @@ pub fn CompareWidget() -> impl IntoView {
             .collect::<Vec<i64>>()
     });
 
-    // B's lanes follow A's visible window on every frame the timeline paints
+    // B's timeline: its controller follows A's window on every frame and moves it on B's input
+    let show_all = RwSignal::new(false);
+    let plan: Memo<Arc<LanePlan>> = Memo::new(move |_| {
+        state.compare_gen.track();
+        let limit = (!show_all.get()).then_some(DEFAULT_LANES);
+        Arc::new(state.compare.get_value().map(|b| blanes::plan(&b.trace, limit)).unwrap_or_default())
+    });
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
-    let scheduler = use_context::<SendWrapper<Rc<Scheduler>>>().map(|s| (*s).clone());
-    let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| (*b).clone());
-    let last_painted: StoredValue<(u64, i64, u64, usize), LocalStorage> =
-        StoredValue::new_local((u64::MAX, 0, 0, 0));
-    let paint = move |force: bool| {
-        let (Some(canvas), Some(bus)) = (canvas_ref.get_untracked(), bus.as_ref()) else { return };
-        let Some(b) = state.compare.get_value() else { return };
-        let off = offset_ns.get_untracked();
-        let marks = marked_b.get_untracked();
-        let sig =
-            (bus.generation.get(), off, state.compare_gen.get_untracked(), Arc::as_ptr(&marks) as usize);
-        if !force && last_painted.get_value() == sig {
+    let wrap_ref = NodeRef::<leptos::html::Div>::new();
+    let labels_ref = NodeRef::<leptos::html::Div>::new();
+    let tip_ref = NodeRef::<leptos::html::Div>::new();
+    let scheduler = use_context::<SendWrapper<Rc<Scheduler>>>().map(|s| SendWrapper::new((*s).clone()));
+    let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| SendWrapper::new((*b).clone()));
+    let ctl: StoredValue<Option<SendWrapper<Rc<BLanesCtl>>>, LocalStorage> = StoredValue::new_local(None);
+    let with_ctl = move |f: &dyn Fn(&BLanesCtl)| {
+        ctl.with_value(|c| {
+            if let Some(c) = c {
+                f(c)
+            }
+        })
+    };
+    Effect::new(move |_| {
+        let (Some(canvas), Some(wrap), Some(labels), Some(tip)) =
+            (canvas_ref.get(), wrap_ref.get(), labels_ref.get(), tip_ref.get())
+        else {
+            return;
+        };
+        let (Some(scheduler), Some(bus)) = (scheduler.as_ref(), bus.as_ref()) else { return };
+        if ctl.with_value(|c| c.is_some()) {
             return;
         }
-        last_painted.set_value(sig);
-        let l = lanes(&b.trace);
-        let canvas: web_sys::HtmlCanvasElement = canvas.clone();
-        paint_lanes(&canvas, &b, &l, bus.window(), off, &marks);
-    };
-    let paint = Rc::new(paint);
-    if let Some(s) = scheduler.clone() {
-        let p = paint.clone();
-        let id = s.register(Rc::new(move || p(false)));
-        let s2 = SendWrapper::new(s.clone());
-        on_cleanup(move || s2.unregister(id));
-    }
-    let p2 = paint.clone();
+        let c = BLanesCtl::new(
+            canvas,
+            wrap.into(),
+            labels.into(),
+            tip.into(),
+            (**scheduler).clone(),
+            (**bus).clone(),
+            state.data(),
+            move |s| state.compare_selection.set(s),
+        );
+        if let Some(c) = &c {
+            c.set_data(state.data(), state.compare.get_value(), plan.get_untracked());
+            c.set_offset(offset_ns.get_untracked());
+            c.set_selected(state.compare_selection.get_untracked());
+            c.set_colour_by(state.colour_by.get_untracked());
+        }
+        ctl.set_value(c.map(SendWrapper::new));
+    });
     Effect::new(move |_| {
-        offset_ns.track();
-        marked_b.track();
+        let p = plan.get();
+        let a = state.tracked_data();
         state.compare_gen.track();
-        is_shown.track();
-        let p = p2.clone();
-        // after the canvas is in the DOM
-        gloo_timers::callback::Timeout::new(0, move || p(true)).forget();
+        let b = state.compare.get_value();
+        with_ctl(&|c| c.set_data(a.clone(), b.clone(), p.clone()));
+    });
+    Effect::new(move |_| {
+        let off = offset_ns.get();
+        with_ctl(&|c| c.set_offset(off));
+    });
+    Effect::new(move |_| {
+        let m = marked_b.get();
+        with_ctl(&|c| c.set_marked(m.clone()));
+    });
+    Effect::new(move |_| {
+        let s = state.compare_selection.get();
+        with_ctl(&|c| c.set_selected(s));
+    });
+    Effect::new(move |_| {
+        let by = state.colour_by.get();
+        with_ctl(&|c| c.set_colour_by(by));
+    });
+    on_cleanup(move || {
+        with_ctl(&|c| c.detach());
+        ctl.set_value(None);
     });
 
     let lane_labels = move || {
-        state.compare_gen.track();
+        let p = plan.get();
         let Some(b) = state.compare.get_value() else { return Vec::new() };
-        lanes(&b.trace)
-            .into_iter()
-            .map(|i| b.trace.track_label(loupe_core::model::TrackId(i as u32)))
+        let t = &b.trace;
+        p.lanes
+            .iter()
+            .map(|l| {
+                let tr = t.track(l.track);
+                let group =
+                    t.groups.get(tr.group.idx()).map(|g| t.str(g.name).to_string()).unwrap_or_default();
+                let name = t.str(tr.name).to_string();
+                let deeper = if l.all_depths > l.depths {
+                    format!(" · depths 1–{} of {}", l.depths, l.all_depths)
+                } else {
+                    String::new()
+                };
+                let title = format!("{} · {} slices{deeper}", t.track_label(l.track), tr.slices.len());
+                let style = format!("height:{}px;margin-bottom:{LANE_GAP_PX}px", l.h_px);
+                // two lines (name, then group) where the lane is tall enough
+                let tall = l.h_px >= 30.0;
+                view! {
+                    <div class="compare-lane-label" class:tall=tall style=style title=title>
+                        <span class="lane-name">{name}</span>
+                        <span class="lane-group">{group}</span>
+                    </div>
+                }
+            })
             .collect::<Vec<_>>()
+    };
+    let lanes_h = move || {
+        let p = plan.get();
+        format!("height:{}px", (RULER_H_PX + p.total_h_px + 2.0).clamp(80.0, LANES_MAX_H_PX))
+    };
+    let lanes_count = move || {
+        let p = plan.get();
+        let all = show_all.get();
+        (p.available > DEFAULT_LANES).then(|| {
+            let label = if all {
+                format!("busiest {DEFAULT_LANES} tracks")
+            } else {
+                format!("all {} tracks", p.available)
+            };
+            view! {
+                <span class="hint">{format!("{} of {} tracks", p.lanes.len(), p.available)}</span>
+                <button class="button button-quiet" data-testid="compare-show-all"
+                    title="B has more tracks than the busiest ones shown: list them all (the lanes scroll)"
+                    on:click=move |_| show_all.update(|a| *a = !*a)>{label}</button>
+            }
+        })
+    };
+    // the selected B slice's details
+    let b_details = move || {
+        state.compare_gen.track();
+        let s = state.compare_selection.get()?;
+        let b = state.compare.get_value()?;
+        let a = state.tracked_data();
+        let off = offset_ns.get();
+        let tr = b.trace.tracks.get(s.track.idx())?;
+        let start = *tr.slices.start_ns.get(s.index as usize)?;
+        let extra = vec![
+            ("start on A's clock", describe::time_label(&a.trace, start.saturating_add(off))),
+            ("alignment offset", dur(off)),
+            ("profile", format!("B · {}", b.source_label)),
+        ];
+        let go_to = Callback::new(move |r: SliceRef| {
+            state.compare_selection.set(Some(r));
+            with_ctl(&|c| c.reveal(r));
+        });
+        Some(view! {
+            <div class="compare-b-details" data-testid="compare-b-details">
+                <div class="compare-b-details-bar">
+                    <strong>"B: selected slice"</strong>
+                    <button class="button button-quiet" data-testid="compare-b-reveal" title="Move the shared view to this slice"
+                        on:click=move |_| with_ctl(&|c| c.reveal(s))>"show"</button>
+                    <button class="button button-quiet" title="Clear B's selection"
+                        on:click=move |_| state.compare_selection.set(None)>"×"</button>
+                </div>
+                <div class="details">{crate::components::details::slice_view(&b, s, extra, go_to)}</div>
+            </div>
+        })
     };
 
     let body = move || {
@@ -390,17 +432,29 @@ pub fn CompareWidget() -> impl IntoView {
         <div class="widget-compare" data-testid="widget-compare">
             <div class="compare-lanes" class:hidden=move || !has_b()>
                 <div class="compare-lanes-bar">
-                    <strong>"B's tracks under A's window"</strong>
+                    <strong title="B's tracks under A's window: zoom and pan are shared with A's timeline">"B's timeline"</strong>
+                    <span class="hint" title="ctrl/⌘+wheel zooms, drag or shift+wheel pans (A follows), wheel scrolls B's lanes">"ctrl+wheel zoom · drag pan"</span>
                     <label>" align "<select data-testid="compare-align" on:change=move |ev| align.set(event_target_value(&ev))>{align_options}</select></label>
                     <span class="hint">{move || format!("offset {}", dur(offset_ns.get()))}</span>
-                    <button class="button button-quiet" on:click=move |_| { state.compare.set_value(None); state.compare_gen.update(|g| *g += 1); }>"Close B"</button>
+                    {lanes_count}
+                    <button class="button button-quiet" on:click=move |_| { state.compare.set_value(None); state.compare_selection.set(None); state.compare_gen.update(|g| *g += 1); }>"Close B"</button>
                 </div>
-                <div class="compare-lanes-body">
-                    <div class="compare-lane-labels">{move || lane_labels().into_iter().map(|l| view! { <div title=l.clone()>{l.clone()}</div> }).collect_view()}</div>
-                    <canvas node_ref=canvas_ref class="compare-canvas" data-testid="compare-lanes"></canvas>
+                <div class="compare-lanes-body" style=lanes_h>
+                    <div class="compare-lane-labels" data-testid="compare-lane-labels">
+                        <div class="compare-lane-head" style=format!("height:{RULER_H_PX}px")>
+                            {move || { state.compare_gen.track(); state.compare.get_value().map(|b| format!("B · {}", b.source_label)) }}
+                        </div>
+                        <div class="compare-lane-viewport">
+                            <div class="compare-lane-inner" node_ref=labels_ref>{lane_labels}</div>
+                        </div>
+                    </div>
+                    <div class="compare-canvas-wrap" node_ref=wrap_ref>
+                        <canvas node_ref=canvas_ref class="compare-canvas" data-testid="compare-lanes"></canvas>
+                        <div class="tooltip" data-testid="compare-b-tooltip" node_ref=tip_ref style="display:none"></div>
+                    </div>
                 </div>
             </div>
-            <div class="compare-body">{body}</div>
+            <div class="compare-body">{b_details}{body}</div>
         </div>
     }
 }

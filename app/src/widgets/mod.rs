@@ -5,6 +5,7 @@
 pub mod annotations;
 pub mod code;
 pub mod compare;
+pub mod compare_lanes;
 pub mod dashboard;
 pub mod deferred;
 pub mod details;

@@ -27,9 +27,13 @@
 //!   result says which method ran. Without iterations in both, the whole traces are one pair.
 //! - **Timeline sync** ([`offset_ns`]): the shift to add to B's times to draw it under A:
 //!   absolute (0), by start, or by the start of one iteration.
+//! - **B's lanes** ([`lanes`]): which of B's tracks the Compare widget draws, where, and the slice
+//!   under the pointer.
 
 use crate::model::{Engine, OpId, OpLevel, SliceRef, Trace, TrackId, TrackRole};
 use std::collections::HashMap;
+
+pub mod lanes;
 
 /// Largest `n × m` for which iterations are aligned with the full edit-distance table.
 pub const MAX_DP_CELLS: usize = 4_000_000;
