@@ -169,7 +169,7 @@ impl Job {
 }
 
 /// Record how long one page-side step of the last load took, in `window.__loupeLoad[name]`
-/// (milliseconds; benchmarks read it: `tests/bench/open-big.mjs`).
+/// (milliseconds; benchmarks read it: `tests/bench/open-big.mjs`, `tests/bench/load-gaps.mjs`).
 pub fn record_stage(name: &str, ms: f64) {
     let Some(w) = web_sys::window() else { return };
     let key = JsValue::from_str("__loupeLoad");
