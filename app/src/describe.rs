@@ -39,6 +39,19 @@ pub fn duration_label(dur_ns: i64) -> String {
     format_duration_ns(dur_ns)
 }
 
+/// "outer › … › parent": the names of the slices enclosing slice `index` of `track`; `None` at
+/// depth 0 (or for a track without nesting).
+pub fn hierarchy_label(trace: &Trace, track: TrackId, index: usize) -> Option<String> {
+    let parents = parents(trace, track, index);
+    (!parents.is_empty()).then(|| {
+        parents
+            .iter()
+            .map(|&p| slice_name(trace, SliceRef { track, index: p as u32 }))
+            .collect::<Vec<_>>()
+            .join(" › ")
+    })
+}
+
 /// "name" of a slice, or "(unnamed)".
 pub fn slice_name(trace: &Trace, s: SliceRef) -> String {
     let Some(t) = trace.tracks.get(s.track.idx()) else { return String::new() };

@@ -87,37 +87,87 @@ pub struct TraceData {
     pub files: send_wrapper::SendWrapper<Vec<web_sys::File>>,
 }
 
-impl TraceData {
-    pub fn new(trace: Trace, source_label: String, is_demo: bool, load_ms: f64) -> TraceData {
-        let color_of_str = (0..trace.strings.len())
-            .map(|i| palette_index(trace.strings.get(loupe_core::StrId(i as u32))) as u8)
-            .collect();
-        let window_index = loupe_core::analysis::summary::WindowIndex::build(&trace);
-        let colours = crate::canvas::colour::ColourIndex::build(&trace);
-        let zero_counters = loupe_core::rows::zero_counters(&trace);
-        let busy = loupe_core::analysis::busy::busy_range(&trace);
+/// The page's indexes over a model, built one bounded step at a time: a block of string colours,
+/// one track of the window index, the colour index, the all-zero counters, one run of the busy
+/// range's sort, then the rest. [`TraceData::new`] runs every step at once; [`TraceData::build`]
+/// gives the browser a turn between them.
+struct IndexBuild {
+    color_of_str: Vec<u8>,
+    window: loupe_core::analysis::summary::WindowIndexBuilder,
+    colours: Option<crate::canvas::colour::ColourIndex>,
+    zero_counters: Option<Vec<bool>>,
+    busy_runs: Option<Vec<Vec<(i64, i64)>>>,
+    busy_sorted: usize,
+}
+
+impl IndexBuild {
+    fn new() -> IndexBuild {
+        IndexBuild {
+            color_of_str: Vec::new(),
+            window: Default::default(),
+            colours: None,
+            zero_counters: None,
+            busy_runs: None,
+            busy_sorted: 0,
+        }
+    }
+    /// Do the next piece of work; `false` when everything is built.
+    fn step(&mut self, trace: &Trace) -> bool {
+        use loupe_core::analysis::busy;
+        let n = trace.strings.len();
+        if self.color_of_str.len() < n {
+            let from = self.color_of_str.len();
+            let end = (from + 8192).min(n);
+            self.color_of_str.extend(
+                (from..end).map(|i| palette_index(trace.strings.get(loupe_core::StrId(i as u32))) as u8),
+            );
+        } else if self.window.add_next(trace) {
+        } else if self.colours.is_none() {
+            self.colours = Some(crate::canvas::colour::ColourIndex::build(trace));
+        } else if self.zero_counters.is_none() {
+            self.zero_counters = Some(loupe_core::rows::zero_counters(trace));
+        } else if self.busy_runs.is_none() {
+            self.busy_runs = Some(busy::sampled_runs(trace));
+        } else if let Some(run) = self.busy_runs.as_mut().and_then(|r| r.get_mut(self.busy_sorted)) {
+            busy::sort_run(run);
+            self.busy_sorted += 1;
+        } else {
+            return false;
+        }
+        true
+    }
+    fn finish(self, trace: Trace, source_label: String, is_demo: bool, load_ms: f64) -> TraceData {
+        use loupe_core::analysis::busy;
+        let busy = busy::busy_of_sorted(&busy::merge_runs(self.busy_runs.unwrap_or_default()));
         let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
         let heap_bytes = trace.heap_bytes();
         TraceData {
-            trace,
-            color_of_str,
+            color_of_str: self.color_of_str,
             source_label,
             is_demo,
             load_ms,
             from_cache: false,
-            window_index,
-            colours,
-            zero_counters,
+            window_index: self.window.finish(),
+            colours: self.colours.unwrap_or_else(|| crate::canvas::colour::ColourIndex::build(&trace)),
+            zero_counters: self.zero_counters.unwrap_or_else(|| loupe_core::rows::zero_counters(&trace)),
             busy,
             fingerprint,
             heap_bytes,
             files: send_wrapper::SendWrapper::new(Vec::new()),
+            trace,
         }
     }
+}
+
+impl TraceData {
+    pub fn new(trace: Trace, source_label: String, is_demo: bool, load_ms: f64) -> TraceData {
+        let mut ib = IndexBuild::new();
+        while ib.step(&trace) {}
+        ib.finish(trace, source_label, is_demo, load_ms)
+    }
     /// [`TraceData::new`] for the page's loader: the same indexes, built in steps of a few
-    /// milliseconds with the browser given a turn between them (one track of the window index
-    /// per step at most), so installing a big profile never freezes the page. `None` when
-    /// `cancelled()` turns true meanwhile.
+    /// milliseconds ([`IndexBuild`]) with the browser given a turn between them, so installing a
+    /// big profile never freezes the page. `None` when `cancelled()` turns true meanwhile.
     pub async fn build(
         trace: Trace,
         source_label: String,
@@ -126,76 +176,25 @@ impl TraceData {
     ) -> Option<TraceData> {
         use crate::loader::decode::{yield_now, SLICE_MS};
         use crate::loader::{now_ms, record_stage};
-        struct Budget {
-            since: f64,
-            longest: f64,
-        }
-        impl Budget {
-            async fn tick(&mut self) {
-                let t = now_ms();
-                if t - self.since >= SLICE_MS {
-                    self.longest = self.longest.max(t - self.since);
-                    yield_now().await;
-                    self.since = now_ms();
-                }
-            }
-        }
         let t_all = now_ms();
-        let mut b = Budget { since: t_all, longest: 0.0 };
-        let n = trace.strings.len();
-        let mut color_of_str = Vec::with_capacity(n);
-        while color_of_str.len() < n {
-            let end = (color_of_str.len() + 8192).min(n);
-            color_of_str.extend(
-                (color_of_str.len()..end)
-                    .map(|i| palette_index(trace.strings.get(loupe_core::StrId(i as u32))) as u8),
-            );
-            b.tick().await;
-        }
-        let mut wb = loupe_core::analysis::summary::WindowIndexBuilder::default();
-        while wb.add_next(&trace) {
-            b.tick().await;
-            if cancelled() {
-                return None;
+        let (mut since, mut longest) = (t_all, 0f64);
+        let mut ib = IndexBuild::new();
+        while ib.step(&trace) {
+            let t = now_ms();
+            if t - since >= SLICE_MS {
+                longest = longest.max(t - since);
+                yield_now().await;
+                if cancelled() {
+                    return None;
+                }
+                since = now_ms();
             }
         }
-        let window_index = wb.finish();
-        let colours = crate::canvas::colour::ColourIndex::build(&trace);
-        b.tick().await;
-        let zero_counters = loupe_core::rows::zero_counters(&trace);
-        b.tick().await;
-        // the busy range's sort, one run per step (busy_range, cut up)
-        use loupe_core::analysis::busy;
-        let mut runs = busy::sampled_runs(&trace);
-        for r in &mut runs {
-            busy::sort_run(r);
-            b.tick().await;
-        }
-        let busy = busy::busy_of_sorted(&busy::merge_runs(runs));
-        b.tick().await;
-        let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
-        let heap_bytes = trace.heap_bytes();
-        b.longest = b.longest.max(now_ms() - b.since);
+        let data = ib.finish(trace, source_label, false, load_ms);
+        longest = longest.max(now_ms() - since);
         record_stage("indexMs", now_ms() - t_all);
-        record_stage("longestIndexSliceMs", b.longest);
-        if cancelled() {
-            return None;
-        }
-        Some(TraceData {
-            trace,
-            color_of_str,
-            source_label,
-            is_demo: false,
-            load_ms,
-            from_cache: false,
-            window_index,
-            colours,
-            zero_counters,
-            busy,
-            fingerprint,
-            heap_bytes,
-            files: send_wrapper::SendWrapper::new(Vec::new()),
-        })
+        record_stage("longestIndexSliceMs", longest);
+        (!cancelled()).then_some(data)
     }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {
         self.color_of_str.get(s.0 as usize).copied().unwrap_or(0) as usize

@@ -65,13 +65,8 @@ pub fn slice_view(
     if d.bytes != u64::MAX {
         rows.push(field("bytes", d.bytes.to_string()));
     }
-    let parents = describe::parents(trace, s.track, i);
-    if !parents.is_empty() {
-        let path: Vec<String> = parents
-            .iter()
-            .map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 }))
-            .collect();
-        rows.push(field("hierarchy", path.join(" › ")));
+    if let Some(path) = describe::hierarchy_label(trace, s.track, i) {
+        rows.push(field("hierarchy", path));
     }
     let args = crate::lazy_args::args_section(data, cols.args[i]);
     let flows: Vec<(String, String, SliceRef)> = trace

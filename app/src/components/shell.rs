@@ -296,12 +296,20 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 state.compare_status.set(Some(format!("Opening {label}: {} {:.0} %", p.stage, p.percent())))
             }
             LoadEvent::Done { trace, total_ms, .. } => {
-                let mut data = TraceData::new(*trace, label.clone(), false, total_ms);
-                data.files = kept.clone();
-                state.compare.set_value(Some(std::sync::Arc::new(data)));
-                state.compare_selection.set(None);
-                state.compare_status.set(None);
-                state.compare_gen.update(|g| *g += 1);
+                // B's indexes in steps too; another Compare… or Close B meanwhile makes it moot
+                let gen = state.compare_gen.get_untracked();
+                let moot = move || state.compare_gen.get_untracked() != gen;
+                let (label, kept) = (label.clone(), kept.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let Some(mut data) = TraceData::build(*trace, label, total_ms, &moot).await else {
+                        return;
+                    };
+                    data.files = kept;
+                    state.compare.set_value(Some(std::sync::Arc::new(data)));
+                    state.compare_selection.set(None);
+                    state.compare_status.set(None);
+                    state.compare_gen.update(|g| *g += 1);
+                });
             }
             LoadEvent::Failed(message) => {
                 state.compare_status.set(Some(format!("Could not open {label} to compare: {message}")));

@@ -41,13 +41,8 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
             if !cat.is_empty() {
                 row(tip, "category", cat);
             }
-            let parents = describe::parents(trace, s.track, i);
-            if !parents.is_empty() {
-                let path: Vec<String> = parents
-                    .iter()
-                    .map(|&p| describe::slice_name(trace, SliceRef { track: s.track, index: p as u32 }))
-                    .collect();
-                row(tip, "hierarchy", &path.join(" › "));
+            if let Some(path) = describe::hierarchy_label(trace, s.track, i) {
+                row(tip, "hierarchy", &path);
             }
         }
         HitTarget::Merged { track, first, end, start_ns, end_ns, longest, .. } => {
@@ -73,13 +68,8 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
                     describe::duration_label(cols.dur_ns[longest as usize])
                 ),
             );
-            let parents = describe::parents(trace, track, first as usize);
-            if !parents.is_empty() {
-                let path: Vec<String> = parents
-                    .iter()
-                    .map(|&p| describe::slice_name(trace, SliceRef { track, index: p as u32 }))
-                    .collect();
-                row(tip, "hierarchy", &path.join(" › "));
+            if let Some(path) = describe::hierarchy_label(trace, track, first as usize) {
+                row(tip, "hierarchy", &path);
             }
         }
         HitTarget::Instant { track, index } => {

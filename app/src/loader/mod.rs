@@ -110,21 +110,21 @@ impl Job {
             mb_per_s,
         }));
     }
+    fn done(&self, trace: Trace, parse_ms: f64, decode_ms: f64, cached: bool) {
+        self.emit(LoadEvent::Done {
+            trace: Box::new(trace),
+            total_ms: now_ms() - self.started_ms,
+            parse_ms,
+            decode_ms,
+            cached,
+        })
+    }
     /// Decode at once (the in-thread loader: its page is frozen by the parse anyway).
     #[cfg(feature = "in-thread-loader")]
     fn decode(&self, bytes: &[u8], parse_ms: f64, cached: bool) {
         let t = now_ms();
         match decode::decode_now(bytes) {
-            Ok(trace) => {
-                let decode_ms = now_ms() - t;
-                self.emit(LoadEvent::Done {
-                    trace: Box::new(trace),
-                    total_ms: now_ms() - self.started_ms,
-                    parse_ms,
-                    decode_ms,
-                    cached,
-                })
-            }
+            Ok(trace) => self.done(trace, parse_ms, now_ms() - t, cached),
             Err(e) => self.emit(LoadEvent::Failed(e)),
         }
     }
@@ -148,13 +148,7 @@ impl Job {
             Ok(trace) => {
                 let decode_ms = now_ms() - t;
                 record_stage("decodeMs", decode_ms);
-                self.emit(LoadEvent::Done {
-                    trace: Box::new(trace),
-                    total_ms: now_ms() - self.started_ms,
-                    parse_ms,
-                    decode_ms,
-                    cached,
-                });
+                self.done(trace, parse_ms, decode_ms, cached);
                 true
             }
             Err(e) if e.is_empty() => false,
