@@ -11,6 +11,7 @@ pub mod lod;
 pub mod loupe_file;
 pub mod model;
 pub mod neuron;
+pub mod par;
 pub mod query;
 pub mod raster;
 mod rng;

@@ -42,6 +42,141 @@ impl TrackBuild {
     }
 }
 
+/// One track after `finish`'s per-track work.
+struct LaidTrack {
+    track: Track,
+    /// insertion index -> final (track, index); `u32::MAX` for spilled slices
+    map: Vec<SliceRef>,
+    /// Slices that could not be laid out here (improperly nested, or past the lane limit), as a
+    /// build of their own and their insertion indices.
+    spill: Option<(TrackBuild, Vec<u32>)>,
+}
+
+/// Sort track `ti`'s slices, assign depths, split off the spill, write the depth-major columns
+/// and build the LOD index. Pure: runs on any thread.
+fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
+    let n = tb.start_ns.len();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    {
+        let s = &tb.start_ns;
+        let d = &tb.dur_ns;
+        crate::par::sort_unstable_by(&mut order, |&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            s[a].cmp(&s[b]).then(d[b].cmp(&d[a])).then(a.cmp(&b))
+        });
+    }
+    let mut depth: Vec<u16> = vec![0; n];
+    let mut spilled: Vec<u32> = Vec::new();
+    match track.layout {
+        Layout::Nested => {
+            let mut stack: Vec<i64> = Vec::new();
+            for &i in &order {
+                let i = i as usize;
+                let s = tb.start_ns[i];
+                let e = s.saturating_add(tb.dur_ns[i]);
+                while let Some(&top) = stack.last() {
+                    if top <= s {
+                        stack.pop();
+                    } else {
+                        break;
+                    }
+                }
+                if let Some(&top) = stack.last() {
+                    if e > top {
+                        spilled.push(i as u32);
+                        continue;
+                    }
+                }
+                if stack.len() >= u16::MAX as usize {
+                    spilled.push(i as u32);
+                    continue;
+                }
+                depth[i] = stack.len() as u16;
+                stack.push(e);
+            }
+        }
+        Layout::Lanes => assign_lanes(&order, &tb.start_ns, &tb.dur_ns, &mut depth, &mut spilled),
+    }
+    let mut map = vec![SliceRef { track: TrackId(ti as u32), index: u32::MAX }; n];
+    let mut spill = None;
+    if !spilled.is_empty() {
+        let mut is_spilled = vec![false; n];
+        for &i in &spilled {
+            is_spilled[i as usize] = true;
+        }
+        order.retain(|&i| !is_spilled[i as usize]);
+        let mut stb = TrackBuild::default();
+        for &i in &spilled {
+            let i = i as usize;
+            stb.start_ns.push(tb.start_ns[i]);
+            stb.dur_ns.push(tb.dur_ns[i]);
+            stb.name.push(tb.name[i]);
+            stb.category.push(tb.category[i]);
+            stb.args.push(tb.args[i]);
+            if !tb.domain.is_empty() {
+                let d = tb.domain_of(i);
+                let k = stb.start_ns.len() - 1;
+                if stb.domain.len() <= k {
+                    stb.domain.resize(k + 1, SliceDomain::default());
+                }
+                stb.domain[k] = d;
+            }
+        }
+        spill = Some((stb, spilled));
+    }
+    // depth-major, start order within a depth (stable counting sort)
+    let max_depth = order.iter().map(|&i| depth[i as usize] as usize).max().map_or(0, |d| d + 1);
+    let mut counts = vec![0u32; max_depth + 1];
+    for &i in &order {
+        counts[depth[i as usize] as usize + 1] += 1;
+    }
+    for d in 1..counts.len() {
+        counts[d] += counts[d - 1];
+    }
+    let depth_starts = counts.clone();
+    let m = order.len();
+    let mut final_order = vec![0u32; m];
+    let mut cursor = counts;
+    for &i in &order {
+        let d = depth[i as usize] as usize;
+        final_order[cursor[d] as usize] = i;
+        cursor[d] += 1;
+    }
+    let mut cols = SliceColumns {
+        start_ns: Vec::with_capacity(m),
+        dur_ns: Vec::with_capacity(m),
+        name: Vec::with_capacity(m),
+        category: Vec::with_capacity(m),
+        args: Vec::with_capacity(m),
+        depth_starts: if m == 0 { Vec::new() } else { depth_starts },
+        domain: None,
+    };
+    for (k, &i) in final_order.iter().enumerate() {
+        let i = i as usize;
+        cols.start_ns.push(tb.start_ns[i]);
+        cols.dur_ns.push(tb.dur_ns[i]);
+        cols.name.push(tb.name[i]);
+        cols.category.push(tb.category[i]);
+        cols.args.push(tb.args[i]);
+        map[i].index = k as u32;
+    }
+    if !tb.domain.is_empty() {
+        let mut dc = DomainColumns::default();
+        for &i in &final_order {
+            dc.push(tb.domain_of(i as usize));
+        }
+        cols.domain = Some(dc);
+    }
+    drop(tb.start_ns);
+    drop(tb.dur_ns);
+    // instants sorted by time
+    let inst = std::mem::take(&mut tb.instants);
+    track.instants = sort_instants(inst);
+    track.lod = LodIndex::build(&cols);
+    track.slices = cols;
+    LaidTrack { track, map, spill }
+}
+
 #[derive(Debug)]
 struct FlowBuild {
     from: FlowEnd,
@@ -455,89 +590,24 @@ impl TraceBuilder {
         let mut spills: Vec<(usize, Track, TrackBuild, Vec<u32>)> = Vec::new();
 
         let built: Vec<(Track, TrackBuild)> = std::mem::take(&mut self.tracks);
-        for (ti, (mut track, mut tb)) in built.into_iter().enumerate() {
-            let n = tb.start_ns.len();
-            let mut order: Vec<u32> = (0..n as u32).collect();
-            {
-                let s = &tb.start_ns;
-                let d = &tb.dur_ns;
-                order.sort_unstable_by(|&a, &b| {
-                    let (a, b) = (a as usize, b as usize);
-                    s[a].cmp(&s[b]).then(d[b].cmp(&d[a])).then(a.cmp(&b))
-                });
-            }
-            let mut depth: Vec<u16> = vec![0; n];
-            let mut spilled: Vec<u32> = Vec::new();
-            match track.layout {
-                Layout::Nested => {
-                    let mut stack: Vec<i64> = Vec::new();
-                    for &i in &order {
-                        let i = i as usize;
-                        let s = tb.start_ns[i];
-                        let e = s.saturating_add(tb.dur_ns[i]);
-                        while let Some(&top) = stack.last() {
-                            if top <= s {
-                                stack.pop();
-                            } else {
-                                break;
-                            }
-                        }
-                        if let Some(&top) = stack.last() {
-                            if e > top {
-                                spilled.push(i as u32);
-                                continue;
-                            }
-                        }
-                        if stack.len() >= u16::MAX as usize {
-                            spilled.push(i as u32);
-                            continue;
-                        }
-                        depth[i] = stack.len() as u16;
-                        stack.push(e);
-                    }
-                }
-                Layout::Lanes => {
-                    assign_lanes(&order, &tb.start_ns, &tb.dur_ns, &mut depth, &mut spilled);
-                    if !spilled.is_empty() {
-                        let name = self.strings.get(track.name).to_string();
-                        let count = spilled.len();
-                        warnings.add("lane_limit", || {
-                            format!("{count} slice(s) on track '{name}' need more than {MAX_LANES} lanes; moved to an '(overlapping)' track")
-                        });
-                    }
-                }
-            }
-            let mut map = vec![SliceRef { track: TrackId(ti as u32), index: u32::MAX }; n];
-            if !spilled.is_empty() {
+        // The per-track work (sort, depths, columns, LOD) shares nothing: in parallel with feature
+        // `rayon`. Warnings and the spill tracks (which intern names) follow in track order, so
+        // the model is the same for any number of threads.
+        let laid = crate::par::map_vec(built.into_iter().enumerate().collect(), |(ti, (track, tb))| {
+            lay_out_track(ti, track, tb)
+        });
+        for (ti, LaidTrack { track, map, spill }) in laid.into_iter().enumerate() {
+            if let Some((stb, spilled)) = spill {
                 let name = self.strings.get(track.name).to_string();
-                // (a lane track's spill is a lane_limit, already reported above)
-                if track.layout != Layout::Lanes {
-                    let count = spilled.len();
+                let count = spilled.len();
+                if track.layout == Layout::Lanes {
+                    warnings.add("lane_limit", || {
+                        format!("{count} slice(s) on track '{name}' need more than {MAX_LANES} lanes; moved to an '(overlapping)' track")
+                    });
+                } else {
                     warnings.add("overlapping_slices", || {
                         format!("{count} slice(s) on track '{name}' overlap a neighbour without nesting; moved to an '(overlapping)' track")
                     });
-                }
-                let mut is_spilled = vec![false; n];
-                for &i in &spilled {
-                    is_spilled[i as usize] = true;
-                }
-                order.retain(|&i| !is_spilled[i as usize]);
-                let mut stb = TrackBuild::default();
-                for &i in &spilled {
-                    let i = i as usize;
-                    stb.start_ns.push(tb.start_ns[i]);
-                    stb.dur_ns.push(tb.dur_ns[i]);
-                    stb.name.push(tb.name[i]);
-                    stb.category.push(tb.category[i]);
-                    stb.args.push(tb.args[i]);
-                    if !tb.domain.is_empty() {
-                        let d = tb.domain_of(i);
-                        let k = stb.start_ns.len() - 1;
-                        if stb.domain.len() <= k {
-                            stb.domain.resize(k + 1, SliceDomain::default());
-                        }
-                        stb.domain[k] = d;
-                    }
                 }
                 let st = Track {
                     name: self.strings.intern(&format!("{name} (overlapping)")),
@@ -554,56 +624,6 @@ impl TraceBuilder {
                 };
                 spills.push((ti, st, stb, spilled));
             }
-            // depth-major, start order within a depth (stable counting sort)
-            let max_depth = order.iter().map(|&i| depth[i as usize] as usize).max().map_or(0, |d| d + 1);
-            let mut counts = vec![0u32; max_depth + 1];
-            for &i in &order {
-                counts[depth[i as usize] as usize + 1] += 1;
-            }
-            for d in 1..counts.len() {
-                counts[d] += counts[d - 1];
-            }
-            let depth_starts = counts.clone();
-            let m = order.len();
-            let mut final_order = vec![0u32; m];
-            let mut cursor = counts;
-            for &i in &order {
-                let d = depth[i as usize] as usize;
-                final_order[cursor[d] as usize] = i;
-                cursor[d] += 1;
-            }
-            let mut cols = SliceColumns {
-                start_ns: Vec::with_capacity(m),
-                dur_ns: Vec::with_capacity(m),
-                name: Vec::with_capacity(m),
-                category: Vec::with_capacity(m),
-                args: Vec::with_capacity(m),
-                depth_starts: if m == 0 { Vec::new() } else { depth_starts },
-                domain: None,
-            };
-            for (k, &i) in final_order.iter().enumerate() {
-                let i = i as usize;
-                cols.start_ns.push(tb.start_ns[i]);
-                cols.dur_ns.push(tb.dur_ns[i]);
-                cols.name.push(tb.name[i]);
-                cols.category.push(tb.category[i]);
-                cols.args.push(tb.args[i]);
-                map[i].index = k as u32;
-            }
-            if !tb.domain.is_empty() {
-                let mut dc = DomainColumns::default();
-                for &i in &final_order {
-                    dc.push(tb.domain_of(i as usize));
-                }
-                cols.domain = Some(dc);
-            }
-            drop(tb.start_ns);
-            drop(tb.dur_ns);
-            // instants sorted by time
-            let inst = std::mem::take(&mut tb.instants);
-            track.instants = sort_instants(inst);
-            track.lod = LodIndex::build(&cols);
-            track.slices = cols;
             out_tracks.push(track);
             remap.push(map);
         }

@@ -1,0 +1,59 @@
+//! Threads (issue 10 goal 4): the import's parallel stages (`loupe_core::par`, feature `rayon`)
+//! give the same model for any pool size. Each input is imported in a 1-thread and a 4-thread
+//! rayon pool and the two models are compared byte for byte (their wire encodings).
+#![cfg(feature = "rayon")]
+
+use loupe_core::import::chrome::synth;
+use loupe_core::import::{import_bytes, NoProgress};
+use loupe_core::model::{wire, ArgsId, Layout, Trace, TraceBuilder, TrackKind};
+use loupe_core::StrId;
+
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(f)
+}
+
+fn same_for_1_and_4(name: &str, make: impl Fn() -> Trace + Sync) {
+    let one = in_pool(1, || (loupe_core::par::threads(), wire::encode(make()).unwrap()));
+    let four = in_pool(4, || (loupe_core::par::threads(), wire::encode(make()).unwrap()));
+    assert_eq!((one.0, four.0), (1, 4), "{name}: pool sizes");
+    assert!(one.1.len() > 1000, "{name}: a real model ({} bytes)", one.1.len());
+    assert!(one.1 == four.1, "{name}: the 1-thread and 4-thread models differ");
+}
+
+#[test]
+fn chrome_import_is_the_same_on_1_and_4_threads() {
+    // large enough for the parallel sort (≥ 64 k slices on the busiest track)
+    let json = synth::chrome_trace_json(48 << 20, 7);
+    same_for_1_and_4("kineto-like", || import_bytes("t.json", &json, &mut NoProgress).unwrap());
+}
+
+#[test]
+fn spills_and_lanes_are_the_same_on_1_and_4_threads() {
+    // many tracks with ties, improper nesting (spill tracks) and lane layouts
+    let make = || {
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("p", loupe_core::model::GroupKind::Process);
+        let mut x: u64 = 1;
+        for t in 0..24 {
+            let name = format!("t{t}");
+            let track = b.add_track(g, &name, TrackKind::Thread, &name);
+            if t % 3 == 0 {
+                b.set_track_layout(track, Layout::Lanes);
+            }
+            let n = b.intern(&format!("n{t}"));
+            for i in 0..(70_000 + t * 1000) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let start = (x % 5_000_000) as i64;
+                let dur = ((x >> 20) % 40_000) as i64 + (i % 3) as i64;
+                b.add_slice(track, start, dur, n, StrId::EMPTY, ArgsId::NONE);
+            }
+        }
+        b.finish()
+    };
+    let t = make();
+    assert!(t.tracks.iter().any(|t| t.kind == TrackKind::Overlap), "the input spills");
+    same_for_1_and_4("spills", make);
+}
