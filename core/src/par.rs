@@ -45,3 +45,15 @@ pub fn threads() -> usize {
         1
     }
 }
+
+/// `(a(), b())`, the two at once with feature `rayon`.
+pub fn join<RA: Send, RB: Send>(a: impl FnOnce() -> RA + Send, b: impl FnOnce() -> RB + Send) -> (RA, RB) {
+    #[cfg(feature = "rayon")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        (a(), b())
+    }
+}

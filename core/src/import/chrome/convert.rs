@@ -14,7 +14,7 @@
 
 use super::args::{self, ArgBuf};
 use super::async_table::{AsyncKey, AsyncTable, OpenAsync};
-use super::events::{Ev, Val};
+use super::events::{uses_args, Ev, Val};
 use super::flows::{flow_dir, FlowCollector, FlowDir};
 use super::intern::RawInterner;
 use super::kineto::{self, CatClass};
@@ -138,6 +138,17 @@ impl<'b> Conv<'b> {
     #[inline]
     pub fn scan_args(&mut self, s: &mut Scan<'_>) -> bool {
         self.argbuf.scan(s, &mut self.strs, self.b)
+    }
+
+    /// For an event delimited without the converter (`parse_event(.., None)`): parse its args
+    /// now exactly as the serial scan would have at its `args` key (same decision, same
+    /// interning order), so both paths build the same model.
+    pub fn prescan_args(&mut self, ev: &mut Ev<'_>) {
+        if let Some(text) = ev.args {
+            if uses_args(ev.args_ph) && !self.lazy_phase(ev.args_ph) {
+                ev.args_ready = self.scan_args(&mut Scan { b: text, pos: 0, more: false });
+            }
+        }
     }
 
     /// Make the argument buffer hold the event's args (parsed during the scan, or now).

@@ -49,6 +49,10 @@ pub struct Ev<'a> {
     pub args_at: usize,
     /// The args were already parsed into the converter's argument buffer during the scan.
     pub args_ready: bool,
+    /// `ph` as it was when the `args` key was reached (0 when `args` came before `ph`): whether
+    /// the scan parses the args decides the order their strings are interned in, so a deferred
+    /// parse ([`Conv::prescan_args`]) must decide the same way.
+    pub args_ph: u8,
     /// Number of keys seen (0 = `{}`).
     pub keys: u32,
 }
@@ -113,7 +117,7 @@ fn key_of(k: &[u8]) -> K {
 
 /// Phases whose `args` are used (parsed during the scan when `ph` comes before `args`).
 #[inline]
-fn uses_args(ph: u8) -> bool {
+pub fn uses_args(ph: u8) -> bool {
     matches!(
         ph,
         b'X' | b'B'
@@ -137,7 +141,15 @@ fn uses_args(ph: u8) -> bool {
 /// Parse the event object at `s.pos` (which is `{`). On success `s.pos` is after the `}`.
 /// When `ph` precedes `args` (Kineto writes it first), the args go straight into `conv`'s
 /// argument buffer in the same pass; otherwise only their span is kept.
-pub fn parse_event<'a>(s: &mut Scan<'a>, ev: &mut Ev<'a>, conv: &mut Conv<'_>) -> Result<(), ScanError> {
+///
+/// `conv`: parse the args into its argument buffer during the scan (the serial path); `None`
+/// only delimits them (the pipelined path, which may run on another thread: the converter then
+/// parses them with [`Conv::prescan_args`] just before the event, with the same result).
+pub fn parse_event<'a>(
+    s: &mut Scan<'a>,
+    ev: &mut Ev<'a>,
+    mut conv: Option<&mut Conv<'_>>,
+) -> Result<(), ScanError> {
     s.pos += 1;
     loop {
         match s.peek_ws() {
@@ -164,7 +176,11 @@ pub fn parse_event<'a>(s: &mut Scan<'a>, ev: &mut Ev<'a>, conv: &mut Conv<'_>) -
                 let start = s.pos;
                 if s.peek() == Some(b'{') {
                     ev.args_at = start;
-                    ev.args_ready = uses_args(ev.ph) && !conv.lazy_phase(ev.ph) && conv.scan_args(s);
+                    ev.args_ph = ev.ph;
+                    ev.args_ready = match conv.as_deref_mut() {
+                        Some(conv) => uses_args(ev.ph) && !conv.lazy_phase(ev.ph) && conv.scan_args(s),
+                        None => false,
+                    };
                     if !ev.args_ready {
                         s.pos = start;
                         s.skip_value()?;
@@ -333,7 +349,7 @@ mod tests {
         let text = br#"{"name":"a\"b","ph":"X","ts":"12.5","dur":3,"pid":"Spans","tid":-1,"args":{"x":[1]},"id2":{"global":"0x1"},"flow_in":true,"other":{"z":"}"}}"#;
         let mut s = Scan::new(text);
         let mut ev = Ev::default();
-        parse_event(&mut s, &mut ev, &mut conv).unwrap();
+        parse_event(&mut s, &mut ev, Some(&mut conv)).unwrap();
         assert_eq!(s.pos, text.len());
         assert_eq!(ev.ph, b'X');
         assert_eq!(ev.name.unwrap().raw, br#"a\"b"#);
@@ -353,14 +369,14 @@ mod tests {
         let mut conv = Conv::new(&mut b);
         for t in [&br#"{"ph" "X"}"#[..], br#"{"ph":"X" "ts":1}"#, br#"{"ph":"X""#, br#"{"ph":"#] {
             let mut s = Scan::new(t);
-            assert!(parse_event(&mut s, &mut Ev::default(), &mut conv).is_err());
+            assert!(parse_event(&mut s, &mut Ev::default(), Some(&mut conv)).is_err());
         }
         let mut s = Scan::new(b"{}");
         let mut ev = Ev::default();
-        parse_event(&mut s, &mut ev, &mut conv).unwrap();
+        parse_event(&mut s, &mut ev, Some(&mut conv)).unwrap();
         assert_eq!(ev.keys, 0);
         // trailing comma inside an event is tolerated
         let mut s = Scan::new(br#"{"ph":"i",}"#);
-        parse_event(&mut s, &mut Ev::default(), &mut conv).unwrap();
+        parse_event(&mut s, &mut Ev::default(), Some(&mut conv)).unwrap();
     }
 }

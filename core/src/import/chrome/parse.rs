@@ -14,6 +14,44 @@ use crate::model::TraceBuilder;
 
 const FORMAT: &str = "chrome-json";
 const PROGRESS_EVERY: u64 = 4 << 20;
+/// The pipelined path ([`StreamParser::pipeline`]) runs when at least this much of the buffer
+/// is left, in batches of this many events.
+const PIPELINE_MIN_BYTES: usize = 256 << 10;
+const PIPELINE_BATCH: usize = 4096;
+
+/// Delimit up to [`PIPELINE_BATCH`] events of a plain run `{…}, {…}, …` from `at` (a `{`) into
+/// `out` as (start, event). Stops before anything else, and before an event that does not parse
+/// whole (that one is left to the serial loop). Returns the position after the last event taken.
+fn delimit<'a>(b: &'a [u8], at: usize, more: bool, out: &mut Vec<(usize, Ev<'a>)>) -> usize {
+    let mut s = Scan { b, pos: at, more };
+    let mut end = at;
+    while out.len() < PIPELINE_BATCH {
+        let start = s.pos;
+        let mut ev = Ev::default();
+        if parse_event(&mut s, &mut ev, None).is_err() {
+            break;
+        }
+        out.push((start, ev));
+        end = s.pos;
+        match next_event_at(b, end) {
+            Some(p) => s.pos = p,
+            None => break,
+        }
+    }
+    end
+}
+
+/// After an event ending at `at`: the position of the next event's `{` when `,` and `{` follow
+/// (blanks allowed), else None.
+fn next_event_at(b: &[u8], at: usize) -> Option<usize> {
+    let mut s = Scan { b, pos: at, more: false };
+    if s.peek_ws() != Some(b',') {
+        return None;
+    }
+    s.pos += 1;
+    (s.peek_ws() == Some(b'{')).then_some(s.pos)
+}
+
 /// Top-level values longer than this are summarised in the trace metadata, not copied.
 const MAX_META_VALUE: usize = 64 << 10;
 
@@ -79,6 +117,10 @@ pub struct StreamParser<'b> {
     saw_events: bool,
     kineto_keys: bool,
     keys: Vec<String>,
+    /// Delimit events ahead of the converter ([`StreamParser::pipeline`]) when at least this
+    /// much of the buffer is left: [`PIPELINE_MIN_BYTES`] with feature `rayon`, never without.
+    /// Either way the model is the same (tests set 0 to take it everywhere).
+    pub(crate) pipeline_min_bytes: usize,
 }
 
 impl<'b> StreamParser<'b> {
@@ -95,6 +137,7 @@ impl<'b> StreamParser<'b> {
             saw_events: false,
             kineto_keys: false,
             keys: Vec::new(),
+            pipeline_min_bytes: if cfg!(feature = "rayon") { PIPELINE_MIN_BYTES } else { usize::MAX },
         }
     }
 
@@ -306,6 +349,14 @@ impl<'b> StreamParser<'b> {
     ) -> Result<ArrayEnd, ImportError> {
         loop {
             self.tick(s.pos, progress)?;
+            if *expect_value
+                && s.peek_ws() == Some(b'{')
+                && s.b.len() - s.pos >= self.pipeline_min_bytes
+                && self.pipeline(s, progress)?
+            {
+                *expect_value = false;
+                continue;
+            }
             match s.peek_ws() {
                 None if s.more => return Ok(ArrayEnd::NeedMore(s.pos)),
                 None => return Ok(ArrayEnd::Eof),
@@ -326,7 +377,7 @@ impl<'b> StreamParser<'b> {
                 Some(b'{') => {
                     let start = s.pos;
                     let mut ev = Ev::default();
-                    match parse_event(s, &mut ev, &mut self.conv) {
+                    match parse_event(s, &mut ev, Some(&mut self.conv)) {
                         Ok(()) => {
                             if !*expect_value {
                                 let at = self.abs(start);
@@ -391,6 +442,48 @@ impl<'b> StreamParser<'b> {
                     *expect_value = false;
                 }
             }
+        }
+    }
+
+    /// The events array's common case, two stages in step: while the converter builds one batch
+    /// of events, the next batch is delimited (`parse_event` without the converter) — on another
+    /// thread with feature `rayon` ([`crate::par::join`]). Only the plain run `{…}, {…}, …` is
+    /// taken: at anything else (the end of the buffer, `]`, a stray comma, a syntax error) it
+    /// stops after the last whole event and the serial loop goes on from there, so every damaged
+    /// case is handled by one code path. `s.pos` is at a `{`; on return it is after the last
+    /// converted event. Returns whether any event was converted.
+    fn pipeline(&mut self, s: &mut Scan<'_>, progress: &mut dyn Progress) -> Result<bool, ImportError> {
+        let b = s.b;
+        let more = s.more;
+        let mut cur: Vec<(usize, Ev<'_>)> = Vec::with_capacity(PIPELINE_BATCH);
+        let mut next: Vec<(usize, Ev<'_>)> = Vec::with_capacity(PIPELINE_BATCH);
+        let mut end = delimit(b, s.pos, more, &mut cur);
+        let mut any = false;
+        while !cur.is_empty() {
+            let follow = next_event_at(b, end);
+            let (next_end, ()) = crate::par::join(
+                || follow.map(|at| delimit(b, at, more, &mut next)),
+                || self.convert_batch(&mut cur),
+            );
+            any = true;
+            s.pos = end;
+            self.tick(s.pos, progress)?;
+            std::mem::swap(&mut cur, &mut next);
+            next.clear();
+            match next_end {
+                Some(e) if !cur.is_empty() => end = e,
+                _ => break,
+            }
+        }
+        Ok(any)
+    }
+
+    fn convert_batch(&mut self, batch: &mut [(usize, Ev<'_>)]) {
+        for (start, ev) in batch.iter_mut() {
+            self.conv.at = self.base + *start as u64;
+            self.conv.base = self.base;
+            self.conv.prescan_args(ev);
+            self.conv.event(ev);
         }
     }
 

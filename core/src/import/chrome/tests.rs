@@ -596,3 +596,80 @@ fn tensorboard_neuron_trace_files() {
         .iter()
         .any(|(k, v)| k == "neuronStartTimestampNs" && v == "1700000000123456789"));
 }
+
+/// The model (as wire bytes) or the error message of `doc` fed in `chunk`-byte buffers, with the
+/// pipelined path taken wherever `pipeline_min_bytes` allows (`usize::MAX`: never).
+fn model_bytes(doc: &[u8], chunk: usize, pipeline_min_bytes: usize, lazy: bool) -> Result<Vec<u8>, String> {
+    let mut b = crate::model::TraceBuilder::new("chrome-json");
+    {
+        let mut p = parse::StreamParser::new(&mut b, doc.len() as u64);
+        p.pipeline_min_bytes = pipeline_min_bytes;
+        p.conv().lazy_file = lazy.then_some(0);
+        let mut buf: Vec<u8> = Vec::new();
+        let mut off = 0;
+        loop {
+            let end = (off + chunk).min(doc.len());
+            buf.extend_from_slice(&doc[off..end]);
+            off = end;
+            let last = off == doc.len();
+            let used = p.feed(&buf, last, &mut NoProgress).map_err(|e| e.to_string())?;
+            buf.drain(..used.min(buf.len()));
+            if last {
+                break;
+            }
+        }
+        p.finish(&mut NoProgress).map_err(|e| e.to_string())?;
+    }
+    crate::model::wire::encode(b.finish()).map_err(|e| e.to_string())
+}
+
+fn same_both_ways(what: &str, doc: &[u8], chunk: usize, lazy: bool) {
+    let serial = model_bytes(doc, chunk, usize::MAX, lazy);
+    let piped = model_bytes(doc, chunk, 0, lazy);
+    assert!(
+        serial == piped,
+        "{what} (chunk {chunk}, lazy {lazy}): the pipelined path built another model: {:?} vs {:?}",
+        serial.as_ref().map(|v| v.len()),
+        piped.as_ref().map(|v| v.len())
+    );
+}
+
+/// The pipelined path (events delimited ahead of the converter, possibly on another thread)
+/// builds exactly the serial path's model: on a Kineto-like trace in several buffer sizes, eager
+/// and lazy args, and on every prefix and thousands of byte flips of a damaged trace.
+#[test]
+fn pipelined_path_builds_the_serial_model() {
+    let synth = synth::chrome_trace_json(3 << 20, 11);
+    for chunk in [usize::MAX, 1 << 20, 40_000, 997] {
+        for lazy in [false, true] {
+            same_both_ways("kineto-like", &synth, chunk, lazy);
+        }
+    }
+    // args before ph (not parsed during the scan), B/E, async, flows, metadata, stray and
+    // missing commas, a non-object element, malformed args, an empty event
+    let doc = br#"{"traceEvents":[{"args":{"k":"v1"},"ph":"X","name":"a","ts":1,"dur":5,"pid":1,"tid":1},
+{"name":"a\"\u00e9","ph":"B","ts":1,"pid":1,"tid":1,"args":{"x":[1,{"y":null}],"s":"v2"}},
+{"ph":"X","name":"b","ts":"2.5","dur":1,"pid":"p","tid":-2,"bind_id":"0x1","flow_out":true,"args":{"z":"v3"}},,
+{"ph":"s","id":1,"ts":2,"pid":1,"tid":1,"cat":"c","name":"f"},{"ph":"f","bp":"e","id":1,"ts":3,"pid":1,"tid":1,"cat":"c","name":"f"}
+{"ph":"C","name":"c","ts":1,"pid":1,"args":{"v":"1"}},{"ph":"b","id2":{"local":"0x2"},"cat":"a","name":"n","ts":1,"pid":1},
+{"ph":"X","name":"m","ts":4,"dur":1,"pid":1,"tid":1,"args":{"bad":tru}},7,
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},{"ph":"E","ts":9,"pid":1,"tid":1},{}],"displayTimeUnit":"ns","x":{"y":[1,2]}}"#;
+    for cut in 0..=doc.len() {
+        same_both_ways("prefix", &doc[..cut], usize::MAX, cut % 2 == 0);
+    }
+    let mut v = doc.to_vec();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let alphabet = b"{}[],:\"\\ 0-9.eEtfnulX\x00\x1f\xff";
+    for round in 0..3000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let pos = (seed % v.len() as u64) as usize;
+        let old = v[pos];
+        v[pos] = alphabet[(seed >> 32) as usize % alphabet.len()];
+        same_both_ways("flipped", &v, if round % 3 == 0 { 50 } else { usize::MAX }, round % 2 == 0);
+        if seed & 1 == 0 {
+            v[pos] = old;
+        }
+    }
+}
