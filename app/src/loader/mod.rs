@@ -378,6 +378,7 @@ fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option
         match protocol::decode(&ev.data()) {
             Some(Message::Ready) => {
                 if let Some(request) = pending.borrow_mut().take() {
+                    record_stage("workerStartMs", now_ms() - parse_start.get());
                     parse_start.set(now_ms());
                     let (msg, transfer) = protocol::encode(&request);
                     if let Err(e) = w2.post_message_with_transfer(&msg, &transfer) {
@@ -391,7 +392,11 @@ fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option
             Some(Message::Progress { stage, done, total }) => {
                 job.progress(&stage, done, total, parse_start.get())
             }
-            Some(Message::Done { trace, parse_ms, .. }) => {
+            Some(Message::Done { trace, parse_ms, encode_ms }) => {
+                // the worker's own steps, for the benchmarks (window.__loupeLoad)
+                record_stage("workerParseMs", parse_ms);
+                record_stage("workerEncodeMs", encode_ms);
+                record_stage("workerToPageMs", now_ms() - parse_start.get());
                 // the worker is done: free its memory now, not after the decode
                 if let Some(w) = job.worker.borrow_mut().take() {
                     w.terminate();
