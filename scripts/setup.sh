@@ -47,6 +47,11 @@ if ! rustup toolchain list | grep -q '^nightly'; then
   log "installing the nightly toolchain (cargo-fuzz needs it)"
   rustup toolchain install nightly --profile minimal
 fi
+# the threaded parser worker (scripts/build-threads.sh) rebuilds std with atomics: nightly's rust-src
+if ! rustup component list --installed --toolchain nightly 2>/dev/null | grep -q '^rust-src'; then
+  log "adding rust-src to nightly (the threaded worker's -Z build-std)"
+  rustup component add rust-src --toolchain nightly
+fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
   log "installing cargo-fuzz from crates.io (a few minutes)"
   cargo install cargo-fuzz --locked

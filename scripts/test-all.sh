@@ -23,6 +23,8 @@ step "house rules: cargo fmt --check, clippy -D warnings (native workspace and t
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo clippy -p loupe-app --target wasm32-unknown-unknown --all-targets --features sqlite --quiet -- -D warnings
+# the threaded worker's code (feature `threads`), on nightly with atomics like its build
+bash scripts/build-threads.sh clippy
 
 step "native tests (core, cli, golden tests)"
 cargo test --profile ci --workspace --exclude loupe-app --exclude loupe-bench-wasm --lib --bins --tests 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true
@@ -42,8 +44,12 @@ if [ -d app ]; then
     tail -60 /tmp/loupe-wasm-tests.log; exit 1
   fi
 
-  step "trunk build --release"
-  trunk build --release 2>&1 | tail -3
+  step "trunk build --release (+ the threaded worker in dist/threads/, Trunk.toml hook)"
+  if ! trunk build --release >/tmp/loupe-trunk.log 2>&1; then tail -40 /tmp/loupe-trunk.log; exit 1; fi
+  grep -E '::: threads' /tmp/loupe-trunk.log || tail -3 /tmp/loupe-trunk.log
+  if [ "${LOUPE_THREADS:-}" != 0 ] && [ ! -s dist/threads/worker_bg.wasm ]; then
+    echo "dist/threads/worker_bg.wasm is missing: the threaded worker was not built" >&2; exit 1
+  fi
 
   step "end-to-end (Playwright + Chromium)"
   node --test --test-concurrency=1 --test-timeout=300000 tests/e2e/

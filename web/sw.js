@@ -29,7 +29,8 @@ self.addEventListener('message', (e) => {
   if (!urls) return;
   e.waitUntil((async () => {
     const cache = await caches.open(CACHE);
-    for (const u of urls) {
+    const todo = urls.slice();
+    for (const u of todo) {
       let url;
       try { url = new URL(u, SCOPE); } catch { continue; }
       if (!isAppFile(url)) continue;
@@ -37,7 +38,15 @@ self.addEventListener('message', (e) => {
       if (await cache.match(key)) continue;
       try {
         const r = await fetch(url.href, { cache: 'no-cache' });
-        if (r.ok) await cache.put(key, r);
+        if (r.ok) {
+          // the threaded worker's module (threads/worker.js) imports wasm-bindgen's snippets
+          // (the rayon pool's helper), whose folder name is a hash: copy what it imports too
+          if (/\/threads\/worker\.js$/.test(url.pathname)) {
+            const text = await r.clone().text();
+            for (const m of text.matchAll(/from\s+'(\.\/snippets\/[^']+\.js)'/g)) todo.push(new URL(m[1], url).href);
+          }
+          await cache.put(key, r);
+        }
       } catch (err) {
         console.warn(`Loupe offline copy: ${url.href} not kept (${err})`);
       }

@@ -79,6 +79,10 @@ test('opened once, the app opens again offline from a restarted service worker a
   await page.getByTestId('open-file').setInputFiles(join(dir, 'offline.json'));
   await page.waitForFunction(() => document.body.dataset.loupeState === 'ready' && !window.__loupe.demo, null, { timeout: 30000 });
   assert.equal((await loupe(page)).sliceCount, 200);
+  // the copy holds the threaded worker too (offline.js warms threads/, sw.js its snippets): the
+  // isolated page parsed with its pool, not the classic fallback
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  if (cores >= 2) assert.ok((await loupe(page)).threads >= 2, `threads offline: ${(await loupe(page)).threads}`);
   await shot(page, 'offline.png');
   await context.setOffline(false);
   // failed requests while offline are expected only for nothing: every file came from the copy

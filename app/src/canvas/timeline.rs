@@ -546,6 +546,8 @@ impl TimelineCtl {
         set_prop(o, "dpr", v.dpr.into());
         set_prop(o, "sliceCount", (data.trace.slice_count() as f64).into());
         set_prop(o, "memoryBytes", (data.heap_bytes as f64).into());
+        // threads the last load's parser worker used (loader::last_threads)
+        set_prop(o, "threads", f64::from(crate::loader::last_threads()).into());
         set_prop(o, "raster", rastered.into());
         set_prop(o, "trackCount", (data.trace.tracks.len() as f64).into());
         set_prop(o, "counterCount", (data.trace.counters.len() as f64).into());

@@ -351,7 +351,14 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         ];
         if d.load_ms > 0.0 {
             let how = if d.from_cache { "re-opened from cache" } else { "loaded" };
-            parts.push(format!("{how} in {:.0} ms", d.load_ms));
+            // the parser worker's threads (the threaded worker's pool; 1 for the classic worker)
+            let threads = crate::loader::last_threads();
+            let on = match (d.from_cache, threads) {
+                (false, 1) => " on 1 thread".to_string(),
+                (false, n) if n > 1 => format!(" on {n} threads"),
+                _ => String::new(),
+            };
+            parts.push(format!("{how} in {:.0} ms{on}", d.load_ms));
         }
         parts.retain(|p| !p.is_empty());
         parts.join(" · ")

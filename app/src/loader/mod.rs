@@ -3,7 +3,9 @@
 //! ```text
 //! page                                   parser worker (bin `worker`, trunk data-type="worker")
 //! fingerprint the Files, look up the model cache (crate::model_cache)
-//! new Worker("worker_loader.js") ───────▶ wasm starts, posts {ready}
+//! new Worker(threads/worker_loader.js,    wasm starts (the threaded one: its rayon pool first),
+//!   {type:"module"}) when isolated, else  posts {ready, threads}
+//!   new Worker("worker_loader.js") ──────▶
 //! {load, files, lazyArgsAbove} ─────────▶ reads the Files itself (FileReaderSync, 16 MiB slices):
 //!   (File handles, no bytes copied)        one Chrome JSON is streamed, else read whole; import
 //!                                        with progress ──────────────────▶ {progress}…
@@ -44,7 +46,7 @@ pub enum LoaderMode {
 
 impl Default for LoaderMode {
     fn default() -> Self {
-        LoaderMode::Worker { script_url: "./worker_loader.js".into() }
+        LoaderMode::Worker { script_url: CLASSIC_WORKER.into() }
     }
 }
 
@@ -359,25 +361,104 @@ pub fn start_demo(slices: u64, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 
     handle
 }
 
-/// `cache`: (key, label) to keep the finished model under in [`crate::model_cache`].
+/// The classic (single-threaded) parser worker: trunk's loader shim, [`LoaderMode::default`].
+pub const CLASSIC_WORKER: &str = "./worker_loader.js";
+/// The threaded parser worker, a module worker (`scripts/build-threads.sh` writes it).
+pub const THREADED_WORKER: &str = "./threads/worker_loader.js";
+
+thread_local! {
+    /// Threads the last load's worker used ([`last_threads`]).
+    static LAST_THREADS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Threads the parser worker of the last load used for the import's parallel stages (the
+/// threaded worker's pool size; 1 for the classic worker; 0 before the first load that started a
+/// worker). Also `window.__loupe.threads`.
+pub fn last_threads() -> u32 {
+    LAST_THREADS.with(Cell::get)
+}
+
+fn set_last_threads(n: u32) {
+    LAST_THREADS.with(|c| c.set(n));
+    record_stage("threads", f64::from(n));
+    if let Some(w) = web_sys::window() {
+        if let Ok(o) = js_sys::Reflect::get(&w, &JsValue::from_str("__loupe")) {
+            if o.is_object() {
+                let _ =
+                    js_sys::Reflect::set(&o, &JsValue::from_str("threads"), &JsValue::from_f64(f64::from(n)));
+            }
+        }
+    }
+}
+
+/// Start the threaded worker? Only on a cross-origin isolated page (its shared memory needs it),
+/// and not with `?threads=0` in the URL.
+fn threads_wanted() -> bool {
+    let Some(w) = web_sys::window() else { return false };
+    let isolated = js_sys::Reflect::get(&w, &JsValue::from_str("crossOriginIsolated"))
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let off = w
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("threads"))
+        .is_some_and(|v| v == "0" || v == "off");
+    isolated && !off
+}
+
+/// `cache`: (key, label) to keep the finished model under in [`crate::model_cache`]. The default
+/// script ([`CLASSIC_WORKER`]) is replaced by [`THREADED_WORKER`] when [`threads_wanted`]; if that
+/// one fails before it is ready (not built: `LOUPE_THREADS=0`, or refused by the browser), the
+/// load goes on once in the classic worker, silently.
 fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option<(String, String)>) {
-    let worker = match Worker::new(script_url) {
+    if script_url == CLASSIC_WORKER && threads_wanted() {
+        spawn_worker(job, THREADED_WORKER, true, request, cache)
+    } else {
+        spawn_worker(job, script_url, false, request, cache)
+    }
+}
+
+/// `threaded`: a module worker, and fall back to [`CLASSIC_WORKER`] when it fails before `{ready}`.
+fn spawn_worker(
+    job: &Rc<Job>,
+    script_url: &str,
+    threaded: bool,
+    request: Message,
+    cache: Option<(String, String)>,
+) {
+    let started = if threaded {
+        let opts = web_sys::WorkerOptions::new();
+        opts.set_type(web_sys::WorkerType::Module);
+        Worker::new_with_options(script_url, &opts)
+    } else {
+        Worker::new(script_url)
+    };
+    let worker = match started {
         Ok(w) => w,
+        Err(_) if threaded => return spawn_worker(job, CLASSIC_WORKER, false, request, cache),
         Err(e) => {
             job.emit(LoadEvent::Failed(format!("could not start the parser worker: {}", js_err(&e))));
             return;
         }
     };
-    let pending: RefCell<Option<Message>> = RefCell::new(Some(request));
+    // the request, until the worker is ready for it (then the fallback is off)
+    let pending: Rc<RefCell<Option<Message>>> = Rc::new(RefCell::new(Some(request)));
     let parse_start = Cell::new(now_ms());
     let job1 = job.clone();
     let w2 = worker.clone();
+    let pending1 = pending.clone();
+    let cache1 = cache.clone();
     let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
         let job = &job1;
         let ev: MessageEvent = ev.unchecked_into();
         match protocol::decode(&ev.data()) {
-            Some(Message::Ready) => {
-                if let Some(request) = pending.borrow_mut().take() {
+            Some(Message::Ready { threads }) => {
+                if let Some(request) = pending1.borrow_mut().take() {
+                    set_last_threads(threads);
+                    // worker script + wasm start, and the thread pool's start when there is one
                     record_stage("workerStartMs", now_ms() - parse_start.get());
                     parse_start.set(now_ms());
                     let (msg, transfer) = protocol::encode(&request);
@@ -402,7 +483,7 @@ fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option
                     w.terminate();
                 }
                 let job = job.clone();
-                let cache = cache.clone();
+                let cache = cache1.clone();
                 wasm_bindgen_futures::spawn_local(async move {
                     let ok = job.decode_buffer(&trace, parse_ms, false).await;
                     // after the model is shown: keep it for the next open of the same files
@@ -420,6 +501,22 @@ fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option
     let job2 = job.clone();
     let onerror = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
         let job = &job2;
+        if threaded && !job.finished.get() {
+            let request = pending.borrow_mut().take();
+            if let Some(request) = request {
+                // the threaded worker did not start: the classic one, once, without a word
+                if let Some(e) = ev.dyn_ref::<web_sys::Event>() {
+                    e.prevent_default();
+                }
+                if let Some(w) = job.worker.borrow_mut().take() {
+                    w.set_onmessage(None);
+                    w.set_onerror(None);
+                    w.terminate();
+                }
+                spawn_worker(job, CLASSIC_WORKER, false, request, cache.clone());
+                return;
+            }
+        }
         let msg = ev
             .dyn_ref::<ErrorEvent>()
             .map(|e| e.message())

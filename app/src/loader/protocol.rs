@@ -7,7 +7,8 @@
 //! page → worker   {kind:"load", files:[File], lazyArgsAbove}               Files are cloned handles:
 //!                                                                          the worker reads them itself
 //!                 {kind:"demo", slices}                    generate `?demo=N` (loupe_core::demo::large_demo)
-//! worker → page   {kind:"ready"}                                           once, at start-up
+//! worker → page   {kind:"ready", threads}            once, at start-up; threads = the rayon pool's
+//!                                                    size (threaded worker), else 1
 //!                 {kind:"progress", stage, done, total}                    every ~100 ms
 //!                 {kind:"done", trace:ArrayBuffer, parseMs, encodeMs}      wire encoding, transferred
 //!                 {kind:"error", message}
@@ -23,7 +24,11 @@ use wasm_bindgen::{JsCast, JsValue};
 /// A message as received.
 #[derive(Debug)]
 pub enum Message {
-    Ready,
+    /// `threads`: the threads that run the import's parallel stages (the wasm-bindgen-rayon
+    /// pool's size in the threaded worker, else 1: rayon then runs on the worker's own thread).
+    Ready {
+        threads: u32,
+    },
     /// `lazy_args_above`: keep the args of a streamed file of more than this many bytes lazily
     /// (see [`super::lazy_args_above`]).
     Load {
@@ -76,7 +81,11 @@ fn with_kind(kind: &str) -> Object {
 pub fn encode(msg: &Message) -> (JsValue, Array) {
     let transfer = Array::new();
     let o = match msg {
-        Message::Ready => with_kind("ready"),
+        Message::Ready { threads } => {
+            let o = with_kind("ready");
+            set(&o, "threads", &JsValue::from_f64(f64::from(*threads)));
+            o
+        }
         Message::Load { files, lazy_args_above } => {
             let o = with_kind("load");
             let f = Array::new();
@@ -119,7 +128,7 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
 /// Parse a received message; `None` for anything malformed.
 pub fn decode(v: &JsValue) -> Option<Message> {
     match get_str(v, "kind").as_str() {
-        "ready" => Some(Message::Ready),
+        "ready" => Some(Message::Ready { threads: (get_f64(v, "threads") as u32).max(1) }),
         "load" => {
             let all = Array::from(&get(v, "files"));
             let files: Vec<web_sys::File> =

@@ -283,15 +283,74 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     }
 }
 
-/// Entry point of the worker binary.
+/// Entry point of the worker binary. The threaded build (feature `threads`) first starts its
+/// thread pool ([`start_pool`]); either way the page's messages are handled only after `{ready}`.
 pub fn run() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    #[cfg(feature = "threads")]
+    wasm_bindgen_futures::spawn_local(async move {
+        let threads = start_pool(&scope).await;
+        listen(&scope, threads);
+    });
+    #[cfg(not(feature = "threads"))]
+    listen(&scope, 1);
+}
+
+/// Install the message handler, then post `{ready, threads}`.
+fn listen(scope: &DedicatedWorkerGlobalScope, threads: u32) {
     let s = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| handle(&s, &ev.data()));
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // the worker lives until the page terminates it
     onmessage.forget();
     // messages posted before this point would have been dropped: the page waits for "ready"
-    post(&scope, &Message::Ready);
+    post(scope, &Message::Ready { threads });
+}
+
+/// The most threads the pool gets (beyond that, memory per thread outweighs the gain).
+#[cfg(feature = "threads")]
+pub const MAX_THREADS: u32 = 8;
+
+/// How long the pool may take to start before the worker goes on without it.
+#[cfg(feature = "threads")]
+const POOL_START_TIMEOUT_MS: i32 = 15_000;
+
+/// Start the wasm-bindgen-rayon pool (`navigator.hardwareConcurrency` threads, 1..=
+/// [`MAX_THREADS`]) when this worker is cross-origin isolated (else its shared memory cannot be
+/// posted to the pool's workers). Returns the pool's size, or 1 when there is no pool: not
+/// isolated, the pool failed, or it did not start within [`POOL_START_TIMEOUT_MS`] (a pool worker
+/// that cannot load would otherwise keep the page waiting forever); rayon then runs every
+/// parallel stage on this thread.
+#[cfg(feature = "threads")]
+async fn start_pool(scope: &DedicatedWorkerGlobalScope) -> u32 {
+    use js_sys::{Promise, Reflect};
+    let get = |o: &JsValue, k: &str| Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    if get(scope, "crossOriginIsolated").as_bool() != Some(true) {
+        return 1;
+    }
+    let cores = get(&get(scope, "navigator"), "hardwareConcurrency").as_f64().unwrap_or(1.0);
+    let n = (cores as u32).clamp(1, MAX_THREADS);
+    let timeout = Promise::new(&mut |resolve, _| {
+        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_1(
+            &resolve,
+            POOL_START_TIMEOUT_MS,
+            &JsValue::from_str("timeout"),
+        );
+    });
+    let pool = wasm_bindgen_rayon::init_thread_pool(n as usize);
+    let race = Promise::race(&js_sys::Array::of2(&pool, &timeout));
+    match wasm_bindgen_futures::JsFuture::from(race).await {
+        Ok(v) if v.as_string().as_deref() == Some("timeout") => {
+            web_sys::console::warn_1(
+                &"loupe worker: the thread pool did not start in time; one thread".into(),
+            );
+            1
+        }
+        Ok(_) => n,
+        Err(e) => {
+            web_sys::console::warn_2(&"loupe worker: no thread pool, one thread:".into(), &e);
+            1
+        }
+    }
 }

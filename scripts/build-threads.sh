@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The threaded parser worker: the `worker` binary with features `sqlite,threads` (a
+# wasm-bindgen-rayon pool + loupe-core's data-parallel import stages), built on nightly with
+# atomics and shared memory, into <dist>/threads/ next to the normal (classic, single-threaded)
+# worker. The page starts it when it is cross-origin isolated (app/src/loader/mod.rs) and falls
+# back to the classic worker when it is missing or fails to start.
+#
+# Usage: scripts/build-threads.sh [DIST]   (default: $TRUNK_STAGING_DIR, else dist)
+#        scripts/build-threads.sh clippy   (clippy -D warnings on the threaded worker)
+# Trunk runs it as a post_build hook (Trunk.toml) for release builds (`trunk build --release`,
+# `trunk serve --release`); debug builds skip it unless LOUPE_THREADS=1. LOUPE_THREADS=0 skips it
+# always (quick builds: the page then uses the classic worker).
+# Recipe and pitfalls: ../shared/docs/toolchain.md, "Threads: wasm-bindgen-rayon".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
+
+DIST="${1:-${TRUNK_STAGING_DIR:-dist}}"
+case "${LOUPE_THREADS:-}" in
+  0) echo "::: threads: skipped (LOUPE_THREADS=0)"; exit 0 ;;
+  1) ;;
+  *) if [ "${TRUNK_PROFILE:-release}" != release ]; then
+       echo "::: threads: skipped in a debug build (LOUPE_THREADS=1 builds it)"; exit 0
+     fi ;;
+esac
+# Cargo profile (Cargo.toml): release-threads = release without LTO (measured in README)
+PROFILE="${LOUPE_THREADS_PROFILE:-release-threads}"
+OUT="$DIST/threads"
+T0=$(date +%s.%N)
+
+# Everything the threaded build needs, only in this process (stable stays the default elsewhere).
+export RUSTUP_TOOLCHAIN=nightly
+export CARGO_TARGET_DIR=target/threads            # its own cache: the flags differ from the normal build
+export CARGO_UNSTABLE_BUILD_STD=panic_abort,std   # = -Z build-std (std rebuilt with atomics)
+# +atomics alone is not enough: this nightly does not pass --shared-memory / --import-memory to
+# wasm-ld, and wasm-bindgen then silently skips its threads transform (toolchain.md, pitfall).
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+atomics,+bulk-memory,+mutable-globals \
+-C link-arg=--shared-memory -C link-arg=--max-memory=1073741824 -C link-arg=--import-memory \
+-C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
+-C link-arg=--export=__tls_align -C link-arg=--export=__tls_base"
+# SQLite's C (sqlite-wasm-rs, clang) must be built for shared memory too, else wasm-ld refuses it
+# ("--shared-memory is disallowed by ...sqlite3.o"); clang 14 then also needs the local-exec TLS
+# model (else "only -ftls-model=local-exec is supported"); the first flag is .cargo/config.toml's
+export CFLAGS_wasm32_unknown_unknown="-fdouble-square-bracket-attributes -matomics -mbulk-memory -mmutable-globals -ftls-model=local-exec"
+# trunk may have set these for its own cargo run; they must not leak into this one
+unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_TARGET_DIR
+
+if [ "${1:-}" = clippy ]; then
+  # house rules for the code behind cfg(feature = "threads"), in the environment it builds in
+  cargo clippy -p loupe-app --bin worker --features sqlite,threads --target wasm32-unknown-unknown \
+    --profile "$PROFILE" --quiet -- -D warnings
+  exit 0
+fi
+cargo build -p loupe-app --bin worker --features sqlite,threads \
+  --target wasm32-unknown-unknown --profile "$PROFILE"
+WASM="target/threads/wasm32-unknown-unknown/$PROFILE/worker.wasm"
+T1=$(date +%s.%N)
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+# --target web: an ES module (the pool's workers import it again through import.meta.url);
+# the rayon helper lands in $OUT/snippets/wasm-bindgen-rayon-*/src/workerHelpers.no-bundler.js
+wasm-bindgen --target web --no-typescript --out-dir "$OUT" --out-name worker "$WASM"
+# the module worker's entry point (the page starts `threads/worker_loader.js` with type: module);
+# init() instantiates the wasm with a fresh shared memory and runs `main` (worker_side::run)
+cat >"$OUT/worker_loader.js" <<'EOF'
+// Loupe's threaded parser worker (module worker): scripts/build-threads.sh writes this file.
+import init from './worker.js';
+await init();
+EOF
+wasm-opt -O3 --enable-threads --enable-bulk-memory --enable-mutable-globals \
+  "$OUT/worker_bg.wasm" -o "$OUT/worker_bg.wasm"
+T2=$(date +%s.%N)
+printf '::: threads: %s/worker_bg.wasm %s bytes (cargo %.0f s, wasm-bindgen + wasm-opt %.0f s)\n' \
+  "$OUT" "$(stat -c %s "$OUT/worker_bg.wasm")" "$(echo "$T1 - $T0" | bc)" "$(echo "$T2 - $T1" | bc)"

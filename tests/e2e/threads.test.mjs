@@ -1,0 +1,128 @@
+// The threaded parser worker (dist/threads/, scripts/build-threads.sh): on a cross-origin isolated
+// page the loader starts it (a module worker with a wasm-bindgen-rayon pool), `?threads=0` keeps
+// the classic worker, and both give the same model. Without COOP/COEP the page is not isolated and
+// uses the classic worker; when the threaded worker's files are missing it falls back to the
+// classic one without a word.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setup, openApp, loupe, state, shot, ROOT, SAMPLES } from './helpers.mjs';
+import { startServer } from './server.mjs';
+
+const DIST = join(ROOT, 'dist');
+const NSYS = join(SAMPLES, 'nsight-systems-sqlite', 'odema_nsys_profile.sqlite');
+
+let env;
+let dir;
+let file;
+before(async () => {
+  env = await setup();
+  dir = mkdtempSync(join(tmpdir(), 'loupe-threads-'));
+  // 4 processes × 6 threads of nested calls, counters and instants (deterministic)
+  const ev = [];
+  let seed = 7;
+  const rnd = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  for (let pid = 1; pid <= 4; pid++) {
+    ev.push({ name: 'process_name', ph: 'M', pid, args: { name: `proc ${pid}` } });
+    for (let tid = 1; tid <= 6; tid++) {
+      let ts = 0;
+      for (let i = 0; i < 400; i++) {
+        const dur = 20 + Math.floor(rnd() * 200);
+        ev.push({ name: `step ${i % 7}`, cat: 'cpu', ph: 'X', ts, dur, pid, tid, args: { i } });
+        ev.push({ name: `kernel ${i % 11}`, cat: 'gpu', ph: 'X', ts: ts + 2, dur: Math.floor(dur / 2), pid, tid });
+        if (i % 50 === 0) ev.push({ name: 'mark', ph: 'i', s: 't', ts: ts + 1, pid, tid });
+        ts += dur + Math.floor(rnd() * 30);
+      }
+    }
+    for (let i = 0; i < 300; i++) ev.push({ name: 'memory', ph: 'C', ts: i * 100, pid, args: { bytes: Math.floor(rnd() * 1e6) } });
+  }
+  file = join(dir, 'threads.json');
+  writeFileSync(file, JSON.stringify({ traceEvents: ev }));
+});
+after(async () => {
+  await env?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Open `path` on `base` + `query`; returns the model's numbers and the page's stats line. */
+async function openWith(base, query, path, shotName) {
+  const { page, errors, context } = await openApp({ ...env, base: base + query });
+  await page.getByTestId('open-file').setInputFiles(path);
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 90000 });
+  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
+  const l = await loupe(page);
+  const stats = await page.getByTestId('stats').textContent();
+  const isolated = await page.evaluate(() => self.crossOriginIsolated);
+  if (shotName) await shot(page, shotName);
+  await context.close();
+  return {
+    threads: l.threads,
+    isolated,
+    errors,
+    stats,
+    model: {
+      format: l.format, sliceCount: l.sliceCount, trackCount: l.trackCount, counterCount: l.counterCount,
+      memoryBytes: l.memoryBytes, lazyArgs: l.lazyArgs,
+      // "… · loaded in 123 ms on 2 threads": everything but the timing
+      stats: stats.replace(/ · loaded in .*$/, ''),
+    },
+  };
+}
+
+test('isolated page: the threaded worker runs a pool and gives the same model as ?threads=0', async () => {
+  const probe = await env.browser.newPage();
+  const cores = await probe.evaluate(() => navigator.hardwareConcurrency);
+  await probe.context().close();
+  const on = await openWith(env.base, '?cache=0', file, 'threads-on.png');
+  const off = await openWith(env.base, '?cache=0&threads=0', file);
+  assert.equal(on.isolated, true);
+  assert.equal(on.threads, Math.min(Math.max(cores, 1), 8), `pool of hardwareConcurrency (${cores}) threads`);
+  if (cores >= 2) assert.ok(on.threads >= 2);
+  assert.match(on.stats, new RegExp(`loaded in \\d+ ms on ${on.threads} threads?`));
+  assert.equal(off.threads, 1);
+  assert.match(off.stats, /loaded in \d+ ms on 1 thread$/);
+  assert.equal(on.model.sliceCount, 4 * 6 * 400 * 2);
+  assert.deepEqual(on.model, off.model);
+  assert.deepEqual(on.errors, []);
+  assert.deepEqual(off.errors, []);
+});
+
+test('SQLite (Nsight Systems) through the threaded worker: same model as the classic one', async (t) => {
+  if (!existsSync(NSYS)) { t.skip(`no sample ${NSYS}`); return; }
+  const on = await openWith(env.base, '?cache=0', NSYS);
+  const off = await openWith(env.base, '?cache=0&threads=0', NSYS);
+  assert.ok(on.threads >= 1 && off.threads === 1);
+  assert.equal(on.model.sliceCount, 502);
+  assert.deepEqual(on.model, off.model);
+  assert.deepEqual([...on.errors, ...off.errors], []);
+});
+
+test('no COOP/COEP: not isolated, the classic worker, one thread, same model', async () => {
+  const server = await startServer(DIST, 0, '/', { isolate: false });
+  try {
+    const r = await openWith(`http://127.0.0.1:${server.address().port}/`, '?cache=0', file);
+    const ref = await openWith(env.base, '?cache=0&threads=0', file);
+    assert.equal(r.isolated, false);
+    assert.equal(r.threads, 1);
+    assert.deepEqual(r.model, ref.model);
+    assert.deepEqual(r.errors, []);
+  } finally {
+    await new Promise((ok) => server.close(ok));
+  }
+});
+
+test('threaded worker missing (a LOUPE_THREADS=0 build): falls back to the classic worker silently', async () => {
+  const server = await startServer(DIST, 0, '/', { hide: /\/threads\// });
+  try {
+    const r = await openWith(`http://127.0.0.1:${server.address().port}/`, '?cache=0', file);
+    assert.equal(r.isolated, true);
+    assert.equal(r.threads, 1);
+    assert.match(r.model.stats, /slices/);
+    // the browser reports the missing script (a 404) itself; nothing else may fail
+    assert.deepEqual(r.errors.filter((e) => !/threads\/worker_loader\.js|404/.test(e)), []);
+  } finally {
+    await new Promise((ok) => server.close(ok));
+  }
+});
