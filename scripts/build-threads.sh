@@ -34,8 +34,10 @@ export CARGO_TARGET_DIR=target/threads            # its own cache: the flags dif
 export CARGO_UNSTABLE_BUILD_STD=panic_abort,std   # = -Z build-std (std rebuilt with atomics)
 # +atomics alone is not enough: this nightly does not pass --shared-memory / --import-memory to
 # wasm-ld, and wasm-bindgen then silently skips its threads transform (toolchain.md, pitfall).
+# --max-memory: a shared memory cannot grow past its declared maximum; 4 GiB (wasm32's ceiling,
+# like the classic worker) so the threaded worker holds the same files (toolchain.md used 1 GiB).
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+atomics,+bulk-memory,+mutable-globals \
--C link-arg=--shared-memory -C link-arg=--max-memory=1073741824 -C link-arg=--import-memory \
+-C link-arg=--shared-memory -C link-arg=--max-memory=4294967296 -C link-arg=--import-memory \
 -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
 -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base"
 # SQLite's C (sqlite-wasm-rs, clang) must be built for shared memory too, else wasm-ld refuses it
