@@ -57,3 +57,54 @@ fn spills_and_lanes_are_the_same_on_1_and_4_threads() {
     assert!(t.tracks.iter().any(|t| t.kind == TrackKind::Overlap), "the input spills");
     same_for_1_and_4("spills", make);
 }
+
+/// `par::with_read_ahead` (the worker reads the `File` while the pool parses): the same model as
+/// reading in line; a read error reaches the parser; an
+/// early stop of the parser (a refused file) does not hang the reading side.
+#[test]
+fn read_ahead_streams_the_same_bytes() {
+    use loupe_core::import::chrome::StreamOptions;
+    use loupe_core::import::{import_chrome_stream, Progress};
+    use std::io::{Cursor, Read};
+    let json = synth::chrome_trace_json(12 << 20, 5);
+    let opts = || StreamOptions { chunk_bytes: 1 << 20, lazy_args: Some(0), max_peak_bytes: None };
+    let direct = wire::encode(
+        import_chrome_stream("t.json", json.len() as u64, &mut Cursor::new(&json), opts(), &mut NoProgress)
+            .unwrap(),
+    )
+    .unwrap();
+    // the caller is outside the pool (the global one), like the browser worker's own thread
+    let mut reports = 0u32;
+    let mut progress = |_: u64, _: u64| {
+        reports += 1;
+        true
+    };
+    let ahead = loupe_core::par::with_read_ahead(&mut Cursor::new(&json), 300_000, &mut progress, |r, p| {
+        import_chrome_stream("t.json", json.len() as u64, r, opts(), p)
+    });
+    assert!(wire::encode(ahead.unwrap()).unwrap() == direct, "read-ahead built another model");
+    assert!(reports > 0, "progress relayed");
+    // a read error after 2 MB reaches the parser as an error
+    struct Failing(Cursor<Vec<u8>>);
+    impl Read for Failing {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.position() >= 2 << 20 {
+                return Err(std::io::Error::other("disk gone"));
+            }
+            self.0.read(out)
+        }
+    }
+    let mut f = Failing(Cursor::new(json.clone()));
+    let r =
+        loupe_core::par::with_read_ahead(&mut f, 256 << 10, &mut NoProgress, |r, p: &mut dyn Progress| {
+            import_chrome_stream("t.json", json.len() as u64, r, opts(), p)
+        });
+    let e = r.err().expect("an error").to_string();
+    assert!(e.contains("disk gone"), "{e}");
+    // the parser refuses early (too large): the reader stops, nothing hangs
+    let small = StreamOptions { max_peak_bytes: Some(1), ..opts() };
+    let r = loupe_core::par::with_read_ahead(&mut Cursor::new(&json), 64 << 10, &mut NoProgress, |r, p| {
+        import_chrome_stream("t.json", json.len() as u64, r, small, p)
+    });
+    assert!(r.is_err(), "refused");
+}

@@ -186,8 +186,12 @@ pub fn parse_sources(
             let mut r = std::io::Cursor::new(prefix).chain(&mut one.reader);
             let trace = {
                 let mut sink = throttled("reading and parsing", now_ms, progress);
-                import_chrome_stream(&one.name, one.size, &mut r, opts, &mut sink)
-                    .map_err(|e| e.to_string())?
+                let (name, size) = (one.name.as_str(), one.size);
+                // threaded worker: this thread reads the File while the pool parses
+                // (loupe_core::par; the classic worker reads and parses in turn)
+                loupe_core::par::with_read_ahead(&mut r, READ_CHUNK_BYTES, &mut sink, |r, p| {
+                    import_chrome_stream(name, size, r, opts, p).map_err(|e| e.to_string())
+                })?
             };
             return encode(trace, t0, now_ms, progress);
         }
