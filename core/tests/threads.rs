@@ -99,7 +99,10 @@ fn read_ahead_streams_the_same_bytes() {
         loupe_core::par::with_read_ahead(&mut f, 256 << 10, &mut NoProgress, |r, p: &mut dyn Progress| {
             import_chrome_stream("t.json", json.len() as u64, r, opts(), p)
         });
-    let e = r.err().expect("an error").to_string();
+    let e = match r {
+        Ok(_) => panic!("a read error must fail the import"),
+        Err(e) => e.to_string(),
+    };
     assert!(e.contains("disk gone"), "{e}");
     // the parser refuses early (too large): the reader stops, nothing hangs
     let small = StreamOptions { max_peak_bytes: Some(1), ..opts() };
