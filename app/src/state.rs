@@ -71,8 +71,14 @@ pub struct TraceData {
     pub from_cache: bool,
     /// Prefix sums for window summaries (current selection, box selection, overall).
     pub window_index: loupe_core::analysis::summary::WindowIndex,
+    /// Totals by name over the whole trace (`loupe_core::query::aggregate_by_name` from start to
+    /// end), for the Summary widget: built with the indexes, not in a widget's render.
+    pub top_names: Vec<loupe_core::query::NameStat>,
     /// Lookups for "Colour by" (operator ancestors, duration scale).
     pub colours: crate::canvas::colour::ColourIndex,
+    /// The legend of the default colouring ([`ColourBy::Auto`]), built with the indexes (one
+    /// pass over every slice: too long for a widget's render on a big trace). `None` until built.
+    pub auto_legend: Option<Vec<crate::canvas::colour::LegendEntry>>,
     /// Per counter: every sample is zero (folded away by default).
     pub zero_counters: Vec<bool>,
     /// Where the events are, outliers cut ("Zoom to data"; the first view when much narrower
@@ -87,10 +93,15 @@ pub struct TraceData {
     pub files: send_wrapper::SendWrapper<Vec<web_sys::File>>,
 }
 
+/// Slices added up by name per step of [`IndexBuild`] (≈ 2–4 ms in wasm).
+const NAMES_PER_STEP: usize = 100_000;
+/// Slices added to the default legend per step of [`TraceData::build`].
+const LEGEND_SLICES_PER_STEP: usize = 50_000;
+
 /// The page's indexes over a model, built one bounded step at a time: a block of string colours,
-/// one track of the window index, the colour index, the all-zero counters, one run of the busy
-/// range's sort, then the rest. [`TraceData::new`] runs every step at once; [`TraceData::build`]
-/// gives the browser a turn between them.
+/// one track of the window index, a block of the totals by name, the colour index, the all-zero
+/// counters, one run of the busy range's sort, then the rest. [`TraceData::new`] runs every step
+/// at once; [`TraceData::build`] gives the browser a turn between them.
 struct IndexBuild {
     color_of_str: Vec<u8>,
     window: loupe_core::analysis::summary::WindowIndexBuilder,
@@ -98,6 +109,9 @@ struct IndexBuild {
     zero_counters: Option<Vec<bool>>,
     busy_runs: Option<Vec<Vec<(i64, i64)>>>,
     busy_sorted: usize,
+    /// the whole trace's totals by name (the Summary widget), added up in steps
+    names: Option<loupe_core::query::NameAggregation>,
+    names_done: bool,
 }
 
 impl IndexBuild {
@@ -109,6 +123,8 @@ impl IndexBuild {
             zero_counters: None,
             busy_runs: None,
             busy_sorted: 0,
+            names: None,
+            names_done: false,
         }
     }
     /// Do the next piece of work; `false` when everything is built.
@@ -122,6 +138,11 @@ impl IndexBuild {
                 (from..end).map(|i| palette_index(trace.strings.get(loupe_core::StrId(i as u32))) as u8),
             );
         } else if self.window.add_next(trace) {
+        } else if !self.names_done {
+            let names = self
+                .names
+                .get_or_insert_with(|| loupe_core::query::NameAggregation::new(trace.start_ns, trace.end_ns));
+            self.names_done = !names.add_next(trace, NAMES_PER_STEP);
         } else if self.colours.is_none() {
             self.colours = Some(crate::canvas::colour::ColourIndex::build(trace));
         } else if self.zero_counters.is_none() {
@@ -148,7 +169,12 @@ impl IndexBuild {
             load_ms,
             from_cache: false,
             window_index: self.window.finish(),
+            top_names: self
+                .names
+                .unwrap_or_else(|| loupe_core::query::NameAggregation::new(trace.start_ns, trace.end_ns))
+                .finish(&trace),
             colours: self.colours.unwrap_or_else(|| crate::canvas::colour::ColourIndex::build(&trace)),
+            auto_legend: None,
             zero_counters: self.zero_counters.unwrap_or_else(|| loupe_core::rows::zero_counters(&trace)),
             busy,
             fingerprint,
@@ -163,7 +189,10 @@ impl TraceData {
     pub fn new(trace: Trace, source_label: String, is_demo: bool, load_ms: f64) -> TraceData {
         let mut ib = IndexBuild::new();
         while ib.step(&trace) {}
-        ib.finish(trace, source_label, is_demo, load_ms)
+        let mut data = ib.finish(trace, source_label, is_demo, load_ms);
+        data.auto_legend =
+            Some(crate::canvas::colour::legend(&data, ColourBy::Auto, crate::canvas::colour::LEGEND_TOP));
+        data
     }
     /// [`TraceData::new`] for the page's loader: the same indexes, built in steps of a few
     /// milliseconds ([`IndexBuild`]) with the browser given a turn between them, so installing a
@@ -190,7 +219,21 @@ impl TraceData {
                 since = now_ms();
             }
         }
-        let data = ib.finish(trace, source_label, false, load_ms);
+        let mut data = ib.finish(trace, source_label, false, load_ms);
+        // the default colouring's legend: one pass over every slice, in steps too
+        let mut legend = crate::canvas::colour::LegendBuild::new(ColourBy::Auto);
+        while legend.add_next(&data, LEGEND_SLICES_PER_STEP) {
+            let t = now_ms();
+            if t - since >= SLICE_MS {
+                longest = longest.max(t - since);
+                yield_now().await;
+                if cancelled() {
+                    return None;
+                }
+                since = now_ms();
+            }
+        }
+        data.auto_legend = Some(legend.finish(&data, crate::canvas::colour::LEGEND_TOP));
         longest = longest.max(now_ms() - since);
         record_stage("indexMs", now_ms() - t_all);
         record_stage("longestIndexSliceMs", longest);

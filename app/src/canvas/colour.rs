@@ -4,9 +4,8 @@
 //! Colours are indices into the theme's palette: the name palette of `loupe_core::view`, then
 //! [`NEUTRAL`] (slices without the chosen attribute) and the [`HEAT`] ramp (duration).
 
-use std::collections::HashMap;
-
 use loupe_core::model::{OpId, OpLevel, TrackId, TrackRole};
+use loupe_core::strings::FxHashMap;
 use loupe_core::view::{Rgb, PALETTE};
 use loupe_core::StrId;
 
@@ -65,7 +64,7 @@ impl ColourIndex {
 
 /// What a slice is coloured by: a string (name, opcode, operator name, …), a track, a heat
 /// bucket, or nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ColourKey {
     Str(StrId),
     Track(TrackId),
@@ -170,18 +169,68 @@ pub fn legend(d: &TraceData, by: ColourBy, top: usize) -> Vec<LegendEntry> {
             })
             .collect();
     }
-    let mut acc: HashMap<ColourKey, (i64, u64)> = HashMap::new();
-    for (ti, t) in d.trace.tracks.iter().enumerate() {
-        let tid = TrackId(ti as u32);
-        for i in 0..t.slices.len() {
-            let e = acc.entry(key_of(d, by, tid, i)).or_default();
-            e.0 = e.0.saturating_add(t.slices.dur_ns[i]);
-            e.1 += 1;
-        }
+    let mut acc = LegendBuild::new(by);
+    while acc.add_next(d, usize::MAX) {}
+    acc.finish(d, top)
+}
+
+/// Legend entries the timeline shows (the keys covering the most time).
+pub const LEGEND_TOP: usize = 14;
+
+/// [`legend`] in bounded steps (the page builds the default colouring's legend between frames,
+/// with its other indexes: on a big trace one pass over every slice is too long for one task).
+/// The result does not depend on the step sizes.
+pub struct LegendBuild {
+    by: ColourBy,
+    acc: FxHashMap<ColourKey, (i64, u64)>,
+    track: usize,
+    slice: usize,
+}
+
+impl LegendBuild {
+    pub fn new(by: ColourBy) -> LegendBuild {
+        LegendBuild { by, acc: FxHashMap::default(), track: 0, slice: 0 }
     }
+
+    /// Add at most `budget` more slices; `false` once every slice is in.
+    pub fn add_next(&mut self, d: &TraceData, budget: usize) -> bool {
+        let mut left = budget.max(1);
+        while let Some(t) = d.trace.tracks.get(self.track) {
+            let tid = TrackId(self.track as u32);
+            let end = t.slices.len().min(self.slice.saturating_add(left));
+            for i in self.slice..end {
+                let e = self.acc.entry(key_of(d, self.by, tid, i)).or_default();
+                e.0 = e.0.saturating_add(t.slices.dur_ns[i]);
+                e.1 += 1;
+            }
+            left -= end - self.slice;
+            if end == t.slices.len() {
+                self.track += 1;
+                self.slice = 0;
+            } else {
+                self.slice = end;
+            }
+            if left == 0 {
+                return self.track < d.trace.tracks.len();
+            }
+        }
+        false
+    }
+
+    /// The entries: the `top` keys covering the most time (ties: more events first, then the
+    /// key's order), then "N more" and "none".
+    pub fn finish(self, d: &TraceData, top: usize) -> Vec<LegendEntry> {
+        if self.by == ColourBy::Duration {
+            return legend(d, ColourBy::Duration, top);
+        }
+        legend_entries(d, self.acc, top)
+    }
+}
+
+fn legend_entries(d: &TraceData, mut acc: FxHashMap<ColourKey, (i64, u64)>, top: usize) -> Vec<LegendEntry> {
     let none = acc.remove(&ColourKey::None);
     let mut v: Vec<(ColourKey, (i64, u64))> = acc.into_iter().collect();
-    v.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(b.1 .1.cmp(&a.1 .1)));
+    v.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(b.1 .1.cmp(&a.1 .1)).then(a.0.cmp(&b.0)));
     let label = |k: ColourKey| match k {
         ColourKey::Str(s) => d.trace.str(s).to_string(),
         ColourKey::Track(t) => d.trace.track_label(t),
@@ -222,4 +271,30 @@ pub fn css_of(palette: usize) -> String {
         HEAT.get(palette - HEAT0).copied().unwrap_or(NEUTRAL_RGB)
     };
     rgb.to_css()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// The legend built in steps (as the page's loader does) is the one-pass legend, whatever
+    /// the step size, and accounts for every slice.
+    #[test]
+    fn stepped_legend_is_the_one_pass_legend() {
+        let trace = loupe_core::demo::large_demo(30_000, &mut |_, _| {});
+        let slices = trace.slice_count() as u64;
+        let d = TraceData::new(trace, "t".into(), false, 0.0);
+        for by in [ColourBy::Auto, ColourBy::Name, ColourBy::Track, ColourBy::Category] {
+            let whole = legend(&d, by, LEGEND_TOP);
+            assert!(!whole.is_empty());
+            assert_eq!(whole.iter().map(|e| e.count).sum::<u64>(), slices, "{by:?}");
+            for budget in [1, 7, 4096] {
+                let mut b = LegendBuild::new(by);
+                while b.add_next(&d, budget) {}
+                assert_eq!(b.finish(&d, LEGEND_TOP), whole, "{by:?} in steps of {budget}");
+            }
+        }
+        assert_eq!(d.auto_legend.as_ref(), Some(&legend(&d, ColourBy::Auto, LEGEND_TOP)));
+    }
 }

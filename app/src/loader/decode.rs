@@ -12,6 +12,7 @@ use js_sys::{ArrayBuffer, Uint8Array};
 use loupe_core::model::wire::{self, Decoder};
 use loupe_core::Trace;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::{now_ms, record_stage};
@@ -21,9 +22,33 @@ pub const SLICE_MS: f64 = 8.0;
 /// Bytes copied out of the `ArrayBuffer` per step.
 const STEP_BYTES: u32 = 1 << 20;
 
+/// At most this long between two frames while a load's page-side steps run (ms). A
+/// `scheduler.yield()` continuation is run before rendering, so a loop of slices that only yields
+/// that way gets a frame only when Chromium's rendering-starvation guard steps in (≈ 100 ms
+/// gaps, measured on a 1 GB load); every so often [`yield_now`] waits for a frame instead.
+pub const FRAME_EVERY_MS: f64 = 20.0;
+
+thread_local! {
+    static LAST_FRAME_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
+}
+
 /// Give the browser a chance to paint and handle input, then continue: `scheduler.yield()`
-/// where the browser has it (a continuation that is not clamped), else a zero timeout.
+/// where the browser has it (a continuation that is not clamped), else a zero timeout; and when
+/// [`FRAME_EVERY_MS`] have passed since the last frame it let through, the next frame (its
+/// animation frame, then a task after its paint) when the page is visible.
 pub async fn yield_now() {
+    let now = now_ms();
+    if now - LAST_FRAME_MS.with(std::cell::Cell::get) >= FRAME_EVERY_MS {
+        let visible = web_sys::window()
+            .and_then(|w| w.document())
+            .is_some_and(|d| d.visibility_state() == web_sys::VisibilityState::Visible);
+        LAST_FRAME_MS.with(|c| c.set(now));
+        if visible {
+            next_frame().await;
+            LAST_FRAME_MS.with(|c| c.set(now_ms()));
+            return;
+        }
+    }
     let global = js_sys::global();
     let sched = js_sys::Reflect::get(&global, &JsValue::from_str("scheduler")).unwrap_or(JsValue::UNDEFINED);
     if !sched.is_undefined() && !sched.is_null() {
@@ -44,6 +69,29 @@ pub async fn yield_now() {
         } else {
             let _ = resolve.call0(&JsValue::UNDEFINED);
         }
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+/// Resolves in a task after the next frame was rendered (requestAnimationFrame, then a zero
+/// timeout), or after 100 ms if no frame comes (a page hidden meanwhile).
+async fn next_frame() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let Some(w) = web_sys::window() else {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+            return;
+        };
+        let after_paint = {
+            let (w, resolve) = (w.clone(), resolve.clone());
+            Closure::once_into_js(move || {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+            })
+        };
+        if w.request_animation_frame(after_paint.unchecked_ref()).is_err() {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+            return;
+        }
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 100);
     });
     let _ = JsFuture::from(p).await;
 }

@@ -123,7 +123,7 @@ pub fn SummaryWidget() -> impl IntoView {
                 </table>
             }
         });
-        let top = loupe_core::query::aggregate_by_name(t, t.start_ns, t.end_ns);
+        let top = &d.top_names;
         let total: i64 = top.iter().map(|x| x.total_ns).sum::<i64>().max(1);
         let top_rows = top
             .iter()

@@ -3,12 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::canvas::colour::{self, LegendEntry};
+use crate::canvas::colour::{self, LegendEntry, LEGEND_TOP};
 use crate::canvas::timeline::Timeline;
 use crate::state::{use_app_state, ColourBy, ViewRequest};
-
-/// Legend entries shown (the keys covering the most time).
-const LEGEND_TOP: usize = 14;
 
 #[component]
 pub fn TimelineWidget() -> impl IntoView {
@@ -16,7 +13,11 @@ pub fn TimelineWidget() -> impl IntoView {
     // the legend is computed once per (trace, colour choice), never per frame
     let legend = Memo::new(move |_| {
         let d = state.tracked_data();
-        colour::legend(&d, state.colour_by.get(), LEGEND_TOP)
+        match (state.colour_by.get(), &d.auto_legend) {
+            // built with the indexes, between frames
+            (ColourBy::Auto, Some(l)) => l.clone(),
+            (by, _) => colour::legend(&d, by, LEGEND_TOP),
+        }
     });
     let options = ColourBy::ALL
         .iter()
