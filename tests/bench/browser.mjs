@@ -55,3 +55,10 @@ export async function appBenchInputs(defaultMb) {
   }
   return { ROOT, DIST, TRACE, mb: fs.statSync(TRACE).size / 1e6 };
 }
+
+// A user picks a file seconds after the page opened; by then the app has started its parser
+// worker ahead (`window.__loupeWorkerWarm`). Benchmarks timed from the file input wait for it too
+// (at most 15 s; builds without the prewarm just go on). Returns whether it was warm.
+export async function waitWorkerWarm(page) {
+  return page.waitForFunction(() => window.__loupeWorkerWarm === true, null, { timeout: 15000 }).then(() => true, () => false);
+}

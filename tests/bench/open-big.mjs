@@ -8,7 +8,7 @@
 // Then one slice is clicked and the time until its (lazy) arguments show is measured.
 import path from 'node:path';
 import { serve } from './server.mjs';
-import { appBenchInputs, launch, fmt } from './browser.mjs';
+import { appBenchInputs, launch, fmt, waitWorkerWarm } from './browser.mjs';
 
 const { ROOT, DIST, TRACE, mb } = await appBenchInputs(1000);
 const srv = await serve({ '/': DIST });
@@ -23,6 +23,7 @@ try {
   const q = process.env.QUERY ? `&${process.env.QUERY}` : '';
   await page.goto(`${srv.url}/?cache=0${q}`);
   await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
+  if (!process.env.NOWARM) await waitWorkerWarm(page);
   // the page's longest main-thread gap during the load (rAF gaps)
   await page.evaluate(() => {
     window.__gap = 0;
@@ -32,7 +33,7 @@ try {
   });
   const t = performance.now();
   await page.locator('[data-testid=open-file]').setInputFiles(TRACE);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 900000, polling: 500 });
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 900000, polling: 'raf' });
   await page.evaluate(twoFrames);
   const ms = performance.now() - t;
   const st = await page.evaluate(() => document.body.dataset.loupeState);

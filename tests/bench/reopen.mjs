@@ -8,7 +8,7 @@
 // data-loupe-state="ready" + two animation frames.
 import path from 'node:path';
 import { serve } from './server.mjs';
-import { appBenchInputs, launch, fmt, median } from './browser.mjs';
+import { appBenchInputs, launch, fmt, waitWorkerWarm, median } from './browser.mjs';
 
 const RUNS = +(process.env.RUNS ?? 3);
 const { DIST, TRACE, mb } = await appBenchInputs(50);
@@ -21,6 +21,7 @@ async function openOnce(page) {
   const input = page.locator('[data-testid=open-file]');
   await input.waitFor({ state: 'attached' });
   await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
+  await waitWorkerWarm(page);
   const t = performance.now();
   await input.setInputFiles(TRACE);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 300000, polling: 'raf' });

@@ -89,6 +89,29 @@ test('isolated page: the threaded worker runs a pool and gives the same model as
   assert.deepEqual(off.errors, []);
 });
 
+// Starting a worker (script, wasm compile, the pool) is 0.2–0.5 s: the app starts the next load's
+// worker ahead — after the page's own start and after each load — and a load takes it.
+test('the parser worker is started ahead, used by the next load, and started again after it', async () => {
+  for (const query of ['?cache=0', '?cache=0&threads=0']) {
+    const { page, errors, context } = await openApp({ ...env, base: env.base + query });
+    const models = [];
+    for (let round = 0; round < 2; round++) {
+      await page.waitForFunction(() => window.__loupeWorkerWarm === true, null, { timeout: 30000 });
+      await page.getByTestId('open-file').setInputFiles(file);
+      await page.waitForFunction(() => document.body.dataset.loupeState === 'ready' && window.__loupeLoad?.workerWarm !== undefined, null, { timeout: 90000 });
+      const r = await page.evaluate(() => ({ warm: window.__loupeLoad.workerWarm, threads: window.__loupe.threads, slices: window.__loupe.sliceCount, memoryBytes: window.__loupe.memoryBytes }));
+      assert.equal(r.warm, 1, `${query} load ${round + 1}: the worker started ahead was ready and used`);
+      assert.equal(r.threads > 1, query === '?cache=0' && (await page.evaluate(() => navigator.hardwareConcurrency)) > 1, `${query}: threads ${r.threads}`);
+      models.push(r);
+      await page.evaluate(() => { delete window.__loupeLoad.workerWarm; });
+    }
+    assert.equal(models[0].slices, 4 * 6 * 400 * 2);
+    assert.deepEqual(models[1], models[0]);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
 test('SQLite (Nsight Systems) through the threaded worker: same model as the classic one', async (t) => {
   if (!existsSync(NSYS)) { t.skip(`no sample ${NSYS}`); return; }
   const on = await openWith(env.base, '?cache=0', NSYS);

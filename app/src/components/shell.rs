@@ -188,6 +188,8 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         Ok(_) => {}
         Err(message) => state.error.set(Some(message)),
     }
+    // the parser worker of the first open starts now, not when a file is dropped
+    loader::prewarm(&mode.get_value(), loader::PREWARM_AT_START_MS);
     let cancel = Callback::new(move |_: ()| {
         job.with_value(|j| {
             if let Some(j) = j {

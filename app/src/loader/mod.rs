@@ -76,6 +76,8 @@ struct Job {
     closures: RefCell<Vec<Closure<dyn FnMut(JsValue)>>>,
     started_ms: f64,
     total_bytes: u64,
+    /// start the next load's worker ahead when this one ends ([`prewarm`])
+    prewarm_next: Option<LoaderMode>,
 }
 
 impl Job {
@@ -89,11 +91,16 @@ impl Job {
         (self.on_event)(ev);
     }
     fn finish(&self) {
-        self.finished.set(true);
+        if !self.finished.replace(true) {
+            ACTIVE_JOBS.with(|n| n.set(n.get().saturating_sub(1)));
+        }
         if let Some(w) = self.worker.borrow_mut().take() {
             w.set_onmessage(None);
             w.set_onerror(None);
             w.terminate();
+        }
+        if let Some(mode) = &self.prewarm_next {
+            prewarm(mode, PREWARM_AFTER_LOAD_MS);
         }
         // The callbacks hold the job (a cycle, so a running load needs no owner). Break it, but
         // not synchronously: finish() may run inside one of those callbacks.
@@ -208,7 +215,9 @@ pub fn start(
         closures: RefCell::new(Vec::new()),
         started_ms: now_ms(),
         total_bytes,
+        prewarm_next: Some(mode.clone()),
     });
+    ACTIVE_JOBS.with(|n| n.set(n.get() + 1));
     let handle = LoadHandle(job.clone());
     wasm_bindgen_futures::spawn_local(async move {
         if files.is_empty() {
@@ -339,7 +348,9 @@ pub fn start_demo(slices: u64, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 
         started_ms: now_ms(),
         // progress of a demo counts slices, not bytes
         total_bytes: slices,
+        prewarm_next: Some(mode.clone()),
     });
+    ACTIVE_JOBS.with(|n| n.set(n.get() + 1));
     let handle = LoadHandle(job.clone());
     job.progress("generating", 0, slices, job.started_ms);
     match mode {
@@ -381,11 +392,23 @@ pub fn last_threads() -> u32 {
 fn set_last_threads(n: u32) {
     LAST_THREADS.with(|c| c.set(n));
     record_stage("threads", f64::from(n));
+    set_loupe_field("threads", &JsValue::from_f64(f64::from(n)));
+}
+
+/// `window.__loupeWorkerWarm`: a started-ahead parser worker is ready ([`prewarm`]; benchmarks
+/// wait for it, as a user picking a file would).
+fn set_worker_warm(warm: bool) {
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &JsValue::from_str("__loupeWorkerWarm"), &JsValue::from_bool(warm));
+    }
+}
+
+/// `window.__loupe[name] = value` (when the app has made `window.__loupe`).
+fn set_loupe_field(name: &str, value: &JsValue) {
     if let Some(w) = web_sys::window() {
         if let Ok(o) = js_sys::Reflect::get(&w, &JsValue::from_str("__loupe")) {
             if o.is_object() {
-                let _ =
-                    js_sys::Reflect::set(&o, &JsValue::from_str("threads"), &JsValue::from_f64(f64::from(n)));
+                let _ = js_sys::Reflect::set(&o, &JsValue::from_str(name), value);
             }
         }
     }
@@ -409,15 +432,124 @@ fn threads_wanted() -> bool {
     isolated && !off
 }
 
+/// How long after a load ends the next load's worker is started ([`prewarm`]): after the page
+/// decoded and installed the model, in most cases.
+pub const PREWARM_AFTER_LOAD_MS: u32 = 1500;
+/// How long after the app starts the first worker is started ([`prewarm`]).
+pub const PREWARM_AT_START_MS: u32 = 300;
+
 /// `cache`: (key, label) to keep the finished model under in [`crate::model_cache`]. The default
 /// script ([`CLASSIC_WORKER`]) is replaced by [`THREADED_WORKER`] when [`threads_wanted`]; if that
 /// one fails before it is ready (not built: `LOUPE_THREADS=0`, or refused by the browser), the
-/// load goes on once in the classic worker, silently.
+/// load goes on once in the classic worker, silently, and later loads start the classic one.
+/// A worker started ahead of time ([`prewarm`]) is used when there is one.
 fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option<(String, String)>) {
+    if script_url == CLASSIC_WORKER {
+        if let Some(spare) = take_spare() {
+            return attach_worker(job, spare.worker, spare.threaded, spare.ready.get(), request, cache);
+        }
+    }
     if script_url == CLASSIC_WORKER && threads_wanted() {
         spawn_worker(job, THREADED_WORKER, true, request, cache)
     } else {
         spawn_worker(job, script_url, false, request, cache)
+    }
+}
+
+/// A parser worker started before it is needed ([`prewarm`]): starting one (script, wasm
+/// compile, and the threaded worker's rayon pool) takes 0.2–0.5 s, which would otherwise be part
+/// of every open.
+struct Spare {
+    worker: Worker,
+    threaded: bool,
+    /// `Some(threads)` once its `{ready}` arrived
+    ready: Rc<Cell<Option<u32>>>,
+    /// it failed before `{ready}`: not usable
+    failed: Rc<Cell<bool>>,
+    // its callbacks until a load adopts it (which replaces them)
+    _closures: [Closure<dyn FnMut(JsValue)>; 2],
+}
+
+thread_local! {
+    static SPARE: RefCell<Option<Spare>> = const { RefCell::new(None) };
+    /// the threaded worker failed to start once: later loads start the classic one at once
+    static THREADED_BROKEN: Cell<bool> = const { Cell::new(false) };
+    /// a [`prewarm`] is scheduled
+    static PREWARM_SCHEDULED: Cell<bool> = const { Cell::new(false) };
+    /// loads not finished (a prewarm waits for them: each one's end schedules it again)
+    static ACTIVE_JOBS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The spare worker, if there is a usable one (a failed one is dropped, and when it was the
+/// threaded one, later loads start the classic worker).
+fn take_spare() -> Option<Spare> {
+    let spare = SPARE.with(|s| s.borrow_mut().take())?;
+    set_worker_warm(false);
+    spare.worker.set_onmessage(None);
+    spare.worker.set_onerror(None);
+    if spare.failed.get() {
+        spare.worker.terminate();
+        if spare.threaded {
+            THREADED_BROKEN.with(|b| b.set(true));
+        }
+        return None;
+    }
+    Some(spare)
+}
+
+/// Start the parser worker the next load will use, after `delay_ms` (so that it does not compete
+/// with the page's own start or with the install of a model just loaded). Nothing happens when
+/// one is already waiting, or for a [`LoaderMode`] other than the default worker.
+pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
+    if !matches!(mode, LoaderMode::Worker { script_url } if script_url == CLASSIC_WORKER) {
+        return;
+    }
+    if PREWARM_SCHEDULED.with(|p| p.replace(true)) {
+        return;
+    }
+    gloo_timers::callback::Timeout::new(delay_ms, || {
+        PREWARM_SCHEDULED.with(|p| p.set(false));
+        if SPARE.with(|s| s.borrow().is_some()) || ACTIVE_JOBS.with(Cell::get) > 0 {
+            return;
+        }
+        let threaded = threads_wanted() && !THREADED_BROKEN.with(Cell::get);
+        let Ok(worker) = new_worker(if threaded { THREADED_WORKER } else { CLASSIC_WORKER }, threaded) else {
+            return;
+        };
+        let ready = Rc::new(Cell::new(None));
+        let failed = Rc::new(Cell::new(false));
+        let r = ready.clone();
+        let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+            let ev: MessageEvent = ev.unchecked_into();
+            if let Some(Message::Ready { threads }) = protocol::decode(&ev.data()) {
+                r.set(Some(threads));
+                set_worker_warm(true);
+            }
+        });
+        let f = failed.clone();
+        let onerror = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+            // reported when a load would have used it (see take_spare); not an error of the page
+            if let Some(e) = ev.dyn_ref::<web_sys::Event>() {
+                e.prevent_default();
+            }
+            f.set(true);
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        SPARE.with(|s| {
+            *s.borrow_mut() = Some(Spare { worker, threaded, ready, failed, _closures: [onmessage, onerror] })
+        });
+    })
+    .forget();
+}
+
+fn new_worker(script_url: &str, module: bool) -> Result<Worker, JsValue> {
+    if module {
+        let opts = web_sys::WorkerOptions::new();
+        opts.set_type(web_sys::WorkerType::Module);
+        Worker::new_with_options(script_url, &opts)
+    } else {
+        Worker::new(script_url)
     }
 }
 
@@ -429,47 +561,63 @@ fn spawn_worker(
     request: Message,
     cache: Option<(String, String)>,
 ) {
-    let started = if threaded {
-        let opts = web_sys::WorkerOptions::new();
-        opts.set_type(web_sys::WorkerType::Module);
-        Worker::new_with_options(script_url, &opts)
-    } else {
-        Worker::new(script_url)
-    };
-    let worker = match started {
-        Ok(w) => w,
-        Err(_) if threaded => return spawn_worker(job, CLASSIC_WORKER, false, request, cache),
-        Err(e) => {
-            job.emit(LoadEvent::Failed(format!("could not start the parser worker: {}", js_err(&e))));
-            return;
+    let threaded = threaded && !THREADED_BROKEN.with(Cell::get);
+    let script_url = if threaded || script_url != THREADED_WORKER { script_url } else { CLASSIC_WORKER };
+    match new_worker(script_url, threaded) {
+        Ok(w) => attach_worker(job, w, threaded, None, request, cache),
+        Err(_) if threaded => {
+            THREADED_BROKEN.with(|b| b.set(true));
+            spawn_worker(job, CLASSIC_WORKER, false, request, cache)
         }
-    };
+        Err(e) => job.emit(LoadEvent::Failed(format!("could not start the parser worker: {}", js_err(&e)))),
+    }
+}
+
+/// Give `worker` the job's callbacks and `request`: at once when it is `ready` (a spare that
+/// already said `{ready}`), else when its `{ready}` arrives.
+fn attach_worker(
+    job: &Rc<Job>,
+    worker: Worker,
+    threaded: bool,
+    ready: Option<u32>,
+    request: Message,
+    cache: Option<(String, String)>,
+) {
+    // 1: a worker started ahead and ready (window.__loupeLoad.workerWarm; tests, benchmarks)
+    record_stage("workerWarm", if ready.is_some() { 1.0 } else { 0.0 });
     // the request, until the worker is ready for it (then the fallback is off)
     let pending: Rc<RefCell<Option<Message>>> = Rc::new(RefCell::new(Some(request)));
-    let parse_start = Cell::new(now_ms());
-    let job1 = job.clone();
-    let w2 = worker.clone();
-    let pending1 = pending.clone();
-    let cache1 = cache.clone();
-    let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
-        let job = &job1;
-        let ev: MessageEvent = ev.unchecked_into();
-        match protocol::decode(&ev.data()) {
-            Some(Message::Ready { threads }) => {
-                if let Some(request) = pending1.borrow_mut().take() {
-                    set_last_threads(threads);
-                    // worker script + wasm start, and the thread pool's start when there is one
-                    record_stage("workerStartMs", now_ms() - parse_start.get());
-                    parse_start.set(now_ms());
-                    let (msg, transfer) = protocol::encode(&request);
-                    if let Err(e) = w2.post_message_with_transfer(&msg, &transfer) {
-                        job.emit(LoadEvent::Failed(format!(
-                            "could not send the files to the parser worker: {}",
-                            js_err(&e)
-                        )));
-                    }
+    let parse_start = Rc::new(Cell::new(now_ms()));
+    let send = {
+        let (job, w2, pending, parse_start) =
+            (job.clone(), worker.clone(), pending.clone(), parse_start.clone());
+        move |threads: u32| {
+            if let Some(request) = pending.borrow_mut().take() {
+                set_last_threads(threads);
+                // worker script + wasm start, and the thread pool's start when there is one
+                // (0 for a spare that was ready)
+                record_stage("workerStartMs", now_ms() - parse_start.get());
+                parse_start.set(now_ms());
+                let (msg, transfer) = protocol::encode(&request);
+                if let Err(e) = w2.post_message_with_transfer(&msg, &transfer) {
+                    job.emit(LoadEvent::Failed(format!(
+                        "could not send the files to the parser worker: {}",
+                        js_err(&e)
+                    )));
                 }
             }
+        }
+    };
+    let job1 = job.clone();
+    let cache1 = cache.clone();
+    let ps = parse_start.clone();
+    let send1 = send.clone();
+    let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+        let job = &job1;
+        let parse_start = &ps;
+        let ev: MessageEvent = ev.unchecked_into();
+        match protocol::decode(&ev.data()) {
+            Some(Message::Ready { threads }) => send1(threads),
             Some(Message::Progress { stage, done, total }) => {
                 job.progress(&stage, done, total, parse_start.get())
             }
@@ -513,6 +661,7 @@ fn spawn_worker(
                     w.set_onerror(None);
                     w.terminate();
                 }
+                THREADED_BROKEN.with(|b| b.set(true));
                 spawn_worker(job, CLASSIC_WORKER, false, request, cache.clone());
                 return;
             }
@@ -528,6 +677,9 @@ fn spawn_worker(
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
     job.closures.borrow_mut().extend([onmessage, onerror]);
     *job.worker.borrow_mut() = Some(worker);
+    if let Some(threads) = ready {
+        send(threads);
+    }
 }
 
 pub fn js_err(e: &JsValue) -> String {
