@@ -72,12 +72,6 @@ pub fn model_identity() -> u64 {
     })
 }
 
-async fn read_range(f: &File, start: f64, end: f64) -> Option<Vec<u8>> {
-    let part = f.slice_with_f64_and_f64(start, end).ok()?;
-    let buf = JsFuture::from(part.array_buffer()).await.ok()?;
-    Some(Uint8Array::new(&buf).to_vec())
-}
-
 /// The cache key of opening `files` together (order matters: the importer sees them in order).
 pub async fn fingerprint(files: &[File]) -> Option<String> {
     let mut h = Fnv::new();
@@ -95,8 +89,14 @@ pub async fn fingerprint(files: &[File]) -> Option<String> {
                 (a, (a + BLOCK_BYTES).min(size))
             }));
         }
+        // all the ranges read at once: each Blob read is a round trip to the browser process
+        let reads = Array::new();
         for (a, b) in ranges {
-            h.bytes(&read_range(f, a, b).await?);
+            reads.push(&f.slice_with_f64_and_f64(a, b).ok()?.array_buffer());
+        }
+        let bufs: Array = JsFuture::from(Promise::all(&reads)).await.ok()?.dyn_into().ok()?;
+        for buf in bufs.iter() {
+            h.bytes(&Uint8Array::new(&buf).to_vec());
         }
     }
     Some(format!("{:016x}-{}", h.0, files.len()))

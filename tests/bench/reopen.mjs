@@ -27,8 +27,8 @@ async function openOnce(page) {
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 300000, polling: 'raf' });
   await page.evaluate(twoFrames);
   const ms = performance.now() - t;
-  const l = await page.evaluate(() => ({ ...window.__loupe }));
-  return { ms, fromCache: l.fromCache, slices: l.sliceCount };
+  const l = await page.evaluate(() => ({ ...window.__loupe, stages: window.__loupeLoad || {} }));
+  return { ms, fromCache: l.fromCache, slices: l.sliceCount, stages: l.stages };
 }
 
 const cacheEntries = (page) => page.evaluate(() => new Promise((ok) => {
@@ -56,6 +56,7 @@ try {
     const again = await openOnce(p2);
     rows.push({ first: first.ms, again: again.ms, cached: again.fromCache, slices: again.slices, storeMs });
     process.stderr.write(`run ${run + 1}/${RUNS}: open ${fmt(first.ms, 0)} ms, re-open ${fmt(again.ms, 0)} ms (from cache: ${again.fromCache}), stored after +${fmt(storeMs, 0)} ms\n`);
+    process.stderr.write(`  re-open steps (ms): ${Object.entries(again.stages).map(([k, v]) => `${k} ${fmt(v, 0)}`).join(', ')}\n`);
     await ctx.close();
   }
 } finally {

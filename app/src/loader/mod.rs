@@ -230,12 +230,18 @@ pub fn start(
             // a model built with another lazy-args setting is another model
             let knob =
                 (lazy_args_above() != LAZY_ARGS_ABOVE_BYTES).then(|| format!("+lazy{}", lazy_args_above()));
-            crate::model_cache::fingerprint(&files).await.map(|k| k + knob.as_deref().unwrap_or(""))
+            let key =
+                crate::model_cache::fingerprint(&files).await.map(|k| k + knob.as_deref().unwrap_or(""));
+            record_stage("cacheKeyMs", now_ms() - job.started_ms);
+            key
         } else {
             None
         };
         if let Some(key) = &cache_key {
-            if let Some(buf) = crate::model_cache::lookup(key).await {
+            let t = now_ms();
+            let hit = crate::model_cache::lookup(key).await;
+            record_stage("cacheLookupMs", now_ms() - t);
+            if let Some(buf) = hit {
                 if job.finished.get() {
                     return;
                 }
@@ -509,6 +515,11 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
     }
     gloo_timers::callback::Timeout::new(delay_ms, || {
         PREWARM_SCHEDULED.with(|p| p.set(false));
+        // the model cache's key needs this once per page (it builds and encodes the demo): now,
+        // not when a file is opened
+        if crate::model_cache::enabled() {
+            crate::model_cache::model_identity();
+        }
         if SPARE.with(|s| s.borrow().is_some()) || ACTIVE_JOBS.with(Cell::get) > 0 {
             return;
         }
