@@ -207,30 +207,32 @@ impl TraceData {
         use crate::loader::{now_ms, record_stage};
         let t_all = now_ms();
         let (mut since, mut longest) = (t_all, 0f64);
-        let mut ib = IndexBuild::new();
-        while ib.step(&trace) {
+        // after a step: give the browser a turn once SLICE_MS of work has piled up; false when
+        // the load was cancelled meanwhile
+        let mut turn = async || {
             let t = now_ms();
             if t - since >= SLICE_MS {
                 longest = longest.max(t - since);
                 yield_now().await;
                 if cancelled() {
-                    return None;
+                    return false;
                 }
                 since = now_ms();
+            }
+            true
+        };
+        let mut ib = IndexBuild::new();
+        while ib.step(&trace) {
+            if !turn().await {
+                return None;
             }
         }
         let mut data = ib.finish(trace, source_label, false, load_ms);
         // the default colouring's legend: one pass over every slice, in steps too
         let mut legend = crate::canvas::colour::LegendBuild::new(ColourBy::Auto);
         while legend.add_next(&data, LEGEND_SLICES_PER_STEP) {
-            let t = now_ms();
-            if t - since >= SLICE_MS {
-                longest = longest.max(t - since);
-                yield_now().await;
-                if cancelled() {
-                    return None;
-                }
-                since = now_ms();
+            if !turn().await {
+                return None;
             }
         }
         data.auto_legend = Some(legend.finish(&data, crate::canvas::colour::LEGEND_TOP));

@@ -62,3 +62,16 @@ export async function appBenchInputs(defaultMb) {
 export async function waitWorkerWarm(page) {
   return page.waitForFunction(() => window.__loupeWorkerWarm === true, null, { timeout: 15000 }).then(() => true, () => false);
 }
+
+// The release app served locally with a 1400x820 page, opened with `?cache=0` (plus QUERY), its
+// first frame painted and its parser worker warm: the start of the load benchmarks.
+export async function openAppForLoad(dist) {
+  const { serve } = await import('./server.mjs');
+  const srv = await serve({ '/': dist });
+  const browser = await launch();
+  const page = await (await browser.newContext({ viewport: { width: 1400, height: 820 } })).newPage();
+  await page.goto(`${srv.url}/?cache=0${process.env.QUERY ? '&' + process.env.QUERY : ''}`);
+  await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
+  await waitWorkerWarm(page);
+  return { srv, browser, page };
+}

@@ -3,15 +3,9 @@
 // requestAnimationFrame gap over 40 ms with what the progress bar said, then the page-side steps
 // the loader recorded (window.__loupeLoad). Numbers only; not part of CI.
 //   TRACE_MB=1000 node tests/bench/load-gaps.mjs      (LOUPE_DIST, TRACE as in open-big.mjs)
-import { serve } from './server.mjs';
-import { appBenchInputs, launch, fmt, waitWorkerWarm } from './browser.mjs';
+import { appBenchInputs, fmt, openAppForLoad } from './browser.mjs';
 const { DIST, TRACE } = await appBenchInputs(1000);
-const srv = await serve({ '/': DIST });
-const browser = await launch();
-const page = await (await browser.newContext({ viewport: { width: 1400, height: 820 } })).newPage();
-await page.goto(`${srv.url}/?cache=0${process.env.QUERY ? '&' + process.env.QUERY : ''}`);
-await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
-await waitWorkerWarm(page);
+const { srv, browser, page } = await openAppForLoad(DIST);
 await page.evaluate(() => {
   window.__lt = []; window.__marks = [];
   new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__lt.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: false });

@@ -4,16 +4,10 @@
 // need a build that keeps them, e.g. the app built with `data-keep-debug data-wasm-opt="0"`
 // (see bench/RESULTS.md); a stripped release build shows `wasm-function[N]`. Numbers only.
 //   LOUPE_DIST=/tmp/dist-prof TRACE_MB=1000 node tests/bench/load-profile.mjs
-import { serve } from './server.mjs';
-import { appBenchInputs, launch, fmt, waitWorkerWarm } from './browser.mjs';
+import { appBenchInputs, fmt, openAppForLoad } from './browser.mjs';
 const { DIST, TRACE } = await appBenchInputs(1000);
 const TOP = +(process.env.TOP ?? 12);
-const srv = await serve({ '/': DIST });
-const browser = await launch();
-const page = await (await browser.newContext({ viewport: { width: 1400, height: 820 } })).newPage();
-await page.goto(`${srv.url}/?cache=0${process.env.QUERY ? '&' + process.env.QUERY : ''}`);
-await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
-await waitWorkerWarm(page);
+const { srv, browser, page } = await openAppForLoad(DIST);
 await page.evaluate(() => {
   window.__lt = [];
   new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__lt.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: false });
