@@ -4,13 +4,17 @@
 //! events correlated with the NEFF ([`crate::neuron::correlate`]), paired by UUID.
 
 use super::neuron_device::{
-    add_activity, instruction_domain, semaphore_display, store_args, Devices, InstrNames, DMA_ARG_ORDER,
-    INSTRUCTION_ARG_ORDER,
+    add_activity, instruction_domain, semaphore_display, sorted_args, store_args, Devices, InstrNames,
+    DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
-use crate::model::{ArgValue, CounterRole, DeviceInfo, DmaQueueType, GroupId, SliceDomain, TraceBuilder};
+use crate::model::{
+    ArgValue, CounterRole, DeviceInfo, DmaQueueType, GroupId, SliceDomain, TraceBuilder, TrackId,
+};
+use crate::neuron::neff::Lineage;
 use crate::neuron::{correlate, neff, ntff};
-use crate::strings::StrId;
+use crate::strings::{FxHashMap, StrId};
+use std::collections::hash_map::Entry;
 
 pub struct NeuronBinary;
 
@@ -240,101 +244,70 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     for e in ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"] {
         dev.engine(b, e);
     }
+    // Every execution of one instruction (engine, runtime pc, compiler pc, opcode) shares its
+    // track, names, operator, typed domain and arguments: they are built once per instruction
+    // ([`InstrTemplate`]); each event's argument set is based on the instruction's and holds
+    // only its own values that differ from it (wait, CRCs).
+    let mut templates: FxHashMap<(u8, u32, Option<u32>, u8), InstrTemplate> = FxHashMap::default();
+    let mut entries: Vec<(StrId, ArgValue)> = Vec::new();
     let mut active: Vec<(u8, Vec<(i64, i64)>)> = Vec::new();
     for (i, ins) in t.instructions.iter().enumerate() {
-        let track = dev.engine(b, ins.label());
-        let l = corr.get(i).and_then(|c| c.lineage.as_ref());
-        let mut args: Vec<(String, ArgValue)> = vec![
-            ("pc".into(), ArgValue::UInt(ins.pc as u64)),
-            ("opcode_byte".into(), ArgValue::Str(b.intern(&format!("{:#04x}", ins.opcode_byte)))),
-            ("subgroup".into(), ArgValue::Str(b.intern(ins.subgroup()))),
-            ("evt_wait_time_ns".into(), ArgValue::UInt(ins.evt_wait_time_ns as u64)),
-            ("wait_cycles".into(), ArgValue::UInt(ins.wait_cycles as u64)),
-            ("crc_in".into(), ArgValue::UInt(ins.crc_in as u64)),
-            ("crc_out".into(), ArgValue::UInt(ins.crc_out as u64)),
-        ];
-        if let Some(c) = ins.compiler_pc {
-            args.push(("compiler_pc".into(), ArgValue::UInt(c as u64)));
-        }
-        let mut operator = StrId::EMPTY;
-        if let Some(l) = l {
-            let s = |k: &str, v: &str, args: &mut Vec<(String, ArgValue)>, b: &mut TraceBuilder| {
-                let v = b.intern(v);
-                args.push((k.to_string(), ArgValue::Str(v)));
-            };
-            if let Some(x) = &l.framework {
-                s("framework_name", &x.name, &mut args, b);
+        let key = (ins.engine, ins.pc, ins.compiler_pc, ins.opcode_byte);
+        let tpl = match templates.entry(key) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let l = corr.get(i).and_then(|c| c.lineage.as_deref());
+                e.insert(InstrTemplate::new(ins, l, dev, b))
             }
-            if let Some(x) = &l.hlo {
-                s("hlo_name", &x.name, &mut args, b);
-                if let Some(op) = &x.op_type {
-                    s("hlo_op_type", op, &mut args, b);
-                }
-                if !x.text.is_empty() {
-                    s("hlo_text", &x.text, &mut args, b);
-                }
-            }
-            if let Some(x) = &l.penguin {
-                s("penguin_name", &x.name, &mut args, b);
-            }
-            if let Some(x) = &l.bir {
-                s("bir_name", &x.name, &mut args, b);
-            }
-            if let (Some(f), Some(line)) = (&l.source_file, l.source_line) {
-                s("source", &format!("{f}:{line}"), &mut args, b);
-            }
-            if let (Some(f), Some(line)) = (&l.kernel_file, l.kernel_line) {
-                s("kernel_source", &format!("{f}:{line}"), &mut args, b);
-            }
-            let op =
-                l.framework.as_ref().map(|x| x.name.as_str()).or(l.hlo.as_ref().map(|x| x.name.as_str()));
-            if let Some(op) = op {
-                operator = b.intern(op);
-            }
-        }
-        let args = store_args(b, INSTRUCTION_ARG_ORDER, args);
-        let name = b.intern(ins.opcode());
-        let h = b.add_slice(track, ins.start_ns, ins.dur_ns, name, operator, args);
-        let names = l.map_or_else(InstrNames::default, |l| InstrNames {
-            layer: "",
-            framework: l.framework.as_ref().map_or("", |x| x.name.as_str()),
-            hlo: l.hlo.as_ref().map_or("", |x| x.name.as_str()),
-            penguin: l.penguin.as_ref().map_or("", |x| x.name.as_str()),
-            bir: l.bir.as_ref().map_or("", |x| x.name.as_str()),
-        });
-        let src = l.and_then(|l| Some((l.source_file.as_deref()?, l.source_line.unwrap_or(0))));
-        let mut d = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
+        };
+        let values = [ins.evt_wait_time_ns, ins.wait_cycles, ins.crc_in, ins.crc_out];
+        let own = tpl.per_event.iter().zip(values).map(|(&k, v)| (k, ArgValue::UInt(v as u64)));
+        entries.clear();
+        entries.extend(own);
+        let args = b.add_args_over(tpl.args, &entries);
+        let h = b.add_slice(tpl.track, ins.start_ns, ins.dur_ns, tpl.name, tpl.operator, args);
+        let mut d = tpl.domain;
         (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
         b.set_slice_domain(h, d);
+        let span = (ins.start_ns, ins.start_ns + ins.dur_ns);
         match active.iter_mut().find(|(e, _)| *e == ins.engine) {
-            Some((_, v)) => v.push((ins.start_ns, ins.start_ns + ins.dur_ns)),
-            None => active.push((ins.engine, vec![(ins.start_ns, ins.start_ns + ins.dur_ns)])),
+            Some((_, v)) => v.push(span),
+            None => active.push((ins.engine, vec![span])),
         }
     }
-    // DMA packets, one track per (engine, queue)
+    // DMA packets, one track per (engine, queue): the track, name and the queue's arguments
+    // (engine, queue, queue type) once per queue; each packet's set is based on its queue's
     let dma_cat = b.intern("dma");
+    let own_keys = ["transfer_size", "packet_idx", "crc"].map(|k| b.intern(k));
+    let mut queues: FxHashMap<(u8, u8), (TrackId, StrId, crate::model::ArgsId)> = FxHashMap::default();
     for p in &t.dma_packets {
-        let label = t.dma_queue_label(p.dma_engine, p.queue);
-        let track = dev.dma_queue(b, &label, Some(p.dma_engine as i64), Some(p.queue as i64));
-        let args = vec![
-            ("transfer_size".to_string(), ArgValue::UInt(p.size_bytes as u64)),
-            ("packet_idx".into(), ArgValue::UInt(p.packet_idx as u64)),
-            ("dma_engine".into(), ArgValue::UInt(p.dma_engine as u64)),
-            ("dma_queue".into(), ArgValue::UInt(p.queue as u64)),
-            ("queue_type".into(), ArgValue::Str(b.intern(t.dma_queue_kind(p.dma_engine, p.queue)))),
-            ("crc".into(), ArgValue::UInt(p.crc as u64)),
-        ];
-        let args = store_args(b, DMA_ARG_ORDER, args);
-        let name = b.intern(&label);
+        let (track, name, base) = *queues.entry((p.dma_engine, p.queue)).or_insert_with(|| {
+            let label = t.dma_queue_label(p.dma_engine, p.queue);
+            let kind = t.dma_queue_kind(p.dma_engine, p.queue);
+            let track = dev.dma_queue(b, &label, Some(p.dma_engine as i64), Some(p.queue as i64));
+            if let Some(q) = DmaQueueType::from_name(kind) {
+                b.set_track_dma_queue_type(track, q);
+            }
+            let args = vec![
+                ("transfer_size".to_string(), ArgValue::UInt(0)),
+                ("packet_idx".into(), ArgValue::UInt(0)),
+                ("dma_engine".into(), ArgValue::UInt(p.dma_engine as u64)),
+                ("dma_queue".into(), ArgValue::UInt(p.queue as u64)),
+                ("queue_type".into(), ArgValue::Str(b.intern(kind))),
+                ("crc".into(), ArgValue::UInt(0)),
+            ];
+            let base = store_args(b, DMA_ARG_ORDER, args);
+            (track, b.intern(&label), base)
+        });
+        let own = [p.size_bytes as u64, p.packet_idx as u64, p.crc as u64];
+        let own = [0, 1, 2].map(|i| (own_keys[i], ArgValue::UInt(own[i])));
+        let args = b.add_args_over(base, &own);
         let h = b.add_slice(track, p.start_ns, p.dur_ns, name, dma_cat, args);
         let (start_sub_ps, dur_sub_ps) = sub_ps(p.start_ps, p.end_ps);
         b.set_slice_domain(
             h,
             SliceDomain { bytes: p.size_bytes as u64, start_sub_ps, dur_sub_ps, ..SliceDomain::default() },
         );
-        if let Some(q) = DmaQueueType::from_name(t.dma_queue_kind(p.dma_engine, p.queue)) {
-            b.set_track_dma_queue_type(track, q);
-        }
     }
     // semaphores: one counter per id, in id order
     let mut ids: Vec<u8> = t.semaphore_updates.iter().map(|s| s.semaphore).collect();
@@ -383,6 +356,93 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         }
     }
     b.correlation = Some(report);
+}
+
+/// What every execution of one NTFF instruction shares (see `add_ntff`).
+struct InstrTemplate {
+    track: TrackId,
+    /// The opcode mnemonic.
+    name: StrId,
+    /// The framework operator (else the HLO name): the slice's category.
+    operator: StrId,
+    /// Without the per-event `start_sub_ps` / `dur_sub_ps`.
+    domain: SliceDomain,
+    /// The argument set in display order, with the per-event values zero: the events' base.
+    args: crate::model::ArgsId,
+    /// The keys of the per-event values: evt_wait_time_ns, wait_cycles, crc_in, crc_out.
+    per_event: [StrId; 4],
+}
+
+impl InstrTemplate {
+    const PER_EVENT: [&'static str; 4] = ["evt_wait_time_ns", "wait_cycles", "crc_in", "crc_out"];
+
+    fn new(
+        ins: &ntff::Instruction,
+        l: Option<&Lineage>,
+        dev: &mut crate::import::neuron_device::Device,
+        b: &mut TraceBuilder,
+    ) -> Self {
+        let track = dev.engine(b, ins.label());
+        let mut args: Vec<(String, ArgValue)> = vec![
+            ("pc".into(), ArgValue::UInt(ins.pc as u64)),
+            ("opcode_byte".into(), ArgValue::Str(b.intern(&format!("{:#04x}", ins.opcode_byte)))),
+            ("subgroup".into(), ArgValue::Str(b.intern(ins.subgroup()))),
+        ];
+        args.extend(Self::PER_EVENT.iter().map(|k| (k.to_string(), ArgValue::UInt(0))));
+        if let Some(c) = ins.compiler_pc {
+            args.push(("compiler_pc".into(), ArgValue::UInt(c as u64)));
+        }
+        let mut operator = StrId::EMPTY;
+        if let Some(l) = l {
+            let mut s = |k: &str, v: &str| {
+                let v = b.intern(v);
+                args.push((k.to_string(), ArgValue::Str(v)));
+            };
+            if let Some(x) = &l.framework {
+                s("framework_name", &x.name);
+            }
+            if let Some(x) = &l.hlo {
+                s("hlo_name", &x.name);
+                if let Some(op) = &x.op_type {
+                    s("hlo_op_type", op);
+                }
+                if !x.text.is_empty() {
+                    s("hlo_text", &x.text);
+                }
+            }
+            if let Some(x) = &l.penguin {
+                s("penguin_name", &x.name);
+            }
+            if let Some(x) = &l.bir {
+                s("bir_name", &x.name);
+            }
+            if let (Some(f), Some(line)) = (&l.source_file, l.source_line) {
+                s("source", &format!("{f}:{line}"));
+            }
+            if let (Some(f), Some(line)) = (&l.kernel_file, l.kernel_line) {
+                s("kernel_source", &format!("{f}:{line}"));
+            }
+            let op =
+                l.framework.as_ref().map(|x| x.name.as_str()).or(l.hlo.as_ref().map(|x| x.name.as_str()));
+            if let Some(op) = op {
+                operator = b.intern(op);
+            }
+        }
+        let entries = sorted_args(b, INSTRUCTION_ARG_ORDER, args);
+        let args = b.add_args_slice(&entries);
+        let per_event = Self::PER_EVENT.map(|k| b.intern(k));
+        let name = b.intern(ins.opcode());
+        let names = l.map_or_else(InstrNames::default, |l| InstrNames {
+            layer: "",
+            framework: l.framework.as_ref().map_or("", |x| x.name.as_str()),
+            hlo: l.hlo.as_ref().map_or("", |x| x.name.as_str()),
+            penguin: l.penguin.as_ref().map_or("", |x| x.name.as_str()),
+            bir: l.bir.as_ref().map_or("", |x| x.name.as_str()),
+        });
+        let src = l.and_then(|l| Some((l.source_file.as_deref()?, l.source_line.unwrap_or(0))));
+        let domain = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
+        InstrTemplate { track, name, operator, domain, args, per_event }
+    }
 }
 
 /// Picoseconds past the floored ns of a start and of a duration (`start_ns = floor(start_ps/1000)`,

@@ -260,11 +260,21 @@ pub(crate) fn arg_rank(order: &[&str], key: &str) -> usize {
 pub(crate) fn store_args(
     b: &mut TraceBuilder,
     order: &[&str],
-    mut args: Vec<(String, ArgValue)>,
+    args: Vec<(String, ArgValue)>,
 ) -> crate::model::ArgsId {
-    args.sort_by(|a, c| (arg_rank(order, &a.0), &a.0).cmp(&(arg_rank(order, &c.0), &c.0)));
-    let entries: Vec<(StrId, ArgValue)> = args.into_iter().map(|(k, v)| (b.intern(&k), v)).collect();
+    let entries = sorted_args(b, order, args);
     b.add_args(entries)
+}
+
+/// [`store_args`]'s entries without storing them: interned, in the preferred order. For
+/// importers that build one template per instruction and fill its per-event values.
+pub(crate) fn sorted_args(
+    b: &mut TraceBuilder,
+    order: &[&str],
+    mut args: Vec<(String, ArgValue)>,
+) -> Vec<(StrId, ArgValue)> {
+    args.sort_by(|a, c| (arg_rank(order, &a.0), &a.0).cmp(&(arg_rank(order, &c.0), &c.0)));
+    args.into_iter().map(|(k, v)| (b.intern(&k), v)).collect()
 }
 
 /// The operator lineage of one instruction, as names (empty = absent), outermost first:
@@ -384,11 +394,27 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
 pub(crate) type SpansBy<K> = Vec<(K, Vec<(i64, i64)>)>;
 
 /// Step samples (1 while active, 0 after) for a list of [start, end) intervals.
+/// An engine-activity counter: 1 while any of `spans` runs, else 0 — one step up and one down
+/// per run of overlapping or touching spans (their union), so the samples are in time order and
+/// a short instruction inside a long one does not end the activity early.
 pub(crate) fn add_activity(b: &mut TraceBuilder, c: CounterId, mut spans: Vec<(i64, i64)>) {
     spans.sort_unstable();
+    let mut run: Option<(i64, i64)> = None;
     for (s, e) in spans {
-        b.add_counter_sample(c, s, 1.0);
-        b.add_counter_sample(c, e.max(s), 0.0);
+        let e = e.max(s);
+        match &mut run {
+            Some((_, end)) if s <= *end => *end = (*end).max(e),
+            _ => {
+                if let Some((rs, re)) = run.replace((s, e)) {
+                    b.add_counter_sample(c, rs, 1.0);
+                    b.add_counter_sample(c, re, 0.0);
+                }
+            }
+        }
+    }
+    if let Some((rs, re)) = run {
+        b.add_counter_sample(c, rs, 1.0);
+        b.add_counter_sample(c, re, 0.0);
     }
 }
 
@@ -414,6 +440,19 @@ pub(crate) fn capped_json(b: &mut TraceBuilder, key: &str, mut text: String) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn activity_is_the_union_of_the_spans() {
+        let mut b = TraceBuilder::new("t");
+        let g = b.add_group("d", crate::model::GroupKind::Device);
+        let c = b.add_counter(g, "Tensor active", "");
+        // a short span inside a long one, two touching spans, one apart, out of order
+        add_activity(&mut b, c, vec![(30, 40), (0, 10), (5, 8), (10, 20), (50, 50)]);
+        let t = b.finish();
+        let k = &t.counters[c.idx()];
+        assert_eq!(k.ts_ns, vec![0, 20, 30, 40, 50, 50]);
+        assert_eq!(k.value, vec![1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
+    }
 
     #[test]
     fn names() {

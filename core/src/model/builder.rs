@@ -392,9 +392,7 @@ impl TraceBuilder {
         if self.args.keys.len() == before {
             return ArgsId::NONE;
         }
-        let id = ArgsId((self.args.offsets.len() - 1) as u32);
-        self.args.offsets.push(self.args.keys.len() as u32);
-        id
+        self.close_args_set(u32::MAX)
     }
     /// [`Self::add_args`] from a slice (one reservation; for importers that parse into a buffer).
     pub fn add_args_slice(&mut self, entries: &[(StrId, ArgValue)]) -> ArgsId {
@@ -403,8 +401,51 @@ impl TraceBuilder {
         }
         self.args.keys.extend(entries.iter().map(|e| e.0));
         self.args.values.extend(entries.iter().map(|e| e.1));
+        self.close_args_set(u32::MAX)
+    }
+    /// An argument set that reads as `base` with `entries` overriding it (see [`ArgStore`]'s
+    /// "Based sets"): entries whose value equals the base's are not stored, and when none is
+    /// left the set *is* `base` (sets are shared, never edited). `base` must be an eager set
+    /// without a base of its own, else the entries are stored as a plain set over it merged.
+    pub fn add_args_over(&mut self, base: ArgsId, entries: &[(StrId, ArgValue)]) -> ArgsId {
+        let usable = base != ArgsId::NONE
+            && !base.is_lazy()
+            && base.idx() < self.args.len()
+            && self.args.base_of(base) == ArgsId::NONE;
+        if !usable {
+            let mut all: Vec<(StrId, ArgValue)> = self.args.get(base).collect();
+            for &(k, v) in entries {
+                match all.iter_mut().find(|e| e.0 == k) {
+                    Some(e) => e.1 = v,
+                    None => all.push((k, v)),
+                }
+            }
+            return self.add_args_slice(&all);
+        }
+        let before = self.args.keys.len();
+        for &(k, v) in entries {
+            let (bk, bv) = self.args.own(base);
+            if bk.iter().position(|&b| b == k).is_some_and(|j| bv[j] == v) {
+                continue;
+            }
+            self.args.keys.push(k);
+            self.args.values.push(v);
+        }
+        if self.args.keys.len() == before {
+            return base;
+        }
+        if self.args.bases.is_empty() {
+            self.args.bases = vec![u32::MAX; self.args.len()];
+        }
+        self.close_args_set(base.0)
+    }
+    /// End the set whose entries were just pushed, with `base` (`u32::MAX` = none).
+    fn close_args_set(&mut self, base: u32) -> ArgsId {
         let id = ArgsId((self.args.offsets.len() - 1) as u32);
         self.args.offsets.push(self.args.keys.len() as u32);
+        if !self.args.bases.is_empty() {
+            self.args.bases.push(base);
+        }
         id
     }
     /// Add a lazy argument set: the `args` object at `offset..offset + len` of input file
@@ -765,6 +806,7 @@ impl TraceBuilder {
         args.offsets.shrink_to_fit();
         args.lazy.shrink_to_fit();
         args.lazy_ids.shrink_to_fit();
+        args.bases.shrink_to_fit();
         Trace {
             format: self.format,
             strings: self.strings.finish(),

@@ -355,6 +355,13 @@ pub enum ArgValue {
 
 /// All argument sets of a trace: set i is `entries[offsets[i]..offsets[i+1]]`.
 ///
+/// **Based sets.** When `bases` is not empty it has one entry per set: `bases[i]` is the set
+/// that set i overrides (`u32::MAX` = none). Set i then reads as its base's entries in the base's
+/// order, each value replaced by set i's own entry with the same key, followed by set i's own
+/// entries whose keys the base lacks. A base precedes the sets based on it and has no base
+/// itself ([`Trace::validate`]). Importers use it for what every execution of one instruction
+/// shares (names, lineage) — the events keep only their own values.
+///
 /// Lazy sets (ids with [`ArgsId::LAZY_BIT`]) are not in memory: `lazy[i]` is a packed
 /// [`LazyArgs`] byte range of the source file and `lazy_ids[i]` the [`GpuIds`] read from it at
 /// load time (`i64::MIN` = absent). [`ArgStore::get`] yields nothing for them.
@@ -365,9 +372,29 @@ pub struct ArgStore {
     pub values: Vec<ArgValue>,
     pub lazy: Vec<u64>,
     pub lazy_ids: Vec<[i64; 2]>,
+    pub bases: Vec<u32>,
 }
 
 impl ArgStore {
+    /// The base of set `id` ([`ArgsId::NONE`] for none, lazy and unknown sets).
+    pub fn base_of(&self, id: ArgsId) -> ArgsId {
+        if id.is_lazy() {
+            return ArgsId::NONE;
+        }
+        self.bases.get(id.0 as usize).map_or(ArgsId::NONE, |&b| ArgsId(b))
+    }
+    /// The entries set `id` holds itself (without its base's).
+    pub fn own(&self, id: ArgsId) -> (&[StrId], &[ArgValue]) {
+        // `NONE` is u32::MAX: `i + 1` would overflow a 32-bit usize (wasm32), so test it first
+        let i = id.0 as usize;
+        let r = match (id != ArgsId::NONE && !id.is_lazy())
+            .then(|| (self.offsets.get(i), self.offsets.get(i + 1)))
+        {
+            Some((Some(&a), Some(&b))) => a as usize..b as usize,
+            _ => 0..0,
+        };
+        (&self.keys[r.clone()], &self.values[r])
+    }
     /// Add a lazy set; `None` when the range does not fit a [`LazyArgs`] or the ids run out.
     pub fn push_lazy(&mut self, r: LazyArgs, ids: GpuIds) -> Option<ArgsId> {
         let packed = r.pack()?;
@@ -400,16 +427,15 @@ impl ArgStore {
             id.idx() < self.len()
         }
     }
+    /// The entries of set `id`, its base's included (see "Based sets" above).
     pub fn get(&self, id: ArgsId) -> impl Iterator<Item = (StrId, ArgValue)> + '_ {
-        // `NONE` is u32::MAX: `i + 1` would overflow a 32-bit usize (wasm32), so test it first
-        let i = id.0 as usize;
-        let r = match (id != ArgsId::NONE && !id.is_lazy())
-            .then(|| (self.offsets.get(i), self.offsets.get(i + 1)))
-        {
-            Some((Some(&a), Some(&b))) => a as usize..b as usize,
-            _ => 0..0,
-        };
-        self.keys[r.clone()].iter().copied().zip(self.values[r].iter().copied())
+        let (ok, ov) = self.own(id);
+        let (bk, bv) = self.own(self.base_of(id));
+        let based = bk.iter().zip(bv).map(move |(&k, &v)| {
+            let own = ok.iter().position(|&o| o == k);
+            (k, own.map_or(v, |j| ov[j]))
+        });
+        based.chain(ok.iter().zip(ov).filter(move |(k, _)| !bk.contains(k)).map(|(&k, &v)| (k, v)))
     }
     pub fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)
@@ -423,6 +449,7 @@ impl ArgStore {
             + self.values.capacity() * 16
             + self.lazy.capacity() * 8
             + self.lazy_ids.capacity() * 16
+            + self.bases.capacity() * 4
     }
 }
 

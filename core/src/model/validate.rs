@@ -31,6 +31,16 @@ impl Trace {
         {
             return bad("argument offsets are not monotonic or do not end at the entry count".into());
         }
+        if !self.args.bases.is_empty() {
+            if self.args.bases.len() != self.args.len() {
+                return bad("argument bases and sets differ in length".into());
+            }
+            for (i, &b) in self.args.bases.iter().enumerate() {
+                if b != u32::MAX && (b as usize >= i || self.args.bases[b as usize] != u32::MAX) {
+                    return bad(format!("argument set {i}: base {b} is not an earlier set without a base"));
+                }
+            }
+        }
         for (gi, g) in self.groups.iter().enumerate() {
             if !s_ok(g.name) {
                 return bad(format!("group {gi}: name out of range"));
@@ -228,5 +238,58 @@ mod tests {
         assert_ne!(a, b.add_operator(OpId::NONE, OpLevel::Hlo, "x"));
         assert_eq!(b.add_source("f", 1), b.add_source("f", 1));
         assert_ne!(b.add_source("f", 1), b.add_source("f", 2));
+    }
+
+    #[test]
+    fn based_argument_sets_read_as_their_base_overridden() {
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("p", GroupKind::Device);
+        let t = b.add_track(g, "Tensor", TrackKind::Stream, "0");
+        let [pc, crc, name, extra] = ["pc", "crc", "name", "extra"].map(|k| b.intern(k));
+        let v = b.intern("matmul");
+        let plain = b.add_args([(pc, ArgValue::UInt(1))]);
+        let base = b.add_args([(pc, ArgValue::UInt(3)), (crc, ArgValue::UInt(0)), (name, ArgValue::Str(v))]);
+        // equal to the base: no set stored, the base itself
+        assert_eq!(b.add_args_over(base, &[(crc, ArgValue::UInt(0))]), base);
+        assert_eq!(b.add_args_over(base, &[]), base);
+        let over = b.add_args_over(base, &[(crc, ArgValue::UInt(9)), (extra, ArgValue::Bool(true))]);
+        assert_ne!(over, base);
+        // a based set as a base: stored merged, without a base of its own
+        let twice = b.add_args_over(over, &[(pc, ArgValue::UInt(4))]);
+        for (i, a) in [plain, base, over, twice].into_iter().enumerate() {
+            b.add_slice(t, 10 * i as i64, 5, v, StrId::EMPTY, a);
+        }
+        let tr = b.finish();
+        tr.validate().unwrap();
+        let get = |a: ArgsId| tr.args.get(a).collect::<Vec<_>>();
+        assert_eq!(get(plain), vec![(pc, ArgValue::UInt(1))]);
+        // the base's order, its values overridden, then the set's own new keys
+        assert_eq!(
+            get(over),
+            vec![
+                (pc, ArgValue::UInt(3)),
+                (crc, ArgValue::UInt(9)),
+                (name, ArgValue::Str(v)),
+                (extra, ArgValue::Bool(true))
+            ]
+        );
+        assert_eq!(tr.args.base_of(over), base);
+        assert_eq!(tr.args.base_of(twice), ArgsId::NONE);
+        assert_eq!(get(twice)[0], (pc, ArgValue::UInt(4)));
+        assert_eq!(get(twice)[1..], get(over)[1..]);
+        // the wire keeps the bases
+        let back = crate::model::wire::decode(&crate::model::wire::encode(tr.clone()).unwrap()).unwrap();
+        assert_eq!(back.args.bases, tr.args.bases);
+        assert_eq!(back.args.get(over).collect::<Vec<_>>(), get(over));
+        // a base that is later, or based itself, is refused
+        let mut bad = tr.clone();
+        bad.args.bases[1] = 2;
+        assert!(bad.validate().is_err());
+        let mut bad = tr.clone();
+        bad.args.bases[2] = 2;
+        assert!(bad.validate().is_err());
+        let mut bad = tr;
+        bad.args.bases.pop();
+        assert!(bad.validate().is_err());
     }
 }

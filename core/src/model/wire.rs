@@ -348,6 +348,7 @@ fn for_each_column<'a>(trace: &'a mut Trace, f: &mut dyn FnMut(ColumnMut<'a>)) {
     f(ColumnMut::Values(&mut trace.args.values));
     f(ColumnMut::U64(&mut trace.args.lazy));
     f(ColumnMut::I64x2(&mut trace.args.lazy_ids));
+    f(ColumnMut::U32(&mut trace.args.bases));
 }
 
 /// Encode `trace` (consumed: its columns are moved, not copied, before being written).

@@ -17,11 +17,13 @@ use super::neff::{Engine, Lineage, Neff};
 use super::ntff::Ntff;
 use crate::model::CorrelationReport;
 use std::collections::HashMap;
+use std::sync::Arc;
 
-/// What correlation found for one instruction event.
+/// What correlation found for one instruction event. The lineage is shared by every event of
+/// the same (engine, compiler_pc): a loop's millions of executions hold one copy.
 #[derive(Debug, Clone, Default)]
 pub struct Correlated {
-    pub lineage: Option<Lineage>,
+    pub lineage: Option<Arc<Lineage>>,
 }
 
 pub const LEVELS: [&str; 8] =
@@ -86,7 +88,7 @@ pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Vec<Correlated>, Correlat
             ));
         }
     }
-    let mut cache: HashMap<(u8, u32), Option<Lineage>> = HashMap::new();
+    let mut cache: HashMap<(u8, u32), Option<Arc<Lineage>>> = HashMap::new();
     let mut out = Vec::with_capacity(ntff.instructions.len());
     for ins in &ntff.instructions {
         reached[0] += 1;
@@ -106,8 +108,10 @@ pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Vec<Correlated>, Correlat
             out.push(Correlated::default());
             continue;
         };
-        let lineage =
-            cache.entry((ins.engine, cpc)).or_insert_with(|| neff.resolve(&sg, engine, cpc as u64)).clone();
+        let lineage = cache
+            .entry((ins.engine, cpc))
+            .or_insert_with(|| neff.resolve(&sg, engine, cpc as u64).map(Arc::new))
+            .clone();
         let Some(l) = lineage else {
             miss("compiler_pc outside the NEFF instruction stream", &mut unmatched);
             out.push(Correlated::default());
