@@ -101,11 +101,21 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
+/// An error on stderr: the message may name a hostile file or option, so it is escaped; the
+/// usage that ends some messages is ours and printed as it is.
+fn print_error(m: &str) {
+    match m.strip_suffix(USAGE) {
+        Some("") => eprint!("{USAGE}"),
+        Some(head) => eprintln!("loupe: {}\n{USAGE}", text(head.trim_end_matches('\n'))),
+        None => eprintln!("loupe: {}", text(m)),
+    }
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
         Err(m) => {
-            eprintln!("{m}");
+            print_error(&m);
             return ExitCode::from(2);
         }
     };
@@ -121,7 +131,7 @@ fn main() -> ExitCode {
     match std::panic::catch_unwind(|| run(&args)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(m)) => {
-            eprintln!("loupe: {}", text(&m));
+            print_error(&m);
             ExitCode::FAILURE
         }
         Err(_) => {
@@ -388,6 +398,7 @@ fn run(a: &Args) -> Result<(), String> {
             }
             writeln!(out, "loupe (a saved .loupe file)").map_err(io)?;
         }
+        "help" | "-h" | "--help" => write!(out, "{USAGE}").map_err(io)?,
         c => return Err(format!("unknown command {c}\n{USAGE}")),
     }
     out.flush().map_err(io)

@@ -322,3 +322,19 @@ fn dashboard_json() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--iterations wants A:B"));
 }
+
+#[test]
+fn help_prints_the_usage_as_text_and_errors_escape_only_the_message() {
+    let out = loupe().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let usage = String::from_utf8(out.stdout).unwrap();
+    assert!(usage.starts_with("usage:\n") && usage.contains("\n  loupe summary FILE"), "{usage}");
+    assert!(!usage.contains("\\u{"), "the usage is escaped: {usage}");
+    // an unknown command with a control character: the command escaped, the usage as text
+    let out = loupe().arg("bogus\x1b[31m").output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains('\x1b'), "{err}");
+    assert!(err.starts_with("loupe: unknown command bogus") && err.contains("\nusage:\n"), "{err}");
+    assert!(!err.contains("\\u{a}"), "{err}");
+}
