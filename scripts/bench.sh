@@ -90,6 +90,11 @@ if [ "${SKIP_REOPEN:-0}" != 1 ] && [ -f dist/index.html ]; then
   for mb in 50 200; do TRACE_MB=$mb RUNS=2 node tests/bench/reopen.mjs | tee -a "$OUT/reopen.txt"; done
 fi
 
+if [ "${SKIP_NTFF_APP:-0}" != 1 ] && [ -f dist/index.html ]; then
+  step "NTFF end to end in the app (issue 10 goal 7): a generated ${NTFF_APP_MB:-100} MB NEFF + NTFF pair"
+  NTFF_MB=${NTFF_APP_MB:-100} RUNS=2 node tests/bench/open-ntff.mjs | tee "$OUT/ntff-app.txt"
+fi
+
 step "summary"
 node tests/bench/summary.mjs "$OUT"
 step done
