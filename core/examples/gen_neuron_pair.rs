@@ -3,7 +3,8 @@
 //! `cargo run -p loupe-core --example gen_neuron_pair -- <dir> [iterations]`
 //!
 //! Writes `<dir>/model.neff` (`neff::writer::minimal_neff`), `<dir>/model.ntff`
-//! (`ntff::writer::minimal_pair_capture`, default 6 iterations), `<dir>/src/model.py` (line 58 is
+//! (`ntff::writer::minimal_pair_capture`, default 6 iterations, each instruction execution with
+//! its own pseudo-random wait and CRCs), `<dir>/src/model.py` (line 58 is
 //! the matmul the debug info points at) and `<dir>/src/kernel.py` (line 13, the kernel line of
 //! the BIR debug info).
 
@@ -126,7 +127,19 @@ fn main() {
         std::process::exit(1);
     }
     write(&dir.join("model.neff"), &neff::writer::minimal_neff());
-    write(&dir.join("model.ntff"), &ntff::writer::write(&ntff::writer::minimal_pair_capture(iterations)));
+    // every execution with its own wait and CRCs, as on hardware (the fixture's are all zero):
+    // a model that shared them would look smaller than a real capture's
+    let mut capture = ntff::writer::minimal_pair_capture(iterations);
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for ins in capture.instructions.iter_mut().skip(1) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ins.crc_in = x as u16;
+        ins.crc_out = (x >> 16) as u16;
+        ins.wait_cycles = (x >> 32) as u16 % 64;
+    }
+    write(&dir.join("model.ntff"), &ntff::writer::write(&capture));
     write(&src.join("model.py"), MODEL_PY.as_bytes());
     write(&src.join("kernel.py"), KERNEL_PY.as_bytes());
     println!("wrote model.neff, model.ntff, src/model.py, src/kernel.py to {}", dir.display());

@@ -16,7 +16,7 @@ const DIST = process.env.LOUPE_DIST ? path.resolve(process.env.LOUPE_DIST) : pat
 const NTFF_MB = +(process.env.NTFF_MB ?? 100);
 const RUNS = +(process.env.RUNS ?? 3);
 const iterations = Math.max(1, Math.round((NTFF_MB * 1e6) / 96));
-const DIR = path.join(ROOT, `target/bench/neuron-pair-${iterations}`);
+const DIR = path.join(ROOT, `target/bench/neuron-pair-v2-${iterations}`);
 if (!fs.existsSync(path.join(DIR, 'model.ntff'))) {
   process.stderr.write(`generating ${DIR} (${iterations} iterations)...\n`);
   execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'loupe-core', '--example', 'gen_neuron_pair', '--', DIR, String(iterations)], { cwd: ROOT, stdio: 'inherit' });

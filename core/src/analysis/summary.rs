@@ -81,23 +81,108 @@ fn clip(s: i64, e: i64, t0: i64, t1: i64) -> i64 {
     (e.min(t1) - s.max(t0)).max(0)
 }
 
-/// Builds a [`WindowIndex`] one track at a time (the page yields to the browser between tracks,
-/// so a big profile's index never freezes it).
+/// Builds a [`WindowIndex`] in bounded steps of at most [`WindowIndexBuilder::STEP`] slices
+/// (the page yields to the browser between steps, so a million-slice engine track never
+/// freezes it): a track's prefix sums in chunks, then its busy union as a merge of its depths,
+/// each already sorted by start, a chunk of intervals at a time.
 #[derive(Debug, Default)]
 pub struct WindowIndexBuilder {
     tracks: Vec<TrackIndex>,
+    cur: Option<TrackBuild>,
 }
 
+/// The track being indexed.
+#[derive(Debug, Default)]
+struct TrackBuild {
+    ti: TrackIndex,
+    has_bytes: bool,
+    /// Next slice of the prefix sums.
+    next: usize,
+    /// The busy merge, once the prefix sums are done: per depth its next slice and its end,
+    /// smallest start first.
+    heap: Option<LaneHeap>,
+}
+
+/// (start, end, slice, end of its depth's range), smallest first.
+type LaneHeap = std::collections::BinaryHeap<std::cmp::Reverse<(i64, i64, usize, usize)>>;
+
 impl WindowIndexBuilder {
-    /// Index the next track of `trace`; `false` once every track is indexed.
+    /// Slices per step.
+    pub const STEP: usize = 1 << 18;
+
+    /// Do the next step; `false` once every track is indexed.
     pub fn add_next(&mut self, trace: &Trace) -> bool {
-        match trace.tracks.get(self.tracks.len()) {
-            Some(t) => {
-                self.tracks.push(track_index(t));
-                true
+        let Some(t) = trace.tracks.get(self.tracks.len()) else { return false };
+        let c = &t.slices;
+        let n = c.len();
+        let b = self.cur.get_or_insert_with(|| {
+            let has_bytes = c.domain.as_ref().is_some_and(|d| d.bytes.iter().any(|&b| b != u64::MAX));
+            let mut ti = TrackIndex { dur_prefix: Vec::with_capacity(n + 1), ..TrackIndex::default() };
+            ti.dur_prefix.push(0);
+            if has_bytes {
+                // bytes only where some slice has them (DMA tracks): 8 bytes per slice saved elsewhere
+                ti.bytes_prefix.reserve(n + 1);
+                ti.bytes_prefix.push(0);
             }
-            None => false,
+            TrackBuild { ti, has_bytes, ..TrackBuild::default() }
+        });
+        if b.next < n {
+            let end = (b.next + Self::STEP).min(n);
+            let mut acc = *b.ti.dur_prefix.last().unwrap_or(&0);
+            b.ti.dur_prefix.extend(c.dur_ns[b.next..end].iter().map(|&d| {
+                acc = acc.saturating_add(d);
+                acc
+            }));
+            if let (true, Some(d)) = (b.has_bytes, c.domain.as_ref()) {
+                let mut accb = *b.ti.bytes_prefix.last().unwrap_or(&0);
+                b.ti.bytes_prefix.extend(d.bytes[b.next..end].iter().map(|&x| {
+                    accb = accb.saturating_add(if x == u64::MAX { 0 } else { x });
+                    accb
+                }));
+            }
+            b.next = end;
+            return true;
         }
+        // union: depth 0 of a nested track covers every deeper slice; lanes need every depth
+        let heap = b.heap.get_or_insert_with(|| {
+            let depths = match t.layout {
+                crate::model::Layout::Nested => 1.min(c.depth_count()),
+                crate::model::Layout::Lanes => c.depth_count(),
+            };
+            (0..depths)
+                .map(|d| c.depth_range(d))
+                .filter(|r| !r.is_empty())
+                .map(|r| std::cmp::Reverse((c.start_ns[r.start], c.end_ns(r.start), r.start, r.end)))
+                .collect()
+        });
+        let (starts, ends) = (&mut b.ti.busy_start, &mut b.ti.busy_end);
+        for _ in 0..Self::STEP {
+            let Some(std::cmp::Reverse((s, e, i, lane_end))) = heap.pop() else { break };
+            if i + 1 < lane_end {
+                heap.push(std::cmp::Reverse((c.start_ns[i + 1], c.end_ns(i + 1), i + 1, lane_end)));
+            }
+            match ends.last_mut() {
+                Some(last) if s <= *last => *last = (*last).max(e),
+                _ => {
+                    starts.push(s);
+                    ends.push(e);
+                }
+            }
+        }
+        if !heap.is_empty() {
+            return true;
+        }
+        let mut ti = std::mem::take(&mut b.ti);
+        self.cur = None;
+        ti.busy_prefix.reserve(ti.busy_start.len() + 1);
+        let mut a = 0i64;
+        ti.busy_prefix.push(0);
+        for k in 0..ti.busy_start.len() {
+            a = a.saturating_add(ti.busy_end[k] - ti.busy_start[k]);
+            ti.busy_prefix.push(a);
+        }
+        self.tracks.push(ti);
+        true
     }
     /// Tracks indexed so far.
     pub fn tracks_done(&self) -> usize {
@@ -106,55 +191,6 @@ impl WindowIndexBuilder {
     pub fn finish(self) -> WindowIndex {
         WindowIndex { tracks: self.tracks }
     }
-}
-
-fn track_index(t: &crate::model::Track) -> TrackIndex {
-    let c = &t.slices;
-    let n = c.len();
-    let mut dur_prefix = Vec::with_capacity(n + 1);
-    let (mut acc, mut accb) = (0i64, 0u64);
-    dur_prefix.push(0);
-    for i in 0..n {
-        acc = acc.saturating_add(c.dur_ns[i]);
-        dur_prefix.push(acc);
-    }
-    // bytes only where some slice has them (DMA tracks): 8 bytes per slice saved elsewhere
-    let mut bytes_prefix = Vec::new();
-    if let Some(d) = c.domain.as_ref().filter(|d| d.bytes.iter().any(|&b| b != u64::MAX)) {
-        bytes_prefix.reserve(n + 1);
-        bytes_prefix.push(0);
-        for &b in &d.bytes {
-            accb = accb.saturating_add(if b == u64::MAX { 0 } else { b });
-            bytes_prefix.push(accb);
-        }
-    }
-    // union: depth 0 of a nested track covers every deeper slice; lanes need a merge
-    let mut iv: Vec<(i64, i64)> = match t.layout {
-        crate::model::Layout::Nested => c.depth_range(0).map(|i| (c.start_ns[i], c.end_ns(i))).collect(),
-        crate::model::Layout::Lanes => (0..n).map(|i| (c.start_ns[i], c.end_ns(i))).collect(),
-    };
-    if t.layout == crate::model::Layout::Lanes || c.depth_count() > 1 {
-        iv.sort_unstable();
-    }
-    let mut busy_start = Vec::new();
-    let mut busy_end: Vec<i64> = Vec::new();
-    for (s, e) in iv {
-        match busy_end.last_mut() {
-            Some(last) if s <= *last => *last = (*last).max(e),
-            _ => {
-                busy_start.push(s);
-                busy_end.push(e);
-            }
-        }
-    }
-    let mut busy_prefix = Vec::with_capacity(busy_start.len() + 1);
-    let mut a = 0i64;
-    busy_prefix.push(0);
-    for k in 0..busy_start.len() {
-        a = a.saturating_add(busy_end[k] - busy_start[k]);
-        busy_prefix.push(a);
-    }
-    TrackIndex { dur_prefix, bytes_prefix, busy_start, busy_end, busy_prefix }
 }
 
 impl WindowIndex {
@@ -393,5 +429,56 @@ mod tests {
         assert_eq!((s2.slices, s2.dma_bytes), (2, 300));
         let (list, total) = slices_in(&t, 0, 12, &only_dma, 1);
         assert_eq!((list.len(), total), (1, 2));
+    }
+
+    #[test]
+    fn stepped_index_of_a_big_lanes_track_is_the_exact_union() {
+        // more slices than one step, in several overlapping lanes, plus a nested track
+        let mut b = TraceBuilder::new("t");
+        let g = b.add_group("dev", GroupKind::Device);
+        let pe = b.add_track(g, "Tensor", TrackKind::Stream, "0");
+        b.set_track_layout(pe, Layout::Lanes);
+        let th = b.add_track(g, "cpu", TrackKind::Thread, "1");
+        let n = b.intern("x");
+        let mut rng = crate::rng::Rng(7);
+        let mut t = 0i64;
+        for _ in 0..WindowIndexBuilder::STEP + 40_000 {
+            t += rng.range(0, 7);
+            b.add_slice(pe, t, rng.range(0, 20), n, StrId::EMPTY, ArgsId::NONE);
+        }
+        for k in 0..1000 {
+            b.add_slice(th, k * 100, 50, n, StrId::EMPTY, ArgsId::NONE);
+            b.add_slice(th, k * 100 + 10, 10, n, StrId::EMPTY, ArgsId::NONE);
+        }
+        let tr = b.finish();
+        assert!(tr.tracks[0].slices.depth_count() > 1, "the lanes track has one lane");
+        let mut steps = 0;
+        let mut ib = WindowIndexBuilder::default();
+        while ib.add_next(&tr) {
+            steps += 1;
+        }
+        assert!(steps > 4, "{steps} steps");
+        let ix = ib.finish();
+        for (k, track) in tr.tracks.iter().enumerate() {
+            // reference: every slice (lanes) or depth 0 (nested), sorted, merged
+            let c = &track.slices;
+            let range = if track.layout == Layout::Lanes { 0..c.len() } else { c.depth_range(0) };
+            let mut iv: Vec<(i64, i64)> = range.map(|i| (c.start_ns[i], c.end_ns(i))).collect();
+            iv.sort_unstable();
+            let mut want: Vec<(i64, i64)> = Vec::new();
+            for (s, e) in iv {
+                match want.last_mut() {
+                    Some(l) if s <= l.1 => l.1 = l.1.max(e),
+                    _ => want.push((s, e)),
+                }
+            }
+            let got = &ix.tracks[k];
+            assert_eq!(got.busy_start, want.iter().map(|w| w.0).collect::<Vec<_>>(), "track {k}");
+            assert_eq!(got.busy_end, want.iter().map(|w| w.1).collect::<Vec<_>>(), "track {k}");
+            let total: i64 = want.iter().map(|w| w.1 - w.0).sum();
+            assert_eq!(*got.busy_prefix.last().unwrap(), total);
+            assert_eq!(got.dur_prefix.len(), c.len() + 1);
+            assert_eq!(*got.dur_prefix.last().unwrap(), c.dur_ns.iter().sum::<i64>());
+        }
     }
 }
