@@ -240,10 +240,26 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
             dma_queue_count: Some(m.dma_queues.len() as u64),
         },
     );
-    // engines in the usual order, even when idle
+    // engines in the usual order, even when idle, each with room for its instructions
+    // (first-seen order: an engine outside the usual six gets its track where it used to)
+    let mut per_engine: Vec<(&str, usize)> = Vec::new();
+    for ins in &t.instructions {
+        let label = ins.label();
+        match per_engine.iter_mut().find(|e| e.0 == label) {
+            Some(e) => e.1 += 1,
+            None => per_engine.push((label, 1)),
+        }
+    }
     for e in ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"] {
         dev.engine(b, e);
     }
+    for (label, n) in per_engine {
+        let track = dev.engine(b, label);
+        b.reserve_slices(track, n, true);
+    }
+    // per instruction event its own wait and CRCs; per DMA packet its size, index and CRC
+    let events = t.instructions.len() + t.dma_packets.len();
+    b.reserve_args(events, 4 * t.instructions.len() + 3 * t.dma_packets.len());
     // Every execution of one instruction (engine, runtime pc, compiler pc, opcode) shares its
     // track, names, operator, typed domain and arguments: they are built once per instruction
     // ([`InstrTemplate`]); each event's argument set is based on the instruction's and holds

@@ -435,7 +435,8 @@ impl TraceBuilder {
             return base;
         }
         if self.args.bases.is_empty() {
-            self.args.bases = vec![u32::MAX; self.args.len()];
+            self.args.bases = Vec::with_capacity(self.args.offsets.capacity());
+            self.args.bases.resize(self.args.len(), u32::MAX);
         }
         self.close_args_set(base.0)
     }
@@ -458,6 +459,26 @@ impl TraceBuilder {
     /// Entries of an argument set added so far.
     pub fn args_of(&self, id: ArgsId) -> Vec<(StrId, ArgValue)> {
         self.args.get(id).collect()
+    }
+
+    /// Room for `sets` more argument sets of `entries` entries in all (importers that know
+    /// their event count: the store then grows once instead of doubling through copies).
+    pub fn reserve_args(&mut self, sets: usize, entries: usize) {
+        self.args.offsets.reserve(sets);
+        self.args.keys.reserve(entries);
+        self.args.values.reserve(entries);
+    }
+    /// Room for `n` more slices on `track`, with their domain when `domain`.
+    pub fn reserve_slices(&mut self, track: TrackId, n: usize, domain: bool) {
+        let Some((_, t)) = self.tracks.get_mut(track.idx()) else { return };
+        t.start_ns.reserve(n);
+        t.dur_ns.reserve(n);
+        t.name.reserve(n);
+        t.category.reserve(n);
+        t.args.reserve(n);
+        if domain {
+            t.domain.reserve(n);
+        }
     }
 
     /// Add a slice. A negative duration is a damaged event: it is counted and clamped to 0.
