@@ -195,7 +195,8 @@ type Spans = Vec<(i64, i64)>;
 /// Sort and merge into disjoint blocks (merged when `start <= current end`, as neuron-profile's
 /// `active_time` table does).
 fn merge(mut v: Spans) -> Spans {
-    v.sort_unstable();
+    // stable: a lanes track's slices are one sorted run per lane, which it merges (pdqsort does not)
+    v.sort();
     let mut out: Spans = Vec::new();
     for (s, e) in v {
         match out.last_mut() {
