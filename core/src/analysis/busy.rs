@@ -58,6 +58,22 @@ pub fn sampled_runs(trace: &Trace) -> Vec<Vec<(i64, i64)>> {
     ev.chunks(RUN_LEN).map(<[_]>::to_vec).collect()
 }
 
+/// The union of `[start, end)` spans as disjoint blocks sorted by start; spans that overlap or
+/// touch (`start <= end` of the block so far) join one block, as neuron-profile's `active_time`
+/// table counts them. Stable sort: spans gathered from a lanes track are one sorted run per
+/// lane, which it merges (an unstable sort would sort them from scratch).
+pub fn union(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    spans.sort();
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for (s, e) in spans {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
 /// Sort one run by start (the order among equal starts does not change the result).
 pub fn sort_run(run: &mut [(i64, i64)]) {
     run.sort_unstable_by_key(|e| e.0);

@@ -77,6 +77,7 @@
 //! largest reported execution time among them. Several unrelated profiles loaded together are
 //! summed too (no typed notion of "profile" yet).
 
+use super::busy::union;
 use crate::model::{DeviceInfo, DmaQueueType, Engine, GroupKind, SliceColumns, Trace, TrackRole};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -191,21 +192,6 @@ impl Serialize for DeviceSummary {
 
 /// Intervals in picoseconds relative to the trace start.
 type Spans = Vec<(i64, i64)>;
-
-/// Sort and merge into disjoint blocks (merged when `start <= current end`, as neuron-profile's
-/// `active_time` table does).
-fn merge(mut v: Spans) -> Spans {
-    // stable: a lanes track's slices are one sorted run per lane, which it merges (pdqsort does not)
-    v.sort();
-    let mut out: Spans = Vec::new();
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
 
 /// Total length of disjoint blocks.
 fn total(blocks: &Spans) -> i128 {
@@ -323,7 +309,7 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
                     }
                 }
                 // merge per track first: blocks are far fewer than instructions on a busy engine
-                acc.busy.extend(merge(busy));
+                acc.busy.extend(union(busy));
             }
             TrackRole::DmaQueue => {
                 any = true;
@@ -349,7 +335,7 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
                         k.bytes = k.bytes.saturating_add(b);
                     }
                 }
-                let blocks = merge(spans);
+                let blocks = union(spans);
                 if let Some(k) = class {
                     k.spans.extend_from_slice(&blocks);
                 }
@@ -425,7 +411,7 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
 
     // data_movement
     const DM: &str = "data_movement";
-    let packet_blocks = merge(packet_blocks);
+    let packet_blocks = union(packet_blocks);
     let dma_active = total(&packet_blocks);
     all_blocks.extend(packet_blocks);
     let dma_active_s = dma_active as f64 * 1e-12;
@@ -452,12 +438,12 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     }
     if !untyped_queues {
         let (pk, by) = (packets as f64, packet_bytes as f64);
-        let stat_active = total(&merge(std::mem::take(&mut stat.spans)));
-        let sw_active = total(&merge(sw.spans.clone()));
-        let hw_active = total(&merge(hw.spans.clone()));
+        let stat_active = total(&union(std::mem::take(&mut stat.spans)));
+        let sw_active = total(&union(sw.spans.clone()));
+        let hw_active = total(&union(hw.spans.clone()));
         let mut dyn_spans = std::mem::take(&mut sw.spans);
         dyn_spans.append(&mut hw.spans);
-        let dyn_active = total(&merge(dyn_spans));
+        let dyn_active = total(&union(dyn_spans));
         let da = dma_active as f64;
         out.secs("static_dma_active_time", stat_active, DM);
         out.frac("static_dma_active_time_percent", stat_active as f64, da, DM);
@@ -504,7 +490,7 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     // engines, in neuron-profile's group order
     for (slot, group, keys) in ENGINE_KEYS {
         let e = &mut engines[slot];
-        let blocks = merge(std::mem::take(&mut e.busy));
+        let blocks = union(std::mem::take(&mut e.busy));
         let active = total(&blocks);
         all_blocks.extend(blocks);
         if slot == TENSOR {
@@ -529,7 +515,7 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     }
 
     // summary
-    let total_active = total(&merge(all_blocks));
+    let total_active = total(&union(all_blocks));
     out.secs("total_active_time", total_active, "summary");
     if let Some(t) = total_s {
         out.frac("total_active_time_percent", total_active as f64 * 1e-12, t, "summary");

@@ -360,19 +360,6 @@ fn union_len(v: &mut [(i64, i64)]) -> i64 {
     total
 }
 
-/// Merge intervals into a sorted disjoint list.
-fn merge(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    v.sort_unstable();
-    let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
-
 /// The parts of a sorted disjoint list inside `[t0, t1)`.
 fn clip(v: &[(i64, i64)], t0: i64, t1: i64) -> impl Iterator<Item = (i64, i64)> + '_ {
     let k = v.partition_point(|&(_, e)| e <= t0);
@@ -536,7 +523,7 @@ impl DlprofIndex {
             devices,
             activities,
             ops,
-            cpu_busy: merge(cpu_intervals),
+            cpu_busy: super::busy::union(cpu_intervals),
             iterations: trace.iterations.clone(),
             trace_span: (trace.start_ns, trace.end_ns),
             op_names,

@@ -393,28 +393,14 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
 /// Activity intervals collected per key (engine, core…) before they become step counters.
 pub(crate) type SpansBy<K> = Vec<(K, Vec<(i64, i64)>)>;
 
-/// Step samples (1 while active, 0 after) for a list of [start, end) intervals.
 /// An engine-activity counter: 1 while any of `spans` runs, else 0 — one step up and one down
-/// per run of overlapping or touching spans (their union), so the samples are in time order and
-/// a short instruction inside a long one does not end the activity early.
-pub(crate) fn add_activity(b: &mut TraceBuilder, c: CounterId, mut spans: Vec<(i64, i64)>) {
-    spans.sort_unstable();
-    let mut run: Option<(i64, i64)> = None;
-    for (s, e) in spans {
-        let e = e.max(s);
-        match &mut run {
-            Some((_, end)) if s <= *end => *end = (*end).max(e),
-            _ => {
-                if let Some((rs, re)) = run.replace((s, e)) {
-                    b.add_counter_sample(c, rs, 1.0);
-                    b.add_counter_sample(c, re, 0.0);
-                }
-            }
-        }
-    }
-    if let Some((rs, re)) = run {
-        b.add_counter_sample(c, rs, 1.0);
-        b.add_counter_sample(c, re, 0.0);
+/// per block of their union ([`crate::analysis::busy::union`]), so the samples are in time order
+/// and a short instruction inside a long one does not end the activity early.
+pub(crate) fn add_activity(b: &mut TraceBuilder, c: CounterId, spans: Vec<(i64, i64)>) {
+    let spans = spans.into_iter().map(|(s, e)| (s, e.max(s))).collect();
+    for (s, e) in crate::analysis::busy::union(spans) {
+        b.add_counter_sample(c, s, 1.0);
+        b.add_counter_sample(c, e, 0.0);
     }
 }
 
