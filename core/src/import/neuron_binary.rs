@@ -265,7 +265,6 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     // ([`InstrTemplate`]); each event's argument set is based on the instruction's and holds
     // only its own values that differ from it (wait, CRCs).
     let mut templates: FxHashMap<(u8, u32, Option<u32>, u8), InstrTemplate> = FxHashMap::default();
-    let mut entries: Vec<(StrId, ArgValue)> = Vec::new();
     let mut active: Vec<(u8, Vec<(i64, i64)>)> = Vec::new();
     for (i, ins) in t.instructions.iter().enumerate() {
         let key = (ins.engine, ins.pc, ins.compiler_pc, ins.opcode_byte);
@@ -277,10 +276,9 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
             }
         };
         let values = [ins.evt_wait_time_ns, ins.wait_cycles, ins.crc_in, ins.crc_out];
-        let own = tpl.per_event.iter().zip(values).map(|(&k, v)| (k, ArgValue::UInt(v as u64)));
-        entries.clear();
-        entries.extend(own);
-        let args = b.add_args_over(tpl.args, &entries);
+        let own: [(StrId, ArgValue); 4] =
+            std::array::from_fn(|k| (tpl.per_event[k], ArgValue::UInt(u64::from(values[k]))));
+        let args = b.add_args_over(tpl.args, &own);
         let h = b.add_slice(tpl.track, ins.start_ns, ins.dur_ns, tpl.name, tpl.operator, args);
         let mut d = tpl.domain;
         (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
@@ -315,8 +313,8 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
             let base = store_args(b, DMA_ARG_ORDER, args);
             (track, b.intern(&label), base)
         });
-        let own = [p.size_bytes as u64, p.packet_idx as u64, p.crc as u64];
-        let own = [0, 1, 2].map(|i| (own_keys[i], ArgValue::UInt(own[i])));
+        let values = [p.size_bytes, p.packet_idx, u32::from(p.crc)].map(u64::from);
+        let own: [(StrId, ArgValue); 3] = std::array::from_fn(|k| (own_keys[k], ArgValue::UInt(values[k])));
         let args = b.add_args_over(base, &own);
         let h = b.add_slice(track, p.start_ns, p.dur_ns, name, dma_cat, args);
         let (start_sub_ps, dur_sub_ps) = sub_ps(p.start_ps, p.end_ps);
