@@ -74,6 +74,10 @@ pub struct TraceData {
     /// Totals by name over the whole trace (`loupe_core::query::aggregate_by_name` from start to
     /// end), for the Summary widget: built with the indexes, not in a widget's render.
     pub top_names: Vec<loupe_core::query::NameStat>,
+    /// neuron-profile's device summary (the Summary widget), built with the indexes in steps
+    /// (`DeviceSummaryBuilder`): one pass over every engine and DMA slice, too long for a
+    /// widget's render on a big capture. `None` for a trace that is not a device profile.
+    pub device_summary: Option<loupe_core::analysis::device_summary::DeviceSummary>,
     /// Lookups for "Colour by" (operator ancestors, duration scale).
     pub colours: crate::canvas::colour::ColourIndex,
     /// The legend of the default colouring ([`ColourBy::Auto`]), built with the indexes (one
@@ -95,12 +99,14 @@ pub struct TraceData {
 
 /// Slices added up by name per step of [`IndexBuild`] (≈ 2–4 ms in wasm).
 const NAMES_PER_STEP: usize = 100_000;
+/// Slices (then spans of the unions) of the device summary per step of [`IndexBuild`].
+const DEVICE_SUMMARY_PER_STEP: usize = 100_000;
 /// Slices added to the default legend per step of [`TraceData::build`].
 const LEGEND_SLICES_PER_STEP: usize = 50_000;
 
 /// The page's indexes over a model, built one bounded step at a time: a block of string colours,
-/// one track of the window index, a block of the totals by name, the colour index, the all-zero
-/// counters, one run of the busy range's sort, then the rest. [`TraceData::new`] runs every step
+/// one track of the window index, a block of the totals by name, a block of the device summary,
+/// the colour index, the all-zero counters, one run of the busy range's sort, then the rest. [`TraceData::new`] runs every step
 /// at once; [`TraceData::build`] gives the browser a turn between them.
 struct IndexBuild {
     color_of_str: Vec<u8>,
@@ -112,6 +118,8 @@ struct IndexBuild {
     /// the whole trace's totals by name (the Summary widget), added up in steps
     names: Option<loupe_core::query::NameAggregation>,
     names_done: bool,
+    device: Option<loupe_core::analysis::device_summary::DeviceSummaryBuilder>,
+    device_done: bool,
 }
 
 impl IndexBuild {
@@ -125,6 +133,8 @@ impl IndexBuild {
             busy_sorted: 0,
             names: None,
             names_done: false,
+            device: None,
+            device_done: false,
         }
     }
     /// Do the next piece of work; `false` when everything is built.
@@ -143,6 +153,11 @@ impl IndexBuild {
                 .names
                 .get_or_insert_with(|| loupe_core::query::NameAggregation::new(trace.start_ns, trace.end_ns));
             self.names_done = !names.add_next(trace, NAMES_PER_STEP);
+        } else if !self.device_done {
+            let device = self.device.get_or_insert_with(|| {
+                loupe_core::analysis::device_summary::DeviceSummaryBuilder::new(trace)
+            });
+            self.device_done = !device.add_next(trace, DEVICE_SUMMARY_PER_STEP);
         } else if self.colours.is_none() {
             self.colours = Some(crate::canvas::colour::ColourIndex::build(trace));
         } else if self.zero_counters.is_none() {
@@ -160,6 +175,10 @@ impl IndexBuild {
     fn finish(self, trace: Trace, source_label: String, is_demo: bool, load_ms: f64) -> TraceData {
         use loupe_core::analysis::busy;
         let busy = busy::busy_of_sorted(&busy::merge_runs(self.busy_runs.unwrap_or_default()));
+        let device_summary = self
+            .device
+            .unwrap_or_else(|| loupe_core::analysis::device_summary::DeviceSummaryBuilder::new(&trace))
+            .finish(&trace);
         let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
         let heap_bytes = trace.heap_bytes();
         TraceData {
@@ -173,6 +192,7 @@ impl IndexBuild {
                 .names
                 .unwrap_or_else(|| loupe_core::query::NameAggregation::new(trace.start_ns, trace.end_ns))
                 .finish(&trace),
+            device_summary,
             colours: self.colours.unwrap_or_else(|| crate::canvas::colour::ColourIndex::build(&trace)),
             auto_legend: None,
             zero_counters: self.zero_counters.unwrap_or_else(|| loupe_core::rows::zero_counters(&trace)),

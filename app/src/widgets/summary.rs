@@ -1,7 +1,8 @@
 //! Overall Summary: the whole profile at a glance. For a device profile, per engine instruction
 //! count, instruction time, active time and %, DMA transfers and bytes; for any trace, per track
 //! busy time, utilisation and event count, and the names that take the most time. Computed once
-//! per load from the model (prefix sums and one aggregation), never per frame.
+//! per load from the model with the page's indexes (prefix sums, one aggregation, the device
+//! summary: `state::TraceData`), never per frame nor in the render.
 
 use leptos::prelude::*;
 use loupe_core::analysis::device_summary::{Unit, Value};
@@ -68,7 +69,7 @@ pub fn SummaryWidget() -> impl IntoView {
             ("warnings", t.warnings.total().to_string()),
         ];
         // neuron-profile's own summary metrics, with its key names (data-key) and raw values
-        let device = loupe_core::analysis::device_summary::device_summary(t).map(|ds| {
+        let device = d.device_summary.as_ref().map(|ds| {
             let mut groups: Vec<(&str, Vec<AnyView>)> = Vec::new();
             for m in ds.rows() {
                 let raw = m.value.as_f64();

@@ -77,7 +77,9 @@
 //! largest reported execution time among them. Several unrelated profiles loaded together are
 //! summed too (no typed notion of "profile" yet).
 
-use super::busy::union;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::model::{DeviceInfo, DmaQueueType, Engine, GroupKind, SliceColumns, Trace, TrackRole};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -191,13 +193,6 @@ impl Serialize for DeviceSummary {
 }
 
 /// Intervals in picoseconds relative to the trace start.
-type Spans = Vec<(i64, i64)>;
-
-/// Total length of disjoint blocks.
-fn total(blocks: &Spans) -> i128 {
-    blocks.iter().map(|&(s, e)| (e - s) as i128).sum()
-}
-
 /// Exact [start, end) of slice `i` in ps relative to `origin_ns`, using the sub-ns remainders
 /// when the importer has them.
 fn span_ps(c: &SliceColumns, i: usize, origin_ns: i64) -> (i64, i64) {
@@ -233,128 +228,274 @@ pub fn tensor_engine_peak_flops(instance_type: &str) -> Option<f64> {
     }
 }
 
-#[derive(Default)]
+/// The unions the summary measures, one bit each in a run's `cats`: the five engine streams
+/// (bits 0..5, [`TENSOR`]..[`GPSIMD`]), then these.
+const C_DMA: usize = 5;
+const C_STATIC: usize = 6;
+const C_SW: usize = 7;
+const C_HW: usize = 8;
+const C_DYN: usize = 9;
+const C_TOTAL: usize = 10;
+const N_CATS: usize = 11;
+
+/// Per engine stream: instruction count and the summed busy (non-semaphore-wait) time in ps.
+#[derive(Default, Clone, Copy)]
 struct EngineAcc {
     count: u64,
-    /// Sum of busy (non-semaphore-wait) instruction durations, ps.
     busy_ps: i128,
-    busy: Spans,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct DmaClass {
     packets: u64,
     bytes: u64,
-    spans: Spans,
 }
 
-/// The device summary of a Neuron device profile; `None` when the trace has no Neuron device
-/// group with engine or DMA tracks.
-pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
-    let origin = trace.start_ns;
-    let mut engines: [EngineAcc; 5] = Default::default();
-    let (mut activate_count, mut activate_ps, mut matmul_count) = (0u64, 0i128, 0u64);
-    // merged blocks of every engine and DMA track, for the total active time
-    let mut all_blocks: Spans = Vec::new();
-    // Tensor-engine matrix FLOPs (when the input states them)
-    let (mut hw_flops, mut transpose_flops, mut has_flops) = (0u64, 0u64, false);
-    // DMA packets
-    let (mut packets, mut packet_bytes, mut packet_ps) = (0u64, 0u64, 0i128);
-    let mut packet_blocks: Spans = Vec::new();
-    let (mut stat, mut sw, mut hw) = (DmaClass::default(), DmaClass::default(), DmaClass::default());
-    let mut untyped_queues = false;
-    // DMA transfers
-    let (mut transfers, mut transfer_bytes, mut transfer_ps) = (0u64, 0u64, 0i128);
-    let (mut input_q, mut output_q, mut data_q) = (0u64, 0u64, 0u64);
-    let mut has_transfer_tracks = false;
-    let mut any = false;
+/// Slices `from..to` of one track whose counted spans start in ascending order (ps): the unit
+/// of the sweep's merge. `cats`: the unions its spans belong to; `skip_wait`: semaphore-wait
+/// instructions are left out (engine tracks).
+struct Run {
+    track: u32,
+    from: u32,
+    to: u32,
+    cats: u16,
+    skip_wait: bool,
+}
 
-    let id = |s: &str| trace.strings.find(s);
-    let (op_evsem, op_act, op_actq, op_mm) =
-        (id("EVENT_SEMAPHORE"), id("ACTIVATE"), id("ACTIVATE_QUANTIZE"), id("MATMUL"));
-    let is = |op: crate::StrId, want: Option<crate::StrId>| want.is_some_and(|w| w == op);
+/// The second phase: every run merged in start order (a heap of one cursor per run), each span
+/// folded into the current block of each union it belongs to.
+struct Sweep {
+    heap: BinaryHeap<Reverse<(i64, i64, u32)>>,
+    /// next slice index per run
+    next: Vec<u32>,
+    /// current block per union (`None` before the first span)
+    block: [Option<(i64, i64)>; N_CATS],
+    /// length of the closed blocks per union, ps
+    measure: [i128; N_CATS],
+}
 
-    for track in &trace.tracks {
-        if trace.groups[track.group.idx()].kind != GroupKind::Device {
-            continue;
-        }
-        let c = &track.slices;
-        match track.role {
-            TrackRole::Engine(e) => {
-                any = true;
-                let acc = &mut engines[engine_slot(e)];
-                let mut busy: Spans = Vec::with_capacity(c.len());
-                for i in 0..c.len() {
-                    let (s, en) = span_ps(c, i, origin);
-                    let op = c.domain_of(i).opcode;
-                    acc.count += 1;
-                    if is(op, op_act) || is(op, op_actq) {
-                        activate_count += 1;
-                        activate_ps += (en - s) as i128;
-                    }
-                    if is(op, op_mm) {
-                        matmul_count += 1;
-                    }
-                    let d = c.domain_of(i);
-                    if e.stream() == Engine::Tensor && d.flops != u64::MAX {
-                        has_flops = true;
-                        hw_flops = hw_flops.saturating_add(d.flops);
-                        if d.transpose {
-                            transpose_flops = transpose_flops.saturating_add(d.flops);
-                        }
-                    }
-                    if !is(op, op_evsem) {
-                        acc.busy_ps += (en - s) as i128;
-                        busy.push((s, en));
+impl Sweep {
+    fn fold(&mut self, cats: u16, s: i64, e: i64) {
+        for c in 0..N_CATS {
+            if cats & (1 << c) == 0 {
+                continue;
+            }
+            match &mut self.block[c] {
+                Some(b) if s <= b.1 => b.1 = b.1.max(e),
+                b => {
+                    if let Some((bs, be)) = b.replace((s, e)) {
+                        self.measure[c] += (be - bs) as i128;
                     }
                 }
-                // merge per track first: blocks are far fewer than instructions on a busy engine
-                acc.busy.extend(union(busy));
+            }
+        }
+    }
+    /// The union's length once every span is folded.
+    fn total(&self, c: usize) -> i128 {
+        self.measure[c] + self.block[c].map_or(0, |(s, e)| (e - s) as i128)
+    }
+}
+
+/// Builds the [`DeviceSummary`] in bounded steps, so a page can give the browser a turn between
+/// them on a profile of millions of instructions: first every device track's slices a block at a
+/// time (counts, sums, and the ascending runs of spans), then the unions (active times) as one
+/// merge of those runs in start order, a block of spans at a time. [`device_summary`] runs every
+/// step at once. The figures do not depend on the step size.
+pub struct DeviceSummaryBuilder {
+    origin: i64,
+    /// EVENT_SEMAPHORE, ACTIVATE, ACTIVATE_QUANTIZE, MATMUL (when the strings have them)
+    ops: [Option<crate::StrId>; 4],
+    /// the track being scanned and the next slice in it
+    track: usize,
+    pos: usize,
+    /// the open run of the track being scanned: first slice and the start of its last span
+    run_from: usize,
+    run_last: i64,
+    runs: Vec<Run>,
+    sweep: Option<Sweep>,
+    engines: [EngineAcc; 5],
+    activate_count: u64,
+    activate_ps: i128,
+    matmul_count: u64,
+    hw_flops: u64,
+    transpose_flops: u64,
+    has_flops: bool,
+    packets: u64,
+    packet_bytes: u64,
+    packet_ps: i128,
+    stat: DmaClass,
+    sw: DmaClass,
+    hw: DmaClass,
+    untyped_queues: bool,
+    transfers: u64,
+    transfer_bytes: u64,
+    transfer_ps: i128,
+    input_q: u64,
+    output_q: u64,
+    data_q: u64,
+    has_transfer_tracks: bool,
+    any: bool,
+}
+
+impl DeviceSummaryBuilder {
+    pub fn new(trace: &Trace) -> DeviceSummaryBuilder {
+        let id = |s: &str| trace.strings.find(s);
+        DeviceSummaryBuilder {
+            origin: trace.start_ns,
+            ops: [id("EVENT_SEMAPHORE"), id("ACTIVATE"), id("ACTIVATE_QUANTIZE"), id("MATMUL")],
+            track: 0,
+            pos: 0,
+            run_from: 0,
+            run_last: i64::MIN,
+            runs: Vec::new(),
+            sweep: None,
+            engines: Default::default(),
+            activate_count: 0,
+            activate_ps: 0,
+            matmul_count: 0,
+            hw_flops: 0,
+            transpose_flops: 0,
+            has_flops: false,
+            packets: 0,
+            packet_bytes: 0,
+            packet_ps: 0,
+            stat: DmaClass::default(),
+            sw: DmaClass::default(),
+            hw: DmaClass::default(),
+            untyped_queues: false,
+            transfers: 0,
+            transfer_bytes: 0,
+            transfer_ps: 0,
+            input_q: 0,
+            output_q: 0,
+            data_q: 0,
+            has_transfer_tracks: false,
+            any: false,
+        }
+    }
+
+    /// The unions a track's spans belong to (0: none, the track is only counted or skipped).
+    fn cats_of(track: &crate::model::Track) -> u16 {
+        match track.role {
+            TrackRole::Engine(e) => 1 << engine_slot(e) | 1 << C_TOTAL,
+            TrackRole::DmaQueue => {
+                let class = match track.dma_queue_type {
+                    Some(q) if q.is_static() => 1 << C_STATIC,
+                    Some(DmaQueueType::SoftwareDynamic) => 1 << C_SW | 1 << C_DYN,
+                    Some(DmaQueueType::HardwareDynamic) => 1 << C_HW | 1 << C_DYN,
+                    _ => 0,
+                };
+                class | 1 << C_DMA | 1 << C_TOTAL
+            }
+            _ => 0,
+        }
+    }
+
+    fn is(op: crate::StrId, want: Option<crate::StrId>) -> bool {
+        want.is_some_and(|w| w == op)
+    }
+
+    /// Close the open run of the track being scanned at slice `to`.
+    fn close_run(&mut self, trace: &Trace, to: usize) {
+        let track = &trace.tracks[self.track];
+        if to > self.run_from {
+            self.runs.push(Run {
+                track: self.track as u32,
+                from: self.run_from as u32,
+                to: to as u32,
+                cats: Self::cats_of(track),
+                skip_wait: matches!(track.role, TrackRole::Engine(_)),
+            });
+        }
+        self.run_from = to;
+        self.run_last = i64::MIN;
+    }
+
+    /// Scan slices `from..to` of the current track.
+    fn scan(&mut self, trace: &Trace, from: usize, to: usize) {
+        let track = &trace.tracks[self.track];
+        let c = &track.slices;
+        let origin = self.origin;
+        match track.role {
+            TrackRole::Engine(e) => {
+                let [op_evsem, op_act, op_actq, op_mm] = self.ops;
+                let slot = engine_slot(e);
+                for i in from..to {
+                    let (s, en) = span_ps(c, i, origin);
+                    let d = c.domain_of(i);
+                    let op = d.opcode;
+                    self.engines[slot].count += 1;
+                    if Self::is(op, op_act) || Self::is(op, op_actq) {
+                        self.activate_count += 1;
+                        self.activate_ps += (en - s) as i128;
+                    }
+                    if Self::is(op, op_mm) {
+                        self.matmul_count += 1;
+                    }
+                    if e.stream() == Engine::Tensor && d.flops != u64::MAX {
+                        self.has_flops = true;
+                        self.hw_flops = self.hw_flops.saturating_add(d.flops);
+                        if d.transpose {
+                            self.transpose_flops = self.transpose_flops.saturating_add(d.flops);
+                        }
+                    }
+                    if !Self::is(op, op_evsem) {
+                        self.engines[slot].busy_ps += (en - s) as i128;
+                        if s < self.run_last {
+                            self.close_run(trace, i);
+                        }
+                        self.run_last = s;
+                    }
+                }
             }
             TrackRole::DmaQueue => {
-                any = true;
                 let class = match track.dma_queue_type {
-                    Some(q) if q.is_static() => Some(&mut stat),
-                    Some(DmaQueueType::SoftwareDynamic) => Some(&mut sw),
-                    Some(DmaQueueType::HardwareDynamic) => Some(&mut hw),
+                    Some(q) if q.is_static() => Some(&mut self.stat),
+                    Some(DmaQueueType::SoftwareDynamic) => Some(&mut self.sw),
+                    Some(DmaQueueType::HardwareDynamic) => Some(&mut self.hw),
                     _ => None,
                 };
-                untyped_queues |= class.is_none() && !c.is_empty();
-                let mut class = class;
-                let mut spans: Spans = Vec::with_capacity(c.len());
-                for i in 0..c.len() {
+                let typed = class.is_some();
+                let (mut packets, mut bytes, mut ps) = (0u64, 0u64, 0i128);
+                let mut breaks = Vec::new();
+                let mut last = self.run_last;
+                for i in from..to {
                     let (s, en) = span_ps(c, i, origin);
                     let b = c.domain_of(i).bytes;
                     let b = if b == u64::MAX { 0 } else { b };
                     packets += 1;
-                    packet_bytes = packet_bytes.saturating_add(b);
-                    packet_ps += (en - s) as i128;
-                    spans.push((s, en));
-                    if let Some(k) = class.as_deref_mut() {
-                        k.packets += 1;
-                        k.bytes = k.bytes.saturating_add(b);
+                    bytes = bytes.saturating_add(b);
+                    ps += (en - s) as i128;
+                    if s < last {
+                        breaks.push(i);
                     }
+                    last = s;
                 }
-                let blocks = union(spans);
                 if let Some(k) = class {
-                    k.spans.extend_from_slice(&blocks);
+                    k.packets += packets;
+                    k.bytes = k.bytes.saturating_add(bytes);
                 }
-                packet_blocks.extend(blocks);
+                self.untyped_queues |= !typed && to > from;
+                self.packets += packets;
+                self.packet_bytes = self.packet_bytes.saturating_add(bytes);
+                self.packet_ps += ps;
+                for i in breaks {
+                    self.close_run(trace, i);
+                }
+                self.run_last = last;
             }
             TrackRole::DmaTransfers => {
-                any = true;
-                has_transfer_tracks = true;
-                for i in 0..c.len() {
+                for i in from..to {
                     let (s, en) = span_ps(c, i, origin);
                     let b = c.domain_of(i).bytes;
                     let b = if b == u64::MAX { 0 } else { b };
-                    transfers += 1;
-                    transfer_bytes = transfer_bytes.saturating_add(b);
-                    transfer_ps += (en - s) as i128;
+                    self.transfers += 1;
+                    self.transfer_bytes = self.transfer_bytes.saturating_add(b);
+                    self.transfer_ps += (en - s) as i128;
                     match track.dma_queue_type {
-                        Some(DmaQueueType::Input) => input_q = input_q.saturating_add(b),
-                        Some(DmaQueueType::Output) => output_q = output_q.saturating_add(b),
-                        Some(DmaQueueType::Data) => data_q = data_q.saturating_add(b),
+                        Some(DmaQueueType::Input) => self.input_q = self.input_q.saturating_add(b),
+                        Some(DmaQueueType::Output) => self.output_q = self.output_q.saturating_add(b),
+                        Some(DmaQueueType::Data) => self.data_q = self.data_q.saturating_add(b),
                         _ => {}
                     }
                 }
@@ -362,166 +503,275 @@ pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
             _ => {}
         }
     }
-    if !any {
-        return None;
+
+    /// The first counted span of run `r` at or after slice `i`: (slice, start, end).
+    fn next_span(
+        trace: &Trace,
+        origin: i64,
+        evsem: Option<crate::StrId>,
+        run: &Run,
+        mut i: usize,
+    ) -> Option<(usize, i64, i64)> {
+        let c = &trace.tracks[run.track as usize].slices;
+        while i < run.to as usize {
+            if !(run.skip_wait && Self::is(c.domain_of(i).opcode, evsem)) {
+                let (s, e) = span_ps(c, i, origin);
+                return Some((i, s, e));
+            }
+            i += 1;
+        }
+        None
     }
 
-    // device facts
-    let infos: Vec<_> = trace
-        .groups
-        .iter()
-        .filter(|g| g.kind == GroupKind::Device)
-        .filter_map(|g| g.device.as_ref())
-        .collect();
-    let total_ps: Option<u64> = infos.iter().filter_map(|d| d.execution_time_ps).max();
-    let total_s = total_ps.map(|p| p as f64 * 1e-12);
-    let clock = infos.iter().filter_map(|d| d.instance_type).find_map(|s| neuroncore_clock_hz(trace.str(s)));
-    let peak =
-        infos.iter().filter_map(|d| d.instance_type).find_map(|s| tensor_engine_peak_flops(trace.str(s)));
-    let sum = |f: fn(&DeviceInfo) -> Option<u64>| -> Option<u64> {
-        if infos.is_empty() {
-            None
-        } else {
-            infos.iter().map(|d| f(d)).sum()
+    /// Do at most about `budget` slices (or spans) of work; `false` when everything is done and
+    /// [`DeviceSummaryBuilder::finish`] can be called.
+    pub fn add_next(&mut self, trace: &Trace, budget: usize) -> bool {
+        let budget = budget.max(1);
+        let mut left = budget;
+        while self.track < trace.tracks.len() {
+            let track = &trace.tracks[self.track];
+            let counted = trace.groups[track.group.idx()].kind == GroupKind::Device
+                && matches!(track.role, TrackRole::Engine(_) | TrackRole::DmaQueue | TrackRole::DmaTransfers);
+            let n = track.slices.len();
+            if !counted || self.pos >= n {
+                if counted {
+                    self.any = true;
+                    if matches!(track.role, TrackRole::DmaTransfers) {
+                        self.has_transfer_tracks = true;
+                    } else {
+                        self.close_run(trace, n);
+                    }
+                }
+                self.track += 1;
+                self.pos = 0;
+                self.run_from = 0;
+                self.run_last = i64::MIN;
+                continue;
+            }
+            if left == 0 {
+                return true;
+            }
+            let to = self.pos + left.min(n - self.pos);
+            self.scan(trace, self.pos, to);
+            left -= to - self.pos;
+            self.pos = to;
         }
-    };
-    let event_count = sum(|d| d.event_count);
-    let dma_queue_count = sum(|d| d.dma_queue_count);
-
-    let mut out = DeviceSummary::default();
-    // overall_stats
-    const OVERALL: &str = "overall_stats";
-    if let Some(t) = total_s {
-        out.push("total_time", Value::Number(t), Unit::Seconds, OVERALL);
-        if let Some(hz) = clock {
-            out.push("neuroncore_cycle_count", Value::Count((t * hz).floor() as u64), Unit::Cycles, OVERALL);
+        let origin = self.origin;
+        let evsem = self.ops[0];
+        let sweep = self.sweep.get_or_insert_with(|| {
+            let mut heap = BinaryHeap::with_capacity(self.runs.len());
+            let mut next = Vec::with_capacity(self.runs.len());
+            for (r, run) in self.runs.iter().enumerate() {
+                match Self::next_span(trace, origin, evsem, run, run.from as usize) {
+                    Some((i, s, e)) => {
+                        heap.push(Reverse((s, e, r as u32)));
+                        next.push(i as u32 + 1);
+                    }
+                    None => next.push(run.to),
+                }
+            }
+            Sweep { heap, next, block: [None; N_CATS], measure: [0; N_CATS] }
+        });
+        while left > 0 {
+            let Some(Reverse((s, e, r))) = sweep.heap.pop() else {
+                return false;
+            };
+            let run = &self.runs[r as usize];
+            sweep.fold(run.cats, s, e);
+            if let Some((i, s, e)) =
+                Self::next_span(trace, origin, evsem, run, sweep.next[r as usize] as usize)
+            {
+                sweep.heap.push(Reverse((s, e, r)));
+                sweep.next[r as usize] = i as u32 + 1;
+            }
+            left -= 1;
         }
-    }
-    if has_flops {
-        out.push("hardware_flops", Value::Count(hw_flops), Unit::Flops, OVERALL);
-        out.push("transpose_flops", Value::Count(transpose_flops), Unit::Flops, OVERALL);
-    }
-    if let Some(n) = event_count {
-        out.count("event_count", n, OVERALL);
-        if has_transfer_tracks {
-            let instr: u64 = engines.iter().map(|e| e.count).sum();
-            out.count("trace_count", instr + packets + transfers + n, OVERALL);
-        }
-    }
-
-    // data_movement
-    const DM: &str = "data_movement";
-    let packet_blocks = union(packet_blocks);
-    let dma_active = total(&packet_blocks);
-    all_blocks.extend(packet_blocks);
-    let dma_active_s = dma_active as f64 * 1e-12;
-    out.secs("dma_active_time", dma_active, DM);
-    if let Some(t) = total_s {
-        out.frac("dma_active_time_percent", dma_active_s, t, DM);
-    }
-    if let Some(hz) = clock {
-        out.push("dma_active_cycles", Value::Count((dma_active_s * hz).floor() as u64), Unit::Cycles, DM);
-    }
-    out.secs("dma_packet_time", packet_ps, DM);
-    if let Some(n) = dma_queue_count {
-        out.count("dma_queue_count", n, DM);
-    }
-    if has_transfer_tracks {
-        out.count("dma_transfer_count", transfers, DM);
-        out.bytes("dma_transfer_total_bytes", transfer_bytes, DM);
-        out.secs("dma_transfer_time", transfer_ps, DM);
-        let avg = if transfers > 0 { transfer_bytes as f64 / transfers as f64 } else { 0.0 };
-        out.push("dma_transfer_average_bytes", Value::Number(avg), Unit::Bytes, DM);
-        out.bytes("input_queue_bytes", input_q, DM);
-        out.bytes("output_queue_bytes", output_q, DM);
-        out.bytes("weight_queue_bytes", data_q, DM);
-    }
-    if !untyped_queues {
-        let (pk, by) = (packets as f64, packet_bytes as f64);
-        let stat_active = total(&union(std::mem::take(&mut stat.spans)));
-        let sw_active = total(&union(sw.spans.clone()));
-        let hw_active = total(&union(hw.spans.clone()));
-        let mut dyn_spans = std::mem::take(&mut sw.spans);
-        dyn_spans.append(&mut hw.spans);
-        let dyn_active = total(&union(dyn_spans));
-        let da = dma_active as f64;
-        out.secs("static_dma_active_time", stat_active, DM);
-        out.frac("static_dma_active_time_percent", stat_active as f64, da, DM);
-        out.frac("dynamic_dma_active_time_percent", dyn_active as f64, da, DM);
-        out.count("static_dma_packet_count", stat.packets, DM);
-        out.frac("static_dma_packet_percent", stat.packets as f64, pk, DM);
-        out.frac("dynamic_dma_packet_percent", (sw.packets + hw.packets) as f64, pk, DM);
-        out.bytes("static_dma_size", stat.bytes, DM);
-        out.frac("static_dma_size_percent", stat.bytes as f64, by, DM);
-        out.frac("dynamic_dma_size_percent", (sw.bytes + hw.bytes) as f64, by, DM);
-        for (g, k, active) in
-            [("software_data_movement", &sw, sw_active), ("hardware_data_movement", &hw, hw_active)]
-        {
-            let sw_keys = g == "software_data_movement";
-            let key = |a: &'static str, b: &'static str| if sw_keys { a } else { b };
-            out.secs(key("software_dynamic_dma_active_time", "hardware_dynamic_dma_active_time"), active, g);
-            out.frac(
-                key("software_dynamic_dma_active_time_percent", "hardware_dynamic_dma_active_time_percent"),
-                active as f64,
-                da,
-                g,
-            );
-            out.count(
-                key("software_dynamic_dma_packet_count", "hardware_dynamic_dma_packet_count"),
-                k.packets,
-                g,
-            );
-            out.frac(
-                key("software_dynamic_dma_packet_percent", "hardware_dynamic_dma_packet_percent"),
-                k.packets as f64,
-                pk,
-                g,
-            );
-            out.bytes(key("software_dynamic_dma_size", "hardware_dynamic_dma_size"), k.bytes, g);
-            out.frac(
-                key("software_dynamic_dma_size_percent", "hardware_dynamic_dma_size_percent"),
-                k.bytes as f64,
-                by,
-                g,
-            );
-        }
+        !sweep.heap.is_empty()
     }
 
-    // engines, in neuron-profile's group order
-    for (slot, group, keys) in ENGINE_KEYS {
-        let e = &mut engines[slot];
-        let blocks = union(std::mem::take(&mut e.busy));
-        let active = total(&blocks);
-        all_blocks.extend(blocks);
-        if slot == TENSOR {
-            out.count("matmul_instruction_count", matmul_count, group);
-            if let (true, Some(t), Some(peak)) = (has_flops, total_s, peak) {
-                let den = peak * t;
-                out.frac("hfu_estimated_percent", hw_flops as f64, den, group);
-                let regular = hw_flops.saturating_sub(transpose_flops) as f64;
-                out.frac("mfu_inst_estimated_percent", regular, den, group);
+    /// The summary, once [`DeviceSummaryBuilder::add_next`] returned `false` (it finishes any
+    /// work left first); `None` when the trace has no Neuron device group with engine or DMA
+    /// tracks.
+    pub fn finish(mut self, trace: &Trace) -> Option<DeviceSummary> {
+        while self.add_next(trace, usize::MAX) {}
+        if !self.any {
+            return None;
+        }
+        let sweep = self.sweep.as_ref()?;
+        let union = |c: usize| sweep.total(c);
+
+        // device facts
+        let infos: Vec<_> = trace
+            .groups
+            .iter()
+            .filter(|g| g.kind == GroupKind::Device)
+            .filter_map(|g| g.device.as_ref())
+            .collect();
+        let total_ps: Option<u64> = infos.iter().filter_map(|d| d.execution_time_ps).max();
+        let total_s = total_ps.map(|p| p as f64 * 1e-12);
+        let clock =
+            infos.iter().filter_map(|d| d.instance_type).find_map(|s| neuroncore_clock_hz(trace.str(s)));
+        let peak =
+            infos.iter().filter_map(|d| d.instance_type).find_map(|s| tensor_engine_peak_flops(trace.str(s)));
+        let sum = |f: fn(&DeviceInfo) -> Option<u64>| -> Option<u64> {
+            if infos.is_empty() {
+                None
+            } else {
+                infos.iter().map(|d| f(d)).sum()
+            }
+        };
+        let event_count = sum(|d| d.event_count);
+        let dma_queue_count = sum(|d| d.dma_queue_count);
+        let (has_flops, hw_flops, transpose_flops) = (self.has_flops, self.hw_flops, self.transpose_flops);
+        let (packets, transfers) = (self.packets, self.transfers);
+
+        let mut out = DeviceSummary::default();
+        // overall_stats
+        const OVERALL: &str = "overall_stats";
+        if let Some(t) = total_s {
+            out.push("total_time", Value::Number(t), Unit::Seconds, OVERALL);
+            if let Some(hz) = clock {
+                out.push(
+                    "neuroncore_cycle_count",
+                    Value::Count((t * hz).floor() as u64),
+                    Unit::Cycles,
+                    OVERALL,
+                );
             }
         }
-        out.secs(keys[0], active, group);
-        if let Some(t) = total_s {
-            out.frac(keys[1], active as f64 * 1e-12, t, group);
+        if has_flops {
+            out.push("hardware_flops", Value::Count(hw_flops), Unit::Flops, OVERALL);
+            out.push("transpose_flops", Value::Count(transpose_flops), Unit::Flops, OVERALL);
         }
-        out.count(keys[2], e.count, group);
-        out.secs(keys[3], e.busy_ps, group);
-        if slot == SCALAR {
-            out.count("activate_instruction_count", activate_count, group);
-            out.secs("activate_instruction_time", activate_ps, group);
+        if let Some(n) = event_count {
+            out.count("event_count", n, OVERALL);
+            if self.has_transfer_tracks {
+                let instr: u64 = self.engines.iter().map(|e| e.count).sum();
+                out.count("trace_count", instr + packets + transfers + n, OVERALL);
+            }
         }
-    }
 
-    // summary
-    let total_active = total(&union(all_blocks));
-    out.secs("total_active_time", total_active, "summary");
-    if let Some(t) = total_s {
-        out.frac("total_active_time_percent", total_active as f64 * 1e-12, t, "summary");
+        // data_movement
+        const DM: &str = "data_movement";
+        let dma_active = union(C_DMA);
+        let dma_active_s = dma_active as f64 * 1e-12;
+        out.secs("dma_active_time", dma_active, DM);
+        if let Some(t) = total_s {
+            out.frac("dma_active_time_percent", dma_active_s, t, DM);
+        }
+        if let Some(hz) = clock {
+            out.push("dma_active_cycles", Value::Count((dma_active_s * hz).floor() as u64), Unit::Cycles, DM);
+        }
+        out.secs("dma_packet_time", self.packet_ps, DM);
+        if let Some(n) = dma_queue_count {
+            out.count("dma_queue_count", n, DM);
+        }
+        if self.has_transfer_tracks {
+            let transfer_bytes = self.transfer_bytes;
+            out.count("dma_transfer_count", transfers, DM);
+            out.bytes("dma_transfer_total_bytes", transfer_bytes, DM);
+            out.secs("dma_transfer_time", self.transfer_ps, DM);
+            let avg = if transfers > 0 { transfer_bytes as f64 / transfers as f64 } else { 0.0 };
+            out.push("dma_transfer_average_bytes", Value::Number(avg), Unit::Bytes, DM);
+            out.bytes("input_queue_bytes", self.input_q, DM);
+            out.bytes("output_queue_bytes", self.output_q, DM);
+            out.bytes("weight_queue_bytes", self.data_q, DM);
+        }
+        if !self.untyped_queues {
+            let (stat, sw, hw) = (self.stat, self.sw, self.hw);
+            let (pk, by) = (packets as f64, self.packet_bytes as f64);
+            let (stat_active, sw_active, hw_active) = (union(C_STATIC), union(C_SW), union(C_HW));
+            let dyn_active = union(C_DYN);
+            let da = dma_active as f64;
+            out.secs("static_dma_active_time", stat_active, DM);
+            out.frac("static_dma_active_time_percent", stat_active as f64, da, DM);
+            out.frac("dynamic_dma_active_time_percent", dyn_active as f64, da, DM);
+            out.count("static_dma_packet_count", stat.packets, DM);
+            out.frac("static_dma_packet_percent", stat.packets as f64, pk, DM);
+            out.frac("dynamic_dma_packet_percent", (sw.packets + hw.packets) as f64, pk, DM);
+            out.bytes("static_dma_size", stat.bytes, DM);
+            out.frac("static_dma_size_percent", stat.bytes as f64, by, DM);
+            out.frac("dynamic_dma_size_percent", (sw.bytes + hw.bytes) as f64, by, DM);
+            for (g, k, active) in
+                [("software_data_movement", &sw, sw_active), ("hardware_data_movement", &hw, hw_active)]
+            {
+                let sw_keys = g == "software_data_movement";
+                let key = |a: &'static str, b: &'static str| if sw_keys { a } else { b };
+                out.secs(
+                    key("software_dynamic_dma_active_time", "hardware_dynamic_dma_active_time"),
+                    active,
+                    g,
+                );
+                out.frac(
+                    key(
+                        "software_dynamic_dma_active_time_percent",
+                        "hardware_dynamic_dma_active_time_percent",
+                    ),
+                    active as f64,
+                    da,
+                    g,
+                );
+                out.count(
+                    key("software_dynamic_dma_packet_count", "hardware_dynamic_dma_packet_count"),
+                    k.packets,
+                    g,
+                );
+                out.frac(
+                    key("software_dynamic_dma_packet_percent", "hardware_dynamic_dma_packet_percent"),
+                    k.packets as f64,
+                    pk,
+                    g,
+                );
+                out.bytes(key("software_dynamic_dma_size", "hardware_dynamic_dma_size"), k.bytes, g);
+                out.frac(
+                    key("software_dynamic_dma_size_percent", "hardware_dynamic_dma_size_percent"),
+                    k.bytes as f64,
+                    by,
+                    g,
+                );
+            }
+        }
+
+        // engines, in neuron-profile's group order
+        for (slot, group, keys) in ENGINE_KEYS {
+            let e = self.engines[slot];
+            let active = union(slot);
+            if slot == TENSOR {
+                out.count("matmul_instruction_count", self.matmul_count, group);
+                if let (true, Some(t), Some(peak)) = (has_flops, total_s, peak) {
+                    let den = peak * t;
+                    out.frac("hfu_estimated_percent", hw_flops as f64, den, group);
+                    let regular = hw_flops.saturating_sub(transpose_flops) as f64;
+                    out.frac("mfu_inst_estimated_percent", regular, den, group);
+                }
+            }
+            out.secs(keys[0], active, group);
+            if let Some(t) = total_s {
+                out.frac(keys[1], active as f64 * 1e-12, t, group);
+            }
+            out.count(keys[2], e.count, group);
+            out.secs(keys[3], e.busy_ps, group);
+            if slot == SCALAR {
+                out.count("activate_instruction_count", self.activate_count, group);
+                out.secs("activate_instruction_time", self.activate_ps, group);
+            }
+        }
+
+        // summary
+        let total_active = union(C_TOTAL);
+        out.secs("total_active_time", total_active, "summary");
+        if let Some(t) = total_s {
+            out.frac("total_active_time_percent", total_active as f64 * 1e-12, t, "summary");
+        }
+        prefer_recorded_times(trace, &mut out);
+        Some(out)
     }
-    prefer_recorded_times(trace, &mut out);
-    Some(out)
+}
+
+/// The device summary of a Neuron device profile; `None` when the trace has no Neuron device
+/// group with engine or DMA tracks. [`DeviceSummaryBuilder`] computes the same in steps.
+pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
+    DeviceSummaryBuilder::new(trace).finish(trace)
 }
 
 const TENSOR: usize = 0;
@@ -687,6 +937,108 @@ mod tests {
         let j = serde_json::to_value(&s).unwrap();
         assert_eq!(j["tensor_engine_instruction_count"], 3);
         assert!(s.rows().iter().all(|m| !m.group.is_empty()));
+    }
+
+    /// Overlapping, out-of-order and waiting spans on several engines and DMA queues of every
+    /// class: the stepped builder at any step size gives the one-shot summary, and its active
+    /// times are the lengths of the sort-and-merge unions.
+    #[test]
+    fn stepped_summary_is_the_one_shot_union() {
+        let mut b = TraceBuilder::new("t");
+        let g = b.add_group("NeuronCore 0", GroupKind::Device);
+        let wait = b.intern("EVENT_SEMAPHORE");
+        let ops = [wait, b.intern("MATMUL"), b.intern("ACTIVATE"), b.intern("NOP")];
+        let mut tracks = Vec::new();
+        for (i, e) in
+            [Engine::Tensor, Engine::TensorMatrix, Engine::Scalar, Engine::GpSimd].into_iter().enumerate()
+        {
+            let t = b.add_track(g, &format!("e{i}"), TrackKind::Stream, &format!("e{i}"));
+            b.set_track_role(t, TrackRole::Engine(e));
+            tracks.push((t, Some(e)));
+        }
+        for (i, q) in [DmaQueueType::Data, DmaQueueType::SoftwareDynamic, DmaQueueType::HardwareDynamic]
+            .into_iter()
+            .enumerate()
+        {
+            let t = b.add_track(g, &format!("q{i}"), TrackKind::Dma, &format!("q{i}"));
+            b.set_track_dma_queue_type(t, q);
+            tracks.push((t, None));
+        }
+        let mut x = 12345u64;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        // per union: the spans, for the reference
+        let mut spans: Vec<Vec<(i64, i64)>> = vec![Vec::new(); N_CATS];
+        for k in 0..3000 {
+            let (t, e) = tracks[rnd(tracks.len() as u64) as usize];
+            // mostly ascending, sometimes far back (a new run), equal ns starts with shuffled sub-ps
+            let start = if rnd(10) == 0 { rnd(50_000) as i64 } else { k as i64 * 17 + rnd(40) as i64 };
+            let dur = rnd(60) as i64;
+            let sub = (rnd(1000) as u16, rnd(1000) as u16);
+            let op = ops[rnd(4) as usize];
+            let h = b.add_slice(t, start, dur, op, StrId::EMPTY, ArgsId::NONE);
+            let bytes = if e.is_none() { rnd(4096) } else { u64::MAX };
+            b.set_slice_domain(
+                h,
+                SliceDomain {
+                    opcode: op,
+                    bytes,
+                    start_sub_ps: sub.0,
+                    dur_sub_ps: sub.1,
+                    ..Default::default()
+                },
+            );
+        }
+        let trace = b.finish();
+        let one = device_summary(&trace).expect("summary");
+        for budget in [1, 3, 17, 1000] {
+            let mut sb = DeviceSummaryBuilder::new(&trace);
+            let mut steps = 0;
+            while sb.add_next(&trace, budget) {
+                steps += 1;
+            }
+            assert!(budget > 100 || steps > 3000 / budget);
+            assert_eq!(sb.finish(&trace).as_ref(), Some(&one), "budget {budget}");
+        }
+        // the reference unions, from the model as laid out
+        for t in &trace.tracks {
+            let cats = DeviceSummaryBuilder::cats_of(t);
+            for i in 0..t.slices.len() {
+                if matches!(t.role, TrackRole::Engine(_)) && t.slices.domain_of(i).opcode == wait {
+                    continue;
+                }
+                let sp = span_ps(&t.slices, i, trace.start_ns);
+                for (c, v) in spans.iter_mut().enumerate() {
+                    if cats & (1 << c) != 0 {
+                        v.push(sp);
+                    }
+                }
+            }
+        }
+        let len = |c: usize| -> f64 {
+            crate::analysis::busy::union(spans[c].clone()).iter().map(|&(s, e)| (e - s) as f64).sum::<f64>()
+                * 1e-12
+        };
+        assert!(len(TENSOR) > 0.0 && len(C_HW) > 0.0);
+        for (key, c) in [
+            ("tensor_engine_active_time", TENSOR),
+            ("scalar_engine_active_time", SCALAR),
+            ("gpsimd_engine_active_time", GPSIMD),
+            ("vector_engine_active_time", VECTOR),
+            ("dma_active_time", C_DMA),
+            ("static_dma_active_time", C_STATIC),
+            ("software_dynamic_dma_active_time", C_SW),
+            ("hardware_dynamic_dma_active_time", C_HW),
+            ("total_active_time", C_TOTAL),
+        ] {
+            assert!(approx(one.get(key), len(c)), "{key}: {:?} vs {}", one.get(key), len(c));
+        }
+        let dyn_frac = one.get("dynamic_dma_active_time_percent").unwrap().as_f64();
+        assert!((dyn_frac - len(C_DYN) / len(C_DMA)).abs() < 1e-9);
     }
 }
 
