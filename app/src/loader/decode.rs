@@ -21,6 +21,8 @@ use super::{now_ms, record_stage};
 pub const SLICE_MS: f64 = 8.0;
 /// Bytes copied out of the `ArrayBuffer` per step.
 const STEP_BYTES: u32 = 1 << 20;
+/// Slices (or argument sets) checked per step of the model's validation (≈ 1 ms in wasm).
+const VALIDATE_PER_STEP: usize = 100_000;
 
 /// At most this long between two frames while a load's page-side steps run (ms). A
 /// `scheduler.yield()` continuation is run before rendering, so a loop of slices that only yields
@@ -149,14 +151,30 @@ pub async fn decode_buffer(
     record_stage("columnSlices", f64::from(slices));
     record_stage("longestSliceMs", longest);
     let trace = dec.finish().map_err(damaged)?;
-    yield_now().await;
+    // the model's invariants, checked in steps of a few milliseconds too
     let t = now_ms();
-    let checked = trace.validate();
-    record_stage("validateMs", now_ms() - t);
-    match checked {
-        Ok(()) => Ok(trace),
-        Err(e) => Err(format!("internal: the parsed trace is inconsistent ({e})")),
+    let mut check = loupe_core::model::validate::Validation::default();
+    let mut longest_check = 0f64;
+    loop {
+        yield_now().await;
+        if cancelled() {
+            return Err(String::new());
+        }
+        let t0 = now_ms();
+        let mut more = true;
+        while more && now_ms() - t0 < SLICE_MS {
+            more = check
+                .step(&trace, VALIDATE_PER_STEP)
+                .map_err(|e| format!("internal: the parsed trace is inconsistent ({e})"))?;
+        }
+        longest_check = longest_check.max(now_ms() - t0);
+        if !more {
+            break;
+        }
     }
+    record_stage("validateMs", now_ms() - t);
+    record_stage("longestValidateSliceMs", longest_check);
+    Ok(trace)
 }
 
 /// The same, all at once (the in-thread loader of the browser tests).

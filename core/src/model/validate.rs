@@ -16,10 +16,76 @@ impl Trace {
     /// Check every structural invariant the widgets and the LOD index rely on: ids in range,
     /// column lengths equal, depth ranges well formed, slices at one depth sorted and disjoint,
     /// non-negative durations, domain columns parallel to the slices, operator parents earlier
-    /// in the tree (so it has no cycles), flows pointing at real slices, counters sorted, report tables rectangular.
+    /// in the tree (so it has no cycles), flows pointing at real slices, counters sorted, report
+    /// tables rectangular. [`Validation`] checks the same in bounded steps.
     pub fn validate(&self) -> Result<(), InvalidTrace> {
-        let nstr = self.strings.len();
-        let s_ok = |id: StrId| (id.0 as usize) < nstr;
+        let mut v = Validation::default();
+        while v.step(self, usize::MAX)? {}
+        Ok(())
+    }
+}
+
+/// [`Trace::validate`] in bounded steps, so a page checking a decoded model of millions of
+/// slices can give the browser a turn between them: the argument sets, then each track's slices,
+/// a block of at most `budget` sets or slices per step, then the rest in one step.
+#[derive(Debug, Default)]
+pub struct Validation {
+    /// 0: argument store, 1: groups, 2: tracks, 3: the rest, 4: done
+    phase: u8,
+    /// the next argument set, or the track being checked and its next slice
+    pos: usize,
+    track: usize,
+}
+
+impl Validation {
+    /// Check the next piece; `Ok(false)` once the whole model is checked.
+    pub fn step(&mut self, t: &Trace, budget: usize) -> Result<bool, InvalidTrace> {
+        let budget = budget.max(1);
+        match self.phase {
+            0 => {
+                if self.pos == 0 {
+                    t.check_arg_store()?;
+                }
+                let end = self.pos + budget.min(t.args.len() - self.pos.min(t.args.len()));
+                t.check_arg_sets(self.pos..end)?;
+                self.pos = end;
+                if end >= t.args.len() {
+                    (self.phase, self.pos) = (1, 0);
+                }
+            }
+            1 => {
+                t.check_groups()?;
+                self.phase = 2;
+            }
+            2 => {
+                let Some(track) = t.tracks.get(self.track) else {
+                    self.phase = 3;
+                    return Ok(true);
+                };
+                let n = track.slices.start_ns.len();
+                if self.pos == 0 {
+                    t.check_track(self.track)?;
+                }
+                let end = self.pos + budget.min(n - self.pos);
+                t.check_slices(self.track, self.pos..end)?;
+                self.pos = end;
+                if end >= n {
+                    (self.track, self.pos) = (self.track + 1, 0);
+                }
+            }
+            3 => {
+                t.check_rest()?;
+                self.phase = 4;
+            }
+            _ => return Ok(false),
+        }
+        Ok(self.phase < 4)
+    }
+}
+
+impl Trace {
+    /// The argument store's column lengths and offsets.
+    fn check_arg_store(&self) -> Result<(), InvalidTrace> {
         if self.args.lazy.len() != self.args.lazy_ids.len() {
             return bad("lazy argument ranges and their ids differ in length".into());
         }
@@ -31,16 +97,29 @@ impl Trace {
         {
             return bad("argument offsets are not monotonic or do not end at the entry count".into());
         }
-        if !self.args.bases.is_empty() {
-            if self.args.bases.len() != self.args.len() {
-                return bad("argument bases and sets differ in length".into());
-            }
-            for (i, &b) in self.args.bases.iter().enumerate() {
-                if b != u32::MAX && (b as usize >= i || self.args.bases[b as usize] != u32::MAX) {
-                    return bad(format!("argument set {i}: base {b} is not an earlier set without a base"));
-                }
+        if !self.args.bases.is_empty() && self.args.bases.len() != self.args.len() {
+            return bad("argument bases and sets differ in length".into());
+        }
+        Ok(())
+    }
+
+    /// The bases of argument sets `r`.
+    fn check_arg_sets(&self, r: std::ops::Range<usize>) -> Result<(), InvalidTrace> {
+        let bases = &self.args.bases;
+        if bases.is_empty() {
+            return Ok(());
+        }
+        for i in r {
+            let b = bases[i];
+            if b != u32::MAX && (b as usize >= i || bases[b as usize] != u32::MAX) {
+                return bad(format!("argument set {i}: base {b} is not an earlier set without a base"));
             }
         }
+        Ok(())
+    }
+
+    fn check_groups(&self) -> Result<(), InvalidTrace> {
+        let s_ok = |id: StrId| (id.0 as usize) < self.strings.len();
         for (gi, g) in self.groups.iter().enumerate() {
             if !s_ok(g.name) {
                 return bad(format!("group {gi}: name out of range"));
@@ -56,87 +135,114 @@ impl Trace {
                 }
             }
         }
-        for (ti, t) in self.tracks.iter().enumerate() {
-            if t.group.idx() >= self.groups.len() || !s_ok(t.name) || !s_ok(t.source_id) {
-                return bad(format!("track {ti}: group or name out of range"));
+        Ok(())
+    }
+
+    /// Track `ti` as a whole: its group and names, column lengths, depth ranges, instants.
+    fn check_track(&self, ti: usize) -> Result<(), InvalidTrace> {
+        let s_ok = |id: StrId| (id.0 as usize) < self.strings.len();
+        let t = &self.tracks[ti];
+        if t.group.idx() >= self.groups.len() || !s_ok(t.name) || !s_ok(t.source_id) {
+            return bad(format!("track {ti}: group or name out of range"));
+        }
+        let c = &t.slices;
+        let n = c.start_ns.len();
+        if c.dur_ns.len() != n || c.name.len() != n || c.category.len() != n || c.args.len() != n {
+            return bad(format!("track {ti}: slice columns differ in length"));
+        }
+        if n == 0 {
+            if c.depth_starts.len() > 1 {
+                return bad(format!("track {ti}: depth ranges without slices"));
             }
-            let c = &t.slices;
-            let n = c.start_ns.len();
-            if c.dur_ns.len() != n || c.name.len() != n || c.category.len() != n || c.args.len() != n {
-                return bad(format!("track {ti}: slice columns differ in length"));
-            }
-            if n == 0 {
-                if c.depth_starts.len() > 1 {
-                    return bad(format!("track {ti}: depth ranges without slices"));
-                }
-            } else if c.depth_starts.first() != Some(&0)
-                || c.depth_starts.last().map(|&x| x as usize) != Some(n)
-                || c.depth_starts.windows(2).any(|w| w[0] > w[1])
+        } else if c.depth_starts.first() != Some(&0)
+            || c.depth_starts.last().map(|&x| x as usize) != Some(n)
+            || c.depth_starts.windows(2).any(|w| w[0] > w[1])
+        {
+            return bad(format!("track {ti}: depth ranges do not cover the slices"));
+        }
+        if let Some(dc) = &c.domain {
+            if dc.opcode.len() != n
+                || dc.operator.len() != n
+                || dc.instruction.len() != n
+                || dc.source.len() != n
+                || dc.bytes.len() != n
+                || dc.start_sub_ps.len() != n
+                || dc.dur_sub_ps.len() != n
+                || dc.flops.len() != n
+                || dc.transpose.len() != n
             {
-                return bad(format!("track {ti}: depth ranges do not cover the slices"));
-            }
-            for i in 0..n {
-                if c.dur_ns[i] < 0 {
-                    return bad(format!("track {ti}: slice {i} has a negative duration"));
-                }
-                if !s_ok(c.name[i]) || !s_ok(c.category[i]) {
-                    return bad(format!("track {ti}: slice {i} name out of range"));
-                }
-                if c.args[i] != ArgsId::NONE && !self.args.contains(c.args[i]) {
-                    return bad(format!("track {ti}: slice {i} arguments out of range"));
-                }
-            }
-            for d in 0..c.depth_count() {
-                let r = c.depth_range(d);
-                for i in r.start + 1..r.end {
-                    if c.start_ns[i] < c.start_ns[i - 1] {
-                        return bad(format!("track {ti} depth {d}: slices not sorted by start at {i}"));
-                    }
-                    if c.start_ns[i] < c.end_ns(i - 1) {
-                        return bad(format!("track {ti} depth {d}: slices {} and {i} overlap", i - 1));
-                    }
-                }
-            }
-            if let Some(dc) = &c.domain {
-                if dc.opcode.len() != n
-                    || dc.operator.len() != n
-                    || dc.instruction.len() != n
-                    || dc.source.len() != n
-                    || dc.bytes.len() != n
-                    || dc.start_sub_ps.len() != n
-                    || dc.dur_sub_ps.len() != n
-                    || dc.flops.len() != n
-                    || dc.transpose.len() != n
-                {
-                    return bad(format!("track {ti}: domain columns differ in length from the slices"));
-                }
-                for i in 0..n {
-                    if !s_ok(dc.opcode[i]) {
-                        return bad(format!("track {ti}: slice {i} opcode out of range"));
-                    }
-                    if !dc.operator[i].is_none() && dc.operator[i].idx() >= self.operators.len() {
-                        return bad(format!("track {ti}: slice {i} operator out of range"));
-                    }
-                    if !dc.source[i].is_none() && dc.source[i].idx() >= self.sources.len() {
-                        return bad(format!("track {ti}: slice {i} source out of range"));
-                    }
-                    if dc.start_sub_ps[i] > 999 || dc.dur_sub_ps[i] > 999 {
-                        return bad(format!("track {ti}: slice {i} sub-ns picoseconds above 999"));
-                    }
-                }
-            }
-            let ins = &t.instants;
-            let m = ins.ts_ns.len();
-            if ins.name.len() != m || ins.category.len() != m || ins.args.len() != m {
-                return bad(format!("track {ti}: instant columns differ in length"));
-            }
-            if ins.ts_ns.windows(2).any(|w| w[0] > w[1]) {
-                return bad(format!("track {ti}: instants not sorted"));
-            }
-            if ins.name.iter().chain(&ins.category).any(|&s| !s_ok(s)) {
-                return bad(format!("track {ti}: instant name out of range"));
+                return bad(format!("track {ti}: domain columns differ in length from the slices"));
             }
         }
+        let ins = &t.instants;
+        let m = ins.ts_ns.len();
+        if ins.name.len() != m || ins.category.len() != m || ins.args.len() != m {
+            return bad(format!("track {ti}: instant columns differ in length"));
+        }
+        if ins.ts_ns.windows(2).any(|w| w[0] > w[1]) {
+            return bad(format!("track {ti}: instants not sorted"));
+        }
+        if ins.name.iter().chain(&ins.category).any(|&s| !s_ok(s)) {
+            return bad(format!("track {ti}: instant name out of range"));
+        }
+        Ok(())
+    }
+
+    /// Slices `r` of track `ti` (after [`Trace::check_track`]): durations, ids, order and overlap
+    /// within their depth, domain values.
+    fn check_slices(&self, ti: usize, r: std::ops::Range<usize>) -> Result<(), InvalidTrace> {
+        let s_ok = |id: StrId| (id.0 as usize) < self.strings.len();
+        let c = &self.tracks[ti].slices;
+        // the depth of r.start, then the first slice of the next depth as i crosses it
+        let mut d = c.depth_starts.partition_point(|&x| x as usize <= r.start).saturating_sub(1);
+        let mut depth_first = c.depth_starts.get(d).map_or(0, |&x| x as usize);
+        let mut next_depth = c.depth_starts.get(d + 1).map_or(usize::MAX, |&x| x as usize);
+        for i in r.clone() {
+            while i >= next_depth {
+                d += 1;
+                depth_first = next_depth;
+                next_depth = c.depth_starts.get(d + 1).map_or(usize::MAX, |&x| x as usize);
+            }
+            if c.dur_ns[i] < 0 {
+                return bad(format!("track {ti}: slice {i} has a negative duration"));
+            }
+            if !s_ok(c.name[i]) || !s_ok(c.category[i]) {
+                return bad(format!("track {ti}: slice {i} name out of range"));
+            }
+            if c.args[i] != ArgsId::NONE && !self.args.contains(c.args[i]) {
+                return bad(format!("track {ti}: slice {i} arguments out of range"));
+            }
+            if i > depth_first {
+                if c.start_ns[i] < c.start_ns[i - 1] {
+                    return bad(format!("track {ti} depth {d}: slices not sorted by start at {i}"));
+                }
+                if c.start_ns[i] < c.end_ns(i - 1) {
+                    return bad(format!("track {ti} depth {d}: slices {} and {i} overlap", i - 1));
+                }
+            }
+        }
+        if let Some(dc) = &c.domain {
+            for i in r {
+                if !s_ok(dc.opcode[i]) {
+                    return bad(format!("track {ti}: slice {i} opcode out of range"));
+                }
+                if !dc.operator[i].is_none() && dc.operator[i].idx() >= self.operators.len() {
+                    return bad(format!("track {ti}: slice {i} operator out of range"));
+                }
+                if !dc.source[i].is_none() && dc.source[i].idx() >= self.sources.len() {
+                    return bad(format!("track {ti}: slice {i} source out of range"));
+                }
+                if dc.start_sub_ps[i] > 999 || dc.dur_sub_ps[i] > 999 {
+                    return bad(format!("track {ti}: slice {i} sub-ns picoseconds above 999"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Operators, sources, counters, flows, tables and the time range.
+    fn check_rest(&self) -> Result<(), InvalidTrace> {
+        let s_ok = |id: StrId| (id.0 as usize) < self.strings.len();
         for (i, node) in self.operators.nodes.iter().enumerate() {
             if !s_ok(node.name) || (!node.parent.is_none() && node.parent.idx() >= i) {
                 return bad(format!("operator {i}: name out of range or parent not earlier in the tree"));
@@ -228,6 +334,65 @@ mod tests {
         let mut t = sample();
         t.operators.nodes[0].parent = OpId(1);
         assert!(t.validate().is_err());
+    }
+
+    /// The stepped check finds what the one-shot check finds, at any step size, on a track
+    /// with several depths (a step starting inside a depth, after an empty one).
+    #[test]
+    fn stepped_validation_finds_the_same() {
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("p", GroupKind::Process);
+        let t = b.add_track(g, "main", TrackKind::Thread, "0");
+        let n = b.intern("f");
+        for i in 0..40i64 {
+            // a parent and two children each: three depths
+            b.add_slice(t, i * 100, 90, n, StrId::EMPTY, ArgsId::NONE);
+            b.add_slice(t, i * 100 + 10, 20, n, StrId::EMPTY, ArgsId::NONE);
+            b.add_slice(t, i * 100 + 40, 20, n, StrId::EMPTY, ArgsId::NONE);
+            b.add_slice(t, i * 100 + 41, 5, n, StrId::EMPTY, ArgsId::NONE);
+        }
+        let good = b.finish();
+        assert!(good.tracks[0].slices.depth_count() >= 3);
+        let stepped = |t: &Trace, budget: usize| {
+            let mut v = Validation::default();
+            let mut steps = 0;
+            loop {
+                match v.step(t, budget) {
+                    Ok(true) => steps += 1,
+                    Ok(false) => return (Ok(()), steps),
+                    Err(e) => return (Err(e), steps),
+                }
+            }
+        };
+        assert!(stepped(&good, 1).1 > 160);
+        let c = &good.tracks[0].slices;
+        let d1 = c.depth_range(1);
+        let mut broken = Vec::new();
+        // a slice out of order in the middle of depth 1, at the first slice of depth 1 (not
+        // compared with the last of depth 0), an overlap, a negative duration, a name
+        let mut x = good.clone();
+        x.tracks[0].slices.start_ns[d1.start + 5] = 0;
+        broken.push(x);
+        let mut x = good.clone();
+        x.tracks[0].slices.start_ns[d1.start] = 0;
+        broken.push(x);
+        let mut x = good.clone();
+        x.tracks[0].slices.dur_ns[d1.start + 2] = 5000;
+        broken.push(x);
+        let mut x = good.clone();
+        x.tracks[0].slices.dur_ns[7] = -1;
+        broken.push(x);
+        let mut x = good.clone();
+        x.tracks[0].slices.name[3] = StrId(999);
+        broken.push(x);
+        for (k, x) in broken.iter().enumerate() {
+            let one = x.validate();
+            for budget in [1, 2, 7, 64] {
+                assert_eq!(stepped(x, budget).0, one, "case {k}, budget {budget}");
+            }
+            // the first slice of a depth may start before the last of the depth above
+            assert_eq!(one.is_ok(), k == 1, "case {k}: {one:?}");
+        }
     }
 
     #[test]
