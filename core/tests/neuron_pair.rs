@@ -126,3 +126,25 @@ fn neff_alone_is_a_program_view() {
     let s = loupe_core::query::summary(&t);
     assert_eq!(s.neff.unwrap().uuid, "0123456789abcdef0123456789abcdef");
 }
+
+/// A capture whose import would not fit the given memory is refused up front with a message
+/// that says so; the NEFF beside it is not counted, and one that fits passes.
+#[test]
+fn an_ntff_too_big_for_memory_is_refused_before_import() {
+    use loupe_core::import::{check_peak, neuron_binary, ImportError};
+    let neff = neff_writer::minimal_neff();
+    let ntff = capture("0123456789abcdef0123456789abcdef");
+    let files = [InputFile { name: "a.neff", bytes: &neff }, InputFile { name: "a.ntff", bytes: &ntff }];
+    let need = neuron_binary::estimate_peak_bytes(ntff.len() as u64);
+    assert!(need > ntff.len() as u64);
+    assert!(check_peak(&files, need).is_ok());
+    match check_peak(&files, need - 1) {
+        Err(e @ ImportError::TooLarge { .. }) => {
+            let m = e.to_string();
+            assert!(m.contains("NTFF") && m.contains("memory"), "{m}");
+        }
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+    // the NEFF alone is not an NTFF
+    assert!(check_peak(&files[..1], 1).is_ok());
+}

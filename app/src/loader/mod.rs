@@ -682,7 +682,14 @@ fn attach_worker(
             .map(|e| e.message())
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| "the worker script could not be loaded".into());
-        job.emit(LoadEvent::Failed(format!("the parser worker failed: {msg}")));
+        // a wasm trap: an allocation that failed (a worker's memory ends at 4 GB) or a bug
+        let hint = if msg.contains("RuntimeError") {
+            " — most likely it ran out of memory (a browser worker holds at most 4 GB); \
+             try a smaller capture, or the `loupe` command line, which has no such limit"
+        } else {
+            ""
+        };
+        job.emit(LoadEvent::Failed(format!("the parser worker failed: {msg}{hint}")));
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));

@@ -33,7 +33,8 @@ use super::protocol::{self, Message};
 pub const READ_CHUNK_BYTES: usize = 16 << 20;
 
 /// The largest estimated import peak the worker accepts (see
-/// `loupe_core::import::chrome::estimate_peak_bytes`). wasm32 memory ends at 4 GiB and never
+/// `loupe_core::import::chrome::estimate_peak_bytes` for a streamed Chrome JSON,
+/// `loupe_core::import::check_peak` for files imported whole). wasm32 memory ends at 4 GiB and never
 /// shrinks; after the peak, the worker still holds the model (about half the peak) next to its
 /// transfer encoding (about the model's size, in a `Vec` that grows by doubling), and the page
 /// then decodes the same bytes into its own 4 GiB. 2.5 GiB of peak leaves that room; a bigger
@@ -129,6 +130,8 @@ pub fn parse_and_encode(
 ) -> Result<Encoded, String> {
     let t0 = now_ms();
     let inputs: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
+    // a capture too big for this worker's memory: a clear message now, not an abort later
+    loupe_core::import::check_peak(&inputs, MAX_PEAK_BYTES).map_err(|e| e.to_string())?;
     let trace =
         import_files(&inputs, &mut throttled("parsing", now_ms, progress)).map_err(|e| e.to_string())?;
     encode(trace, t0, now_ms, progress)

@@ -280,6 +280,32 @@ fn name_groups_by_file(b: &mut TraceBuilder) {
     }
 }
 
+/// Refuse `files` up front ([`ImportError::TooLarge`]) when importing them whole would take more
+/// than `limit` bytes of memory at its peak, as far as Loupe can estimate it from their sizes
+/// (NTFF captures: [`neuron_binary::estimate_peak_bytes`]; other formats are not estimated
+/// here: the streamed Chrome JSON has its own check, the rest have size limits of their own).
+pub fn check_peak(files: &[InputFile<'_>], limit: u64) -> Result<(), ImportError> {
+    let ntff: u64 = files
+        .iter()
+        .filter(|f| neuron_binary::is_ntff(&f.bytes[..f.bytes.len().min(SNIFF_BYTES)]))
+        .map(|f| f.bytes.len() as u64)
+        .sum();
+    let est = neuron_binary::estimate_peak_bytes(ntff);
+    if est > limit {
+        return Err(ImportError::TooLarge {
+            what: format!(
+                "this NTFF capture ({}) would take about {} of memory to import (about {} per byte of trace), \
+                 which is",
+                crate::limits::human_bytes(ntff),
+                crate::limits::human_bytes(est),
+                neuron_binary::PEAK_BYTES_PER_NTFF_BYTE
+            ),
+            limit,
+        });
+    }
+    Ok(())
+}
+
 /// Import several files into one trace (e.g. a NEFF and its NTFF, or several Parquet tables).
 pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Result<Trace, ImportError> {
     import_files_with(&[], files, progress)

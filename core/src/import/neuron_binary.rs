@@ -52,6 +52,24 @@ pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
 /// NTFF by structure on a prefix (the metadata length is checked against the whole file by
 /// `ntff::parse`): a plausible version byte, zero bytes 4..8, zero padding 0x10..0x80 and the
 /// metadata protobuf starting with field 1 (length-delimited) at 0x80.
+/// Peak bytes per NTFF byte while importing it whole: the file, its decoded records, the
+/// builder's columns and arguments, then the finished model next to them. Measured natively
+/// (`/usr/bin/time -f %M loupe summary X.ntff --neff X.neff`) on generated pairs of instruction
+/// records (`gen_neuron_pair`): 888 MB for 100 MB, 3461 MB for 400 MB (8.7 per byte); rounded
+/// up, since the estimate must err on the side of refusing a file before the worker dies. In
+/// the page's worker a 300 MB pair opened and a 400 MB one ran out of memory (2026-11-27).
+pub const PEAK_BYTES_PER_NTFF_BYTE: u64 = 9;
+
+/// The estimated peak memory of importing NTFF captures of `ntff_bytes` bytes in all.
+pub fn estimate_peak_bytes(ntff_bytes: u64) -> u64 {
+    ntff_bytes.saturating_mul(PEAK_BYTES_PER_NTFF_BYTE)
+}
+
+/// Whether `prefix` (the first bytes of a file) looks like an NTFF capture.
+pub fn is_ntff(prefix: &[u8]) -> bool {
+    is_ntff_like(prefix)
+}
+
 fn is_ntff_like(prefix: &[u8]) -> bool {
     if prefix.len() < 0x81 {
         return false;
