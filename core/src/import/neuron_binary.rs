@@ -55,14 +55,15 @@ pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
 /// Peak bytes per NTFF byte while importing it whole: the file, its decoded records, the
 /// builder's columns and arguments, then the finished model next to them. Measured natively
 /// (`/usr/bin/time -f %M loupe summary X.ntff --neff X.neff`) on generated pairs of instruction
-/// records (`gen_neuron_pair`): 888 MB for 100 MB, 3461 MB for 400 MB (8.7 per byte); rounded
+/// records (`gen_neuron_pair`): 888 MB for 100 MB, 3461 MB for 400 MB (8.65 per byte); rounded
 /// up, since the estimate must err on the side of refusing a file before the worker dies. In
-/// the page's worker a 300 MB pair opened and a 400 MB one ran out of memory (2026-11-27).
-pub const PEAK_BYTES_PER_NTFF_BYTE: u64 = 9;
+/// the page's worker a 300 MB pair opened and a 400 MB one ran out of memory (2026-11-27); with
+/// the worker's 2.5 GiB limit this lets captures up to about 307 MB through.
+pub const PEAK_BYTES_PER_NTFF_BYTE: f64 = 8.75;
 
 /// The estimated peak memory of importing NTFF captures of `ntff_bytes` bytes in all.
 pub fn estimate_peak_bytes(ntff_bytes: u64) -> u64 {
-    ntff_bytes.saturating_mul(PEAK_BYTES_PER_NTFF_BYTE)
+    (ntff_bytes as f64 * PEAK_BYTES_PER_NTFF_BYTE) as u64
 }
 
 /// Whether `prefix` (the first bytes of a file) looks like an NTFF capture.
