@@ -39,8 +39,9 @@ fn round_trips_keep_the_model() {
 }
 
 /// (Version 1 was first released with the lazy-argument model; no older file exists. Version 2
-/// added the argument sets' bases, `ArgStore::bases`: version 1 files are refused with the
-/// message to re-open the original files.)
+/// added the argument sets' bases, `ArgStore::bases`; version 3 packed the argument values into
+/// columns, `ArgStore::tags` / `vals` / `wide`: older files are refused with the message to
+/// re-open the original files.)
 /// When this fails, the model's bincode layout changed: bump `FORMAT_VERSION` in
 /// `core/src/loupe_file.rs` (and write a migration if old files matter), then update both numbers.
 #[test]
@@ -49,7 +50,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (2, 16780318853546207319),
+        (3, 7520402851048418284),
         "model layout changed: bump FORMAT_VERSION"
     );
 }

@@ -386,8 +386,7 @@ impl TraceBuilder {
     pub fn add_args(&mut self, entries: impl IntoIterator<Item = (StrId, ArgValue)>) -> ArgsId {
         let before = self.args.keys.len();
         for (k, v) in entries {
-            self.args.keys.push(k);
-            self.args.values.push(v);
+            self.args.push_entry(k, v);
         }
         if self.args.keys.len() == before {
             return ArgsId::NONE;
@@ -399,8 +398,12 @@ impl TraceBuilder {
         if entries.is_empty() {
             return ArgsId::NONE;
         }
-        self.args.keys.extend(entries.iter().map(|e| e.0));
-        self.args.values.extend(entries.iter().map(|e| e.1));
+        self.args.keys.reserve(entries.len());
+        self.args.tags.reserve(entries.len());
+        self.args.vals.reserve(entries.len());
+        for &(k, v) in entries {
+            self.args.push_entry(k, v);
+        }
         self.close_args_set(u32::MAX)
     }
     /// An argument set that reads as `base` with `entries` overriding it (see [`ArgStore`]'s
@@ -423,13 +426,13 @@ impl TraceBuilder {
             return self.add_args_slice(&all);
         }
         let before = self.args.keys.len();
+        let b = self.args.own(base);
         for &(k, v) in entries {
-            let (bk, bv) = self.args.own(base);
-            if bk.iter().position(|&b| b == k).is_some_and(|j| bv[j] == v) {
+            let same = self.args.keys[b.clone()].iter().position(|&x| x == k);
+            if same.is_some_and(|j| self.args.value(b.start + j) == v) {
                 continue;
             }
-            self.args.keys.push(k);
-            self.args.values.push(v);
+            self.args.push_entry(k, v);
         }
         if self.args.keys.len() == before {
             return base;
@@ -466,7 +469,8 @@ impl TraceBuilder {
     pub fn reserve_args(&mut self, sets: usize, entries: usize) {
         self.args.offsets.reserve(sets);
         self.args.keys.reserve(entries);
-        self.args.values.reserve(entries);
+        self.args.tags.reserve(entries);
+        self.args.vals.reserve(entries);
     }
     /// Room for `n` more slices on `track`, with their domain when `domain`.
     pub fn reserve_slices(&mut self, track: TrackId, n: usize, domain: bool) {
@@ -823,7 +827,9 @@ impl TraceBuilder {
         self.iterations.sort_by_key(|i| (i.start_ns, i.number));
         let mut args = self.args;
         args.keys.shrink_to_fit();
-        args.values.shrink_to_fit();
+        args.tags.shrink_to_fit();
+        args.vals.shrink_to_fit();
+        args.wide.shrink_to_fit();
         args.offsets.shrink_to_fit();
         args.lazy.shrink_to_fit();
         args.lazy_ids.shrink_to_fit();

@@ -353,7 +353,13 @@ pub enum ArgValue {
     Json(StrId),
 }
 
-/// All argument sets of a trace: set i is `entries[offsets[i]..offsets[i+1]]`.
+/// All argument sets of a trace: set i is entries `offsets[i]..offsets[i+1]`.
+///
+/// **Entries** are columns: `keys[e]`, and the value packed as `tags[e]` (its kind, `TAG_*`)
+/// plus `vals[e]`: the value itself when it fits 32 bits (bool, string id, an integer in the
+/// u32 / i32 range), else an index into `wide` (floats, wider integers). An entry costs 9
+/// bytes (17 with a wide value) instead of 20 for a key and an [`ArgValue`]. Read them with
+/// [`ArgStore::get`] / [`ArgStore::value`]; a damaged tag or index reads as `Null` / 0.
 ///
 /// **Based sets.** When `bases` is not empty it has one entry per set: `bases[i]` is the set
 /// that set i overrides (`u32::MAX` = none). Set i then reads as its base's entries in the base's
@@ -369,7 +375,9 @@ pub enum ArgValue {
 pub struct ArgStore {
     pub offsets: Vec<u32>,
     pub keys: Vec<StrId>,
-    pub values: Vec<ArgValue>,
+    pub tags: Vec<u8>,
+    pub vals: Vec<u32>,
+    pub wide: Vec<u64>,
     pub lazy: Vec<u64>,
     pub lazy_ids: Vec<[i64; 2]>,
     pub bases: Vec<u32>,
@@ -383,17 +391,71 @@ impl ArgStore {
         }
         self.bases.get(id.0 as usize).map_or(ArgsId::NONE, |&b| ArgsId(b))
     }
-    /// The entries set `id` holds itself (without its base's).
-    pub fn own(&self, id: ArgsId) -> (&[StrId], &[ArgValue]) {
+    pub const TAG_NULL: u8 = 0;
+    pub const TAG_BOOL: u8 = 1;
+    pub const TAG_INT32: u8 = 2;
+    pub const TAG_INT64: u8 = 3;
+    pub const TAG_UINT32: u8 = 4;
+    pub const TAG_UINT64: u8 = 5;
+    pub const TAG_FLOAT: u8 = 6;
+    pub const TAG_STR: u8 = 7;
+    pub const TAG_JSON: u8 = 8;
+
+    /// Append one entry (of the set being built).
+    pub fn push_entry(&mut self, key: StrId, v: ArgValue) {
+        let mut wide = |x: u64| {
+            self.wide.push(x);
+            (self.wide.len() - 1) as u32
+        };
+        let (tag, val) = match v {
+            ArgValue::Null => (Self::TAG_NULL, 0),
+            ArgValue::Bool(b) => (Self::TAG_BOOL, u32::from(b)),
+            ArgValue::Int(i) => match i32::try_from(i) {
+                Ok(n) => (Self::TAG_INT32, n as u32),
+                Err(_) => (Self::TAG_INT64, wide(i as u64)),
+            },
+            ArgValue::UInt(u) => match u32::try_from(u) {
+                Ok(n) => (Self::TAG_UINT32, n),
+                Err(_) => (Self::TAG_UINT64, wide(u)),
+            },
+            ArgValue::Float(f) => (Self::TAG_FLOAT, wide(f.to_bits())),
+            ArgValue::Str(s) => (Self::TAG_STR, s.0),
+            ArgValue::Json(s) => (Self::TAG_JSON, s.0),
+        };
+        self.keys.push(key);
+        self.tags.push(tag);
+        self.vals.push(val);
+    }
+    /// The value of entry `e` (`Null` when out of range or damaged).
+    pub fn value(&self, e: usize) -> ArgValue {
+        let (Some(&tag), Some(&v)) = (self.tags.get(e), self.vals.get(e)) else {
+            return ArgValue::Null;
+        };
+        let wide = || self.wide.get(v as usize).copied().unwrap_or(0);
+        match tag {
+            Self::TAG_BOOL => ArgValue::Bool(v != 0),
+            Self::TAG_INT32 => ArgValue::Int(i64::from(v as i32)),
+            Self::TAG_INT64 => ArgValue::Int(wide() as i64),
+            Self::TAG_UINT32 => ArgValue::UInt(u64::from(v)),
+            Self::TAG_UINT64 => ArgValue::UInt(wide()),
+            Self::TAG_FLOAT => ArgValue::Float(f64::from_bits(wide())),
+            Self::TAG_STR => ArgValue::Str(StrId(v)),
+            Self::TAG_JSON => ArgValue::Json(StrId(v)),
+            _ => ArgValue::Null,
+        }
+    }
+    /// The entries set `id` holds itself (without its base's), as an entry range.
+    pub fn own(&self, id: ArgsId) -> std::ops::Range<usize> {
         // `NONE` is u32::MAX: `i + 1` would overflow a 32-bit usize (wasm32), so test it first
         let i = id.0 as usize;
-        let r = match (id != ArgsId::NONE && !id.is_lazy())
-            .then(|| (self.offsets.get(i), self.offsets.get(i + 1)))
-        {
-            Some((Some(&a), Some(&b))) => a as usize..b as usize,
+        match (id != ArgsId::NONE && !id.is_lazy()).then(|| (self.offsets.get(i), self.offsets.get(i + 1))) {
+            Some((Some(&a), Some(&b))) if a <= b && (b as usize) <= self.keys.len() => a as usize..b as usize,
             _ => 0..0,
-        };
-        (&self.keys[r.clone()], &self.values[r])
+        }
+    }
+    /// The entries of set `id` it holds itself (without its base's).
+    pub fn own_entries(&self, id: ArgsId) -> impl Iterator<Item = (StrId, ArgValue)> + '_ {
+        self.own(id).map(move |e| (self.keys[e], self.value(e)))
     }
     /// Add a lazy set; `None` when the range does not fit a [`LazyArgs`] or the ids run out.
     pub fn push_lazy(&mut self, r: LazyArgs, ids: GpuIds) -> Option<ArgsId> {
@@ -429,13 +491,19 @@ impl ArgStore {
     }
     /// The entries of set `id`, its base's included (see "Based sets" above).
     pub fn get(&self, id: ArgsId) -> impl Iterator<Item = (StrId, ArgValue)> + '_ {
-        let (ok, ov) = self.own(id);
-        let (bk, bv) = self.own(self.base_of(id));
-        let based = bk.iter().zip(bv).map(move |(&k, &v)| {
-            let own = ok.iter().position(|&o| o == k);
-            (k, own.map_or(v, |j| ov[j]))
+        let o = self.own(id);
+        let b = self.own(self.base_of(id));
+        let ok = &self.keys[o.clone()];
+        let bk = &self.keys[b.clone()];
+        let based = b.map(move |j| {
+            let k = self.keys[j];
+            let own = ok.iter().position(|&x| x == k);
+            (k, self.value(own.map_or(j, |p| o.start + p)))
         });
-        based.chain(ok.iter().zip(ov).filter(move |(k, _)| !bk.contains(k)).map(|(&k, &v)| (k, v)))
+        let o2 = self.own(id);
+        based.chain(
+            o2.filter(move |&e| !bk.contains(&self.keys[e])).map(move |e| (self.keys[e], self.value(e))),
+        )
     }
     pub fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)
@@ -446,7 +514,9 @@ impl ArgStore {
     pub fn heap_bytes(&self) -> usize {
         self.offsets.capacity() * 4
             + self.keys.capacity() * 4
-            + self.values.capacity() * 16
+            + self.tags.capacity()
+            + self.vals.capacity() * 4
+            + self.wide.capacity() * 8
             + self.lazy.capacity() * 8
             + self.lazy_ids.capacity() * 16
             + self.bases.capacity() * 4

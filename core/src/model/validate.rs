@@ -89,7 +89,7 @@ impl Trace {
         if self.args.lazy.len() != self.args.lazy_ids.len() {
             return bad("lazy argument ranges and their ids differ in length".into());
         }
-        if self.args.keys.len() != self.args.values.len() {
+        if self.args.keys.len() != self.args.tags.len() || self.args.keys.len() != self.args.vals.len() {
             return bad("argument keys and values differ in length".into());
         }
         if self.args.offsets.windows(2).any(|w| w[0] > w[1])
@@ -393,6 +393,64 @@ mod tests {
             // the first slice of a depth may start before the last of the depth above
             assert_eq!(one.is_ok(), k == 1, "case {k}: {one:?}");
         }
+    }
+
+    /// Every kind of value, at the edges of the 32-bit packing, reads back as it was added,
+    /// through the builder, the wire and a based set; a damaged tag or wide index reads as
+    /// `Null` / 0 instead of panicking.
+    #[test]
+    fn packed_argument_values_read_back() {
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("p", GroupKind::Process);
+        let t = b.add_track(g, "main", TrackKind::Thread, "0");
+        let s = b.intern("text");
+        let values = [
+            ArgValue::Null,
+            ArgValue::Bool(true),
+            ArgValue::Bool(false),
+            ArgValue::Int(0),
+            ArgValue::Int(-1),
+            ArgValue::Int(i64::from(i32::MIN)),
+            ArgValue::Int(i64::from(i32::MAX) + 1),
+            ArgValue::Int(i64::MIN),
+            ArgValue::UInt(u64::from(u32::MAX)),
+            ArgValue::UInt(u64::from(u32::MAX) + 1),
+            ArgValue::UInt(u64::MAX),
+            ArgValue::Float(0.1),
+            ArgValue::Float(-0.0),
+            ArgValue::Float(f64::INFINITY),
+            ArgValue::Str(s),
+            ArgValue::Json(s),
+        ];
+        let keys: Vec<StrId> = (0..values.len()).map(|i| b.intern(&format!("k{i}"))).collect();
+        let entries: Vec<(StrId, ArgValue)> = keys.iter().copied().zip(values).collect();
+        let a = b.add_args(entries.iter().copied());
+        let over = b.add_args_over(a, &[(keys[7], ArgValue::Int(7)), (keys[8], values[8])]);
+        b.add_slice(t, 0, 5, s, StrId::EMPTY, a);
+        b.add_slice(t, 10, 5, s, StrId::EMPTY, over);
+        let tr = b.finish();
+        tr.validate().unwrap();
+        let back = crate::model::wire::decode(&crate::model::wire::encode(tr.clone()).unwrap()).unwrap();
+        for m in [&tr, &back] {
+            assert_eq!(m.args.get(a).collect::<Vec<_>>(), entries);
+            let mut want = entries.clone();
+            want[7].1 = ArgValue::Int(7);
+            assert_eq!(m.args.get(over).collect::<Vec<_>>(), want);
+            // the based set stores only the changed value
+            assert_eq!(m.args.own(over).len(), 1);
+        }
+        // 16 entries + 1 own; wide: i32::MAX+1, i64::MIN, u32::MAX+1, u64::MAX, three floats
+        assert_eq!(tr.args.keys.len(), 17);
+        assert_eq!(tr.args.wide.len(), 7);
+        let mut bad = tr.clone();
+        bad.args.tags[1] = 200;
+        bad.args.vals[11] = 9999;
+        assert_eq!(bad.args.value(1), ArgValue::Null);
+        assert_eq!(bad.args.value(11), ArgValue::Float(0.0));
+        assert_eq!(bad.args.value(usize::MAX), ArgValue::Null);
+        let mut bad = tr;
+        bad.args.tags.pop();
+        assert!(bad.validate().is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! page's main thread for the whole model (hundreds of milliseconds on a 1 GB trace).
 //!
 //! ```text
-//! "LPWIRE01"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
+//! "LPWIRE03"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
 //! u64 column count  column count × (u8 kind, u64 elements)  the columns' raw bytes, in order
 //! ```
 //!
@@ -18,10 +18,10 @@
 
 use crate::lod::LodIndex;
 use crate::model::domain::{OpId, SourceId};
-use crate::model::{ArgValue, ArgsId, Flow, SliceColumns, SliceRef, Trace, TrackId};
+use crate::model::{ArgsId, Flow, SliceColumns, SliceRef, Trace, TrackId};
 use crate::strings::StrId;
 
-const MAGIC: &[u8; 8] = b"LPWIRE02";
+const MAGIC: &[u8; 8] = b"LPWIRE03";
 /// Bytes before the skeleton: magic + skeleton length.
 pub const PREFIX_BYTES: usize = 16;
 const TABLE_ENTRY_BYTES: usize = 9;
@@ -141,41 +141,15 @@ impl Raw for Flow {
 }
 
 /// A tag byte and eight payload bytes.
-impl Raw for ArgValue {
-    const SIZE: usize = 9;
-    const CHECKED: bool = true;
+impl Raw for u8 {
+    const SIZE: usize = 1;
     #[inline]
     fn put(self, out: &mut Vec<u8>) {
-        let (tag, payload): (u8, u64) = match self {
-            ArgValue::Null => (0, 0),
-            ArgValue::Bool(b) => (1, u64::from(b)),
-            ArgValue::Int(v) => (2, v as u64),
-            ArgValue::UInt(v) => (3, v),
-            ArgValue::Float(v) => (4, v.to_bits()),
-            ArgValue::Str(s) => (5, u64::from(s.0)),
-            ArgValue::Json(s) => (6, u64::from(s.0)),
-        };
-        out.push(tag);
-        payload.put(out);
+        out.push(self)
     }
     #[inline]
     fn get(b: &[u8]) -> Self {
-        Self::try_get(b).unwrap_or(ArgValue::Null)
-    }
-    #[inline]
-    fn try_get(b: &[u8]) -> Option<Self> {
-        let p = u64::get(&b[1..9]);
-        let id = || u32::try_from(p).ok().map(StrId);
-        Some(match b[0] {
-            0 if p == 0 => ArgValue::Null,
-            1 if p <= 1 => ArgValue::Bool(p == 1),
-            2 => ArgValue::Int(p as i64),
-            3 => ArgValue::UInt(p),
-            4 => ArgValue::Float(f64::from_bits(p)),
-            5 => ArgValue::Str(id()?),
-            6 => ArgValue::Json(id()?),
-            _ => return None,
-        })
+        b[0]
     }
 }
 
@@ -295,7 +269,7 @@ columns! {
     Args(ArgsId) = 10,
     I64x2([i64; 2]) = 11,
     Flows(Flow) = 12,
-    Values(ArgValue) = 13,
+    U8(u8) = 13,
 }
 
 fn slice_columns<'a>(s: &'a mut SliceColumns, f: &mut dyn FnMut(ColumnMut<'a>)) {
@@ -345,7 +319,9 @@ fn for_each_column<'a>(trace: &'a mut Trace, f: &mut dyn FnMut(ColumnMut<'a>)) {
     f(ColumnMut::Flows(&mut trace.flows));
     f(ColumnMut::U32(&mut trace.args.offsets));
     f(ColumnMut::Str(&mut trace.args.keys));
-    f(ColumnMut::Values(&mut trace.args.values));
+    f(ColumnMut::U8(&mut trace.args.tags));
+    f(ColumnMut::U32(&mut trace.args.vals));
+    f(ColumnMut::U64(&mut trace.args.wide));
     f(ColumnMut::U64(&mut trace.args.lazy));
     f(ColumnMut::I64x2(&mut trace.args.lazy_ids));
     f(ColumnMut::U32(&mut trace.args.bases));
