@@ -54,12 +54,13 @@ pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
 /// metadata protobuf starting with field 1 (length-delimited) at 0x80.
 /// Peak bytes per NTFF byte while importing it whole: the file, its decoded records, the
 /// builder's columns and arguments, then the finished model next to them. Measured natively
-/// (`/usr/bin/time -f %M loupe summary X.ntff --neff X.neff`) on generated pairs of instruction
-/// records (`gen_neuron_pair`): 888 MB for 100 MB, 3461 MB for 400 MB (8.65 per byte); rounded
-/// up, since the estimate must err on the side of refusing a file before the worker dies. In
-/// the page's worker a 300 MB pair opened and a 400 MB one ran out of memory (2026-11-27); with
-/// the worker's 2.5 GiB limit this lets captures up to about 307 MB through.
-pub const PEAK_BYTES_PER_NTFF_BYTE: f64 = 8.75;
+/// (`/usr/bin/time -f %M loupe summary X.ntff --neff X.neff`, KiB) on generated pairs of
+/// instruction records (`gen_neuron_pair`): 773 MB for 100 MB, 3001 MB for 400 MB (7.7 and 7.5
+/// per byte, with the packed argument values; 9.1 and 8.9 before them). Rounded up: the
+/// estimate must err on the side of refusing a file before the worker dies. With the worker's
+/// 2.5 GiB limit, captures up to about 346 MB pass. (Before the packed values, a 300 MB pair
+/// opened in the page and a 400 MB one ran the worker out of memory.)
+pub const PEAK_BYTES_PER_NTFF_BYTE: f64 = 7.75;
 
 /// The estimated peak memory of importing NTFF captures of `ntff_bytes` bytes in all.
 pub fn estimate_peak_bytes(ntff_bytes: u64) -> u64 {
