@@ -4,7 +4,7 @@
 // a named layout survives a reload; dragging a tab moves a widget. Screenshots in tests/e2e/out/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setup, openApp, state, shot, SAMPLES } from './helpers.mjs';
 
@@ -33,9 +33,14 @@ test('NTFF: summary, search paging, selection summary follows the zoom', async (
   await engines.waitFor();
   const tensor = await engines.locator('tr[data-engine=Tensor] td').first().textContent();
   assert.ok(Number(tensor) > 0, `Tensor instructions: ${tensor}`);
-  const keyed = page.locator('[data-testid=widget-summary] [data-key=tensor_engine_instruction_count]');
-  if (await keyed.count()) {
-    assert.ok(Number(await keyed.first().getAttribute('data-value')) > 0, 'device_summary cell has a raw value');
+  // the device summary is built with the page's indexes (in steps): there once the load is
+  // ready, equal to the official export's `summary` beside the capture (counts exactly, active
+  // times to 1e-9 relative: the NTFF gives picoseconds)
+  const oracle = JSON.parse(readFileSync(NTFF.replace(/\.ntff$/, '.json'), 'utf8')).summary[0];
+  for (const key of ['tensor_engine_instruction_count', 'event_count', 'static_dma_packet_count', 'total_active_time', 'dma_active_time', 'software_dynamic_dma_active_time']) {
+    const v = Number(await page.locator(`[data-testid=device-summary] [data-key=${key}]`).getAttribute('data-value'));
+    const want = oracle[key];
+    assert.ok(Math.abs(v - want) <= 1e-9 * Math.abs(want) + 1e-15, `${key}: shown ${v}, official export ${want}`);
   }
   await shot(page, 'workbench-ntff.png');
 

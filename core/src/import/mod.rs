@@ -294,8 +294,8 @@ pub fn check_peak(files: &[InputFile<'_>], limit: u64) -> Result<(), ImportError
     if est > limit {
         return Err(ImportError::TooLarge {
             what: format!(
-                "this NTFF capture ({}) would take about {} of memory to import (about {} per byte of trace), \
-                 which is",
+                "this NTFF capture ({}) would need about {} of memory to import here ({} bytes per byte of \
+                 capture; the `loupe` command line has no such limit), which is",
                 crate::limits::human_bytes(ntff),
                 crate::limits::human_bytes(est),
                 neuron_binary::PEAK_BYTES_PER_NTFF_BYTE
