@@ -85,6 +85,9 @@ pub struct TraceData {
     pub auto_legend: Option<Vec<crate::canvas::colour::LegendEntry>>,
     /// Per counter: every sample is zero (folded away by default).
     pub zero_counters: Vec<bool>,
+    /// Per counter: block maxima and its value range, so a counter row is painted in
+    /// O(pixel columns × log n) however many samples are in view (`loupe_core::counter_lod`).
+    pub counter_lods: Vec<loupe_core::counter_lod::CounterLod>,
     /// Where the events are, outliers cut ("Zoom to data"; the first view when much narrower
     /// than the whole trace).
     pub busy: Option<(i64, i64)>,
@@ -106,7 +109,7 @@ const LEGEND_SLICES_PER_STEP: usize = 50_000;
 
 /// The page's indexes over a model, built one bounded step at a time: a block of string colours,
 /// one track of the window index, a block of the totals by name, a block of the device summary,
-/// the colour index, the all-zero counters, one run of the busy range's sort, then the rest. [`TraceData::new`] runs every step
+/// one counter's level of detail, the colour index, the all-zero counters, one run of the busy range's sort, then the rest. [`TraceData::new`] runs every step
 /// at once; [`TraceData::build`] gives the browser a turn between them.
 struct IndexBuild {
     color_of_str: Vec<u8>,
@@ -120,6 +123,7 @@ struct IndexBuild {
     names_done: bool,
     device: Option<loupe_core::analysis::device_summary::DeviceSummaryBuilder>,
     device_done: bool,
+    counter_lods: Vec<loupe_core::counter_lod::CounterLod>,
 }
 
 impl IndexBuild {
@@ -135,6 +139,7 @@ impl IndexBuild {
             names_done: false,
             device: None,
             device_done: false,
+            counter_lods: Vec::new(),
         }
     }
     /// Do the next piece of work; `false` when everything is built.
@@ -158,6 +163,8 @@ impl IndexBuild {
                 loupe_core::analysis::device_summary::DeviceSummaryBuilder::new(trace)
             });
             self.device_done = !device.add_next(trace, DEVICE_SUMMARY_PER_STEP);
+        } else if let Some(c) = trace.counters.get(self.counter_lods.len()) {
+            self.counter_lods.push(loupe_core::counter_lod::CounterLod::build(&c.value));
         } else if self.colours.is_none() {
             self.colours = Some(crate::canvas::colour::ColourIndex::build(trace));
         } else if self.zero_counters.is_none() {
@@ -196,6 +203,15 @@ impl IndexBuild {
             colours: self.colours.unwrap_or_else(|| crate::canvas::colour::ColourIndex::build(&trace)),
             auto_legend: None,
             zero_counters: self.zero_counters.unwrap_or_else(|| loupe_core::rows::zero_counters(&trace)),
+            counter_lods: {
+                let mut v = self.counter_lods;
+                v.extend(
+                    trace.counters[v.len().min(trace.counters.len())..]
+                        .iter()
+                        .map(|c| loupe_core::counter_lod::CounterLod::build(&c.value)),
+                );
+                v
+            },
             busy,
             fingerprint,
             heap_bytes,

@@ -3,6 +3,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod analysis;
+pub mod counter_lod;
 pub mod demo;
 pub mod export;
 pub mod import;

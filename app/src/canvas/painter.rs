@@ -570,38 +570,23 @@ fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_n
         screen_y(f, row.y_px) + row.h_px,
         HitTarget::Counter(loupe_core::model::CounterId(ci as u32)),
     );
-    let (lo, hi) = ctr.min_max();
+    let lod = f.data.counter_lods.get(ci);
+    let (lo, hi) = lod.map_or_else(|| ctr.min_max(), |l| (l.lo, l.hi));
     let base = lo.min(0.0);
     let span = (hi - base).max(f64::MIN_POSITIVE);
     let y_of =
         |v: f64| if v.is_finite() { y_bottom - (v - base) / span * (y_bottom - y_top) } else { y_bottom };
     let r = ctr.range(t0_ns, t1_ns.saturating_add(1));
     if !r.is_empty() {
-        // step chart, reduced to one point per pixel column (the column's maximum)
-        let mut pts: Vec<(f64, f64)> = Vec::with_capacity((r.len()).min(2 * w as usize + 4));
-        let mut col: Option<(f64, f64, f64)> = None; // (x, max, last)
-        for i in r {
-            let x = f.scale.x_from_time(ctr.ts_ns[i]).clamp(-1.0, w + 1.0);
-            let v = ctr.value[i];
-            match col {
-                Some((cx0, m, _)) if x - cx0 < 1.0 => col = Some((cx0, m.max(v), v)),
-                _ => {
-                    if let Some((cx0, m, last)) = col {
-                        pts.push((cx0, m));
-                        if last != m {
-                            pts.push((cx0 + 1.0, last));
-                        }
-                    }
-                    col = Some((x, v, v));
-                }
+        // step chart, reduced to one point per pixel column (the column's maximum, then its
+        // last value); with many samples per column, by binary search and block maxima
+        let x_of = |t: i64| f.scale.x_from_time(t).clamp(-1.0, w + 1.0);
+        let pts = match lod {
+            Some(l) if r.len() > 4 * w as usize => {
+                loupe_core::counter_lod::step_points(&ctr.ts_ns, &ctr.value, r, x_of, l)
             }
-        }
-        if let Some((cx0, m, last)) = col {
-            pts.push((cx0, m));
-            if last != m {
-                pts.push((cx0 + 1.0, last));
-            }
-        }
+            _ => loupe_core::counter_lod::step_points_linear(&ctr.ts_ns, &ctr.value, r, x_of),
+        };
         let end_x = f.scale.x_from_time(ctr.ts_ns.last().copied().unwrap_or(t1_ns)).min(w + 1.0);
         let trace_path = |close: bool| {
             c.begin_path();
