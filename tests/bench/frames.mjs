@@ -11,7 +11,8 @@
 // Runs the default pixel-buffer painter ("raster") and, for before/after, the same build with
 // `?raster=0` (one fillRect per item, the painter before issue 10). Numbers only.
 //   node tests/bench/frames.mjs
-// Env: SLICES (10000000), LOUPE_DIST (default dist/), MODES ("raster,canvas"), FRAMES (frames per
+// Env: SLICES (10000000), FILES (comma-separated profile files opened through the file input
+//      instead of the demo, e.g. a NEFF and its NTFF), LOUPE_DIST (default dist/), MODES ("raster,canvas"), FRAMES (frames per
 //      gesture, 90), ZOOMS ("1,10,100,1000,10000,100000": visible fraction of the trace is 1/z),
 //      OUT (target/bench/frames.json), RUNS (1).
 import fs from 'node:fs';
@@ -22,7 +23,8 @@ import { launch, pct, fmt, table, median } from './browser.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const env = (k, d) => process.env[k] ?? d;
-const SLICES = +env('SLICES', 10_000_000);
+let SLICES = +env('SLICES', 10_000_000);
+const FILES = env('FILES', '') ? env('FILES', '').split(',').map((f) => path.resolve(f)) : null;
 const DIST = path.resolve(env('LOUPE_DIST', path.join(ROOT, 'dist')));
 const MODES = env('MODES', 'raster,canvas').split(',');
 const FRAMES = +env('FRAMES', 90);
@@ -126,11 +128,17 @@ try {
       await ctx.addInitScript(INIT, FLUSH);
       const page = await ctx.newPage();
       page.on('pageerror', (e) => console.error('page error:', e.message));
-      const q = `?demo=${SLICES}${mode === 'canvas' ? '&raster=0' : ''}`;
-      process.stderr.write(`run ${run + 1}, ${mode}: loading ${q} ...\n`);
+      const q = FILES ? `?cache=0${mode === 'canvas' ? '&raster=0' : ''}` : `?demo=${SLICES}${mode === 'canvas' ? '&raster=0' : ''}`;
+      process.stderr.write(`run ${run + 1}, ${mode}: loading ${FILES ? FILES.map((f) => path.basename(f)).join(' + ') : q} ...\n`);
       const t0 = Date.now();
       await page.goto(`${srv.url}/${q}`);
+      if (FILES) {
+        await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
+        await page.locator('[data-testid=open-file]').setInputFiles(FILES);
+        await page.waitForFunction(() => document.body.dataset.loupeState !== 'ready', null, { timeout: 60_000 }).catch(() => {});
+      }
       await page.waitForFunction(() => document.body.dataset.loupeState === 'ready' || document.body.dataset.loupeState === 'error', null, { timeout: 600_000 });
+      if (FILES) SLICES = results.slices = await page.evaluate(() => window.__loupe.sliceCount);
       await page.waitForFunction((n) => window.__loupe && window.__loupe.sliceCount === n, SLICES, { timeout: 60_000 });
       const info = await page.evaluate(() => ({ ...window.__loupe }));
       results.canvas_css_px = `${info.widthPx}x${info.heightPx}`;
@@ -164,7 +172,7 @@ try {
 
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
 fs.writeFileSync(OUT, JSON.stringify(results, null, 2));
-console.log(`\nFrames with ${SLICES} slices (?demo=${SLICES}), Chromium ${results.chromium} headless --disable-gpu, 1920x1080;`);
+console.log(`\nFrames with ${SLICES} slices (${FILES ? FILES.map((f) => path.basename(f)).join(' + ') : `?demo=${SLICES}`}), Chromium ${results.chromium} headless --disable-gpu, 1920x1080;`);
 console.log(`timeline canvas ${results.canvas_css_px} CSS px (default layout); per zoom level ${FRAMES} frames each of held keys (D/A),`);
 console.log(`ctrl+wheel zoom, shift+wheel pan; on time = rAF gap <= ${GAP_MS} ms; work = app rAF callbacks${FLUSH ? ' + forced canvas raster' : ''}\n`);
 table(['run', 'painter', 'zoom', 'items', 'frames', 'on time %', 'max gap', 'work p50', 'work p95', 'work max'],
