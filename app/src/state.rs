@@ -275,6 +275,9 @@ impl TraceData {
         longest = longest.max(now_ms() - since);
         record_stage("indexMs", now_ms() - t_all);
         record_stage("longestIndexSliceMs", longest);
+        // install (every widget's first render, then the first paint) right after a frame, not
+        // on top of the last steps' work
+        crate::loader::decode::next_frame().await;
         (!cancelled()).then_some(data)
     }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {

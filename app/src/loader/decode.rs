@@ -77,7 +77,8 @@ pub async fn yield_now() {
 
 /// Resolves in a task after the next frame was rendered (requestAnimationFrame, then a zero
 /// timeout), or after 100 ms if no frame comes (a page hidden meanwhile).
-async fn next_frame() {
+/// Resolves right after the next frame has been painted (or after 100 ms without one).
+pub async fn next_frame() {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         let Some(w) = web_sys::window() else {
             let _ = resolve.call0(&JsValue::UNDEFINED);
