@@ -38,7 +38,7 @@ pub struct NtffIdentity {
 /// [`NtffIdentity`] of an NTFF file, `None` when the header or the metadata cannot be read.
 pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
     use crate::neuron::protowire::Message;
-    if !is_ntff_like(&bytes[..bytes.len().min(super::SNIFF_BYTES)]) {
+    if !is_ntff(&bytes[..bytes.len().min(super::SNIFF_BYTES)]) {
         return None;
     }
     let h = ntff::Header::read(bytes)?;
@@ -69,10 +69,6 @@ pub fn estimate_peak_bytes(ntff_bytes: u64) -> u64 {
 
 /// Whether `prefix` (the first bytes of a file) looks like an NTFF capture.
 pub fn is_ntff(prefix: &[u8]) -> bool {
-    is_ntff_like(prefix)
-}
-
-fn is_ntff_like(prefix: &[u8]) -> bool {
     if prefix.len() < 0x81 {
         return false;
     }
@@ -89,7 +85,7 @@ impl Importer for NeuronBinary {
         "neuron"
     }
     fn sniff(&self, _file_name: &str, prefix: &[u8]) -> Sniff {
-        if neff::sniff(prefix) || is_ntff_like(prefix) {
+        if neff::sniff(prefix) || is_ntff(prefix) {
             Sniff::Yes
         } else {
             Sniff::No
