@@ -37,6 +37,8 @@ use parquet::data_type::DataType;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::collections::{BTreeMap, HashMap};
 
+mod page_headers;
+
 pub struct NeuronParquet;
 
 pub const NAME: &str = "neuron-explorer-parquet";
@@ -684,6 +686,10 @@ fn read_file(name: &str, bytes: &[u8]) -> PqResult<Table> {
             let d = schema.column(*i);
             let max_def = d.max_def_level();
             let unsigned = matches!(d.converted_type(), ConvertedType::UINT_64);
+            let (start, len) = rg.metadata().column(*i).byte_range();
+            // inside the file: check_chunks
+            page_headers::check(&bytes[start as usize..(start + len) as usize])
+                .map_err(|e| invalid(format!("row group {g}, column '{}': {e}", d.path().string())))?;
             let pages = CheckedPages::new(rg.get_column_page_reader(*i)?, &d);
             let col = match get_column_reader(d.clone(), Box::new(pages)) {
                 ColumnReader::BoolColumnReader(mut r) => Col::Bool(read_typed(&mut r, n, max_def, |v| *v)?),

@@ -620,6 +620,20 @@ fn damaged_files_are_typed_errors() {
     assert_eq!(t.counter_sample_count(), 4);
 }
 
+/// A page header that declares an unknown list of 2^31 - 1 doubles: the crate skipped them one
+/// by one past the end of the input (26 s for a 1.4 KB file the fuzzer made); the page-header walk
+/// refuses it before the crate reads the chunk.
+#[test]
+fn huge_list_in_a_page_header_is_refused() {
+    let mut bytes = instruction_table();
+    // the first column chunk starts right after the magic; field 9 (unknown), list<double>
+    bytes[4..11].copy_from_slice(&[0x99, 0xf7, 0xff, 0xff, 0xff, 0xff, 0x07]);
+    let r = import_files(&[InputFile { name: "Instruction.parquet", bytes: &bytes }], &mut NoProgress);
+    let e = format!("{r:?}");
+    assert!(matches!(r, Err(ImportError::Invalid { format: NAME, .. })), "{e}");
+    assert!(e.contains("page 0's header: a list of 2147483647 elements"), "{e}");
+}
+
 /// The device summary from Parquet rows: engines by timeline track, DMA queue types from
 /// `queue_type`, total time and instance type from the Summary table.
 #[test]
