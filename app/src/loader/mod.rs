@@ -315,8 +315,9 @@ async fn in_thread(job: &Rc<Job>, files: Vec<web_sys::File>, lazy_above: f64) {
     }
     let parse_start = now_ms();
     let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, parse_start);
-    match worker_side::parse_sources(sources, lazy_above, &now_ms, &mut progress) {
-        Ok(enc) => job.decode(&enc.bytes, enc.parse_ms, false),
+    let mut bytes = Vec::new();
+    match worker_side::parse_sources(sources, lazy_above, &now_ms, &mut progress, &mut bytes) {
+        Ok(enc) => job.decode(&bytes, enc.parse_ms, false),
         Err(message) => job.emit(LoadEvent::Failed(message)),
     }
 }
@@ -365,8 +366,9 @@ pub fn start_demo(slices: u64, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 
         LoaderMode::InThread => {
             let start = now_ms();
             let mut progress = |stage: &str, done: u64, total: u64| job.progress(stage, done, total, start);
-            match worker_side::demo_and_encode(slices, &now_ms, &mut progress) {
-                Ok(enc) => job.decode(&enc.bytes, enc.parse_ms, false),
+            let mut bytes = Vec::new();
+            match worker_side::demo_and_encode(slices, &now_ms, &mut progress, &mut bytes) {
+                Ok(enc) => job.decode(&bytes, enc.parse_ms, false),
                 Err(message) => job.emit(LoadEvent::Failed(message)),
             }
         }

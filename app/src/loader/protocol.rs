@@ -159,8 +159,37 @@ pub fn buffer_to_vec(b: &js_sys::ArrayBuffer) -> Vec<u8> {
 }
 
 /// Copy bytes out of wasm memory into a fresh (transferable) `ArrayBuffer`.
-pub fn vec_to_buffer(bytes: &[u8]) -> js_sys::ArrayBuffer {
-    let a = js_sys::Uint8Array::new_with_length(bytes.len() as u32);
-    a.copy_from(bytes);
-    a.buffer()
+/// A [`loupe_core::model::wire::Sink`] that writes the encoding into a JavaScript buffer (outside
+/// wasm memory) a piece at a time through a scratch `Vec`: the worker's memory holds the model and
+/// at most its largest column's bytes, not the model and its whole encoding (which doubled the
+/// encoding phase's peak).
+#[derive(Default)]
+pub struct BufferSink {
+    buffer: Option<js_sys::Uint8Array>,
+    at: u32,
+    scratch: Vec<u8>,
+}
+
+impl BufferSink {
+    /// The filled buffer (empty when nothing was encoded), to transfer to the page.
+    pub fn into_buffer(self) -> js_sys::ArrayBuffer {
+        self.buffer.unwrap_or_else(|| js_sys::Uint8Array::new_with_length(0)).buffer()
+    }
+}
+
+impl loupe_core::model::wire::Sink for BufferSink {
+    fn begin(&mut self, total_bytes: usize) {
+        // wasm32: usize is 32 bits
+        self.buffer = Some(js_sys::Uint8Array::new_with_length(total_bytes as u32));
+        self.at = 0;
+    }
+    fn put(&mut self, write: &mut dyn FnMut(&mut Vec<u8>)) {
+        write(&mut self.scratch);
+        if let Some(b) = &self.buffer {
+            let end = self.at.saturating_add(self.scratch.len() as u32).min(b.length());
+            b.subarray(self.at, end).copy_from(&self.scratch[..(end - self.at) as usize]);
+            self.at = end;
+        }
+        self.scratch.clear();
+    }
 }

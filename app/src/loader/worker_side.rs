@@ -18,6 +18,7 @@ use loupe_core::import::chrome::StreamOptions;
 #[cfg(not(feature = "sqlite"))]
 use loupe_core::import::import_files;
 use loupe_core::import::{import_chrome_stream, streamable, InputFile, SNIFF_BYTES};
+use loupe_core::model::wire::Sink;
 use loupe_core::Trace;
 // every format, the SQLite ones (loupe-sqlite: a real SQLite, compiled to wasm32) included: the
 // worker binary is built with the `sqlite` feature (index.html)
@@ -35,16 +36,16 @@ pub const READ_CHUNK_BYTES: usize = 16 << 20;
 /// The largest estimated import peak the worker accepts (see
 /// `loupe_core::import::chrome::estimate_peak_bytes` for a streamed Chrome JSON,
 /// `loupe_core::import::check_peak` for files imported whole). wasm32 memory ends at 4 GiB and never
-/// shrinks; after the peak, the worker still holds the model (about half the peak) next to its
-/// transfer encoding (about the model's size, in a `Vec` that grows by doubling), and the page
-/// then decodes the same bytes into its own 4 GiB. 2.5 GiB of peak leaves that room; a bigger
+/// shrinks; after the peak, the worker encodes the model into a JavaScript buffer a column at a
+/// time ([`protocol::BufferSink`]), and the page then decodes those bytes into its own 4 GiB.
+/// 2.5 GiB of peak leaves room for fragmentation and the estimate's error; a bigger
 /// file gets [`loupe_core::import::ImportError::TooLarge`] after its first chunk, before memory
 /// is in danger.
 pub const MAX_PEAK_BYTES: u64 = 2560 << 20;
 
-/// Result of a parse: the encoded trace and timings.
+/// Timings of a parse whose trace went to a [`Sink`] (a `Vec<u8>` in the page's in-thread
+/// loader, a [`protocol::BufferSink`] in the worker).
 pub struct Encoded {
-    pub bytes: Vec<u8>,
     pub parse_ms: f64,
     pub encode_ms: f64,
 }
@@ -113,28 +114,33 @@ fn encode(
     t0: f64,
     now_ms: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(&str, u64, u64),
+    out: &mut dyn Sink,
 ) -> Result<Encoded, String> {
     let t1 = now_ms();
     progress("encoding", 1, 1);
-    let bytes =
-        loupe_core::model::wire::encode(trace).map_err(|e| format!("could not encode the trace: {e}"))?;
-    Ok(Encoded { bytes, parse_ms: t1 - t0, encode_ms: now_ms() - t1 })
+    loupe_core::model::wire::encode_to(trace, out).map_err(|e| format!("could not encode the trace: {e}"))?;
+    Ok(Encoded { parse_ms: t1 - t0, encode_ms: now_ms() - t1 })
 }
 
-/// Import `files` (whole, in memory) together and encode the trace. `now_ms` is a clock;
-/// `progress(stage, done, total)` is called at most every ~100 ms of `now_ms`.
+/// Import `files` (whole, in memory) together and encode the trace into `out`. `now_ms` is a
+/// clock; `progress(stage, done, total)` is called at most every ~100 ms of `now_ms`. The files
+/// are dropped before the encoding: the worker never holds them, the model and its encoding at once.
 pub fn parse_and_encode(
-    files: &[(String, Vec<u8>)],
+    files: Vec<(String, Vec<u8>)>,
     now_ms: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(&str, u64, u64),
+    out: &mut dyn Sink,
 ) -> Result<Encoded, String> {
     let t0 = now_ms();
-    let inputs: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
-    // a capture too big for this worker's memory: a clear message now, not an abort later
-    loupe_core::import::check_peak(&inputs, MAX_PEAK_BYTES).map_err(|e| e.to_string())?;
-    let trace =
-        import_files(&inputs, &mut throttled("parsing", now_ms, progress)).map_err(|e| e.to_string())?;
-    encode(trace, t0, now_ms, progress)
+    let trace = {
+        let inputs: Vec<InputFile<'_>> =
+            files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
+        // a capture too big for this worker's memory: a clear message now, not an abort later
+        loupe_core::import::check_peak(&inputs, MAX_PEAK_BYTES).map_err(|e| e.to_string())?;
+        import_files(&inputs, &mut throttled("parsing", now_ms, progress)).map_err(|e| e.to_string())?
+    };
+    drop(files);
+    encode(trace, t0, now_ms, progress, out)
 }
 
 /// Build the `?demo=N` profile (`loupe_core::demo::large_demo`, capped there) and encode it like a
@@ -143,6 +149,7 @@ pub fn demo_and_encode(
     slices: u64,
     now_ms: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(&str, u64, u64),
+    out: &mut dyn Sink,
 ) -> Result<Encoded, String> {
     let t0 = now_ms();
     let mut last_ms = f64::NEG_INFINITY;
@@ -155,7 +162,7 @@ pub fn demo_and_encode(
     };
     let n = usize::try_from(slices).unwrap_or(usize::MAX);
     let trace = loupe_core::demo::large_demo(n, &mut sink);
-    encode(trace, t0, now_ms, progress)
+    encode(trace, t0, now_ms, progress, out)
 }
 
 fn read_err(name: &str, e: std::io::Error) -> String {
@@ -176,6 +183,7 @@ pub fn parse_sources(
     lazy_args_above: f64,
     now_ms: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(&str, u64, u64),
+    out: &mut dyn Sink,
 ) -> Result<Encoded, String> {
     let t0 = now_ms();
     if let [one] = sources.as_mut_slice() {
@@ -196,7 +204,7 @@ pub fn parse_sources(
                     import_chrome_stream(name, size, r, opts, p).map_err(|e| e.to_string())
                 })?
             };
-            return encode(trace, t0, now_ms, progress);
+            return encode(trace, t0, now_ms, progress, out);
         }
         // not streamable: put the sniffed bytes back in front
         let rest = std::mem::replace(&mut one.reader, Box::new(std::io::empty()));
@@ -223,7 +231,7 @@ pub fn parse_sources(
         }
     }
     drop(sources);
-    let mut enc = parse_and_encode(&files, now_ms, progress)?;
+    let mut enc = parse_and_encode(files, now_ms, progress, out)?;
     enc.parse_ms = now_ms() - t0 - enc.encode_ms;
     Ok(enc)
 }
@@ -244,10 +252,10 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
             let mut progress = |stage: &str, done: u64, total: u64| {
                 post(scope, &Message::Progress { stage: stage.to_string(), done, total })
             };
-            match demo_and_encode(slices, &now_ms, &mut progress) {
+            let mut out = protocol::BufferSink::default();
+            match demo_and_encode(slices, &now_ms, &mut progress, &mut out) {
                 Ok(enc) => {
-                    let buf = protocol::vec_to_buffer(&enc.bytes);
-                    drop(enc.bytes);
+                    let buf = out.into_buffer();
                     post(
                         scope,
                         &Message::Done { trace: buf, parse_ms: enc.parse_ms, encode_ms: enc.encode_ms },
@@ -280,10 +288,10 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     let mut progress = |stage: &str, done: u64, total: u64| {
         post(scope, &Message::Progress { stage: stage.to_string(), done, total })
     };
-    match parse_sources(sources, lazy_args_above, &now_ms, &mut progress) {
+    let mut out = protocol::BufferSink::default();
+    match parse_sources(sources, lazy_args_above, &now_ms, &mut progress, &mut out) {
         Ok(enc) => {
-            let buf = protocol::vec_to_buffer(&enc.bytes);
-            drop(enc.bytes);
+            let buf = out.into_buffer();
             post(scope, &Message::Done { trace: buf, parse_ms: enc.parse_ms, encode_ms: enc.encode_ms });
         }
         Err(message) => post(scope, &Message::Error { message }),

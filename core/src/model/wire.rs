@@ -327,29 +327,61 @@ fn for_each_column<'a>(trace: &'a mut Trace, f: &mut dyn FnMut(ColumnMut<'a>)) {
     f(ColumnMut::U32(&mut trace.args.bases));
 }
 
+/// Where [`encode_to`] writes the encoding: told its total length first, then given it front to
+/// back, a piece at a time. A `Vec<u8>` is one; the parser worker's is a JavaScript buffer outside
+/// wasm memory, so the worker never holds the model and its whole encoding at once.
+pub trait Sink {
+    /// The encoding's length, before any piece.
+    fn begin(&mut self, total_bytes: usize);
+    /// The next piece: `write` appends it to the `Vec` it is given (this sink's own, or a scratch
+    /// buffer the sink then copies out and clears).
+    fn put(&mut self, write: &mut dyn FnMut(&mut Vec<u8>));
+}
+
+impl Sink for Vec<u8> {
+    fn begin(&mut self, total_bytes: usize) {
+        self.reserve_exact(total_bytes);
+    }
+    fn put(&mut self, write: &mut dyn FnMut(&mut Vec<u8>)) {
+        write(self);
+    }
+}
+
 /// Encode `trace` (consumed: its columns are moved, not copied, before being written).
-pub fn encode(mut trace: Trace) -> Result<Vec<u8>, WireError> {
+pub fn encode(trace: Trace) -> Result<Vec<u8>, WireError> {
+    let mut out = Vec::new();
+    encode_to(trace, &mut out)?;
+    Ok(out)
+}
+
+/// [`encode`] into any [`Sink`]: the header, then one piece per column, each column freed once
+/// written (with a scratch-buffer sink the peak is the model plus its largest column).
+pub fn encode_to(mut trace: Trace, sink: &mut dyn Sink) -> Result<(), WireError> {
     let mut cols = Vec::new();
     for_each_column(&mut trace, &mut |c| cols.push(c.take()));
     let skeleton =
         bincode::encode_to_vec(&trace, bincode_config()).map_err(|e| WireError::Skeleton(e.to_string()))?;
     drop(trace);
     let data: usize = cols.iter().map(|c| c.len() * Column::elem_size(c.kind()).unwrap_or(0)).sum();
-    let mut out =
-        Vec::with_capacity(PREFIX_BYTES + skeleton.len() + 8 + cols.len() * TABLE_ENTRY_BYTES + data);
-    out.extend_from_slice(MAGIC);
-    (skeleton.len() as u64).put(&mut out);
-    out.extend_from_slice(&skeleton);
+    let head_len = PREFIX_BYTES + skeleton.len() + 8 + cols.len() * TABLE_ENTRY_BYTES;
+    sink.begin(head_len + data);
+    sink.put(&mut |out| {
+        out.extend_from_slice(MAGIC);
+        (skeleton.len() as u64).put(out);
+        out.extend_from_slice(&skeleton);
+        (cols.len() as u64).put(out);
+        for c in &cols {
+            out.push(c.kind());
+            (c.len() as u64).put(out);
+        }
+    });
     drop(skeleton);
-    (cols.len() as u64).put(&mut out);
-    for c in &cols {
-        out.push(c.kind());
-        (c.len() as u64).put(&mut out);
+    // front to back, each column dropped as soon as it is written
+    cols.reverse();
+    while let Some(c) = cols.pop() {
+        sink.put(&mut |out| c.write(out));
     }
-    for c in cols {
-        c.write(&mut out);
-    }
-    Ok(out)
+    Ok(())
 }
 
 /// Whether `bytes` start like this encoding.
@@ -609,6 +641,35 @@ mod tests {
         same(&t, &back);
         let d = sample();
         assert!(d.tracks.iter().any(|t| t.slices.domain.is_some()), "the demo has no domain columns");
+    }
+
+    /// A sink like the worker's: a buffer of the announced length, filled from a scratch `Vec`.
+    #[test]
+    fn a_scratch_sink_gets_the_same_bytes() {
+        struct Scratch {
+            out: Vec<u8>,
+            total: usize,
+            scratch: Vec<u8>,
+            pieces: usize,
+        }
+        impl Sink for Scratch {
+            fn begin(&mut self, total_bytes: usize) {
+                self.total = total_bytes;
+            }
+            fn put(&mut self, write: &mut dyn FnMut(&mut Vec<u8>)) {
+                write(&mut self.scratch);
+                self.out.extend_from_slice(&self.scratch);
+                self.scratch.clear();
+                self.pieces += 1;
+            }
+        }
+        let t = crate::demo::large_demo(20_000, &mut |_, _| {});
+        let whole = encode(t.clone()).unwrap();
+        let mut s = Scratch { out: Vec::new(), total: 0, scratch: Vec::new(), pieces: 0 };
+        encode_to(t, &mut s).unwrap();
+        assert_eq!(s.total, whole.len());
+        assert!(s.out == whole, "the pieces differ from the whole encoding");
+        assert!(s.pieces > 10, "one piece per column: {}", s.pieces);
     }
 
     #[test]
