@@ -63,15 +63,24 @@ pub fn sampled_runs(trace: &Trace) -> Vec<Vec<(i64, i64)>> {
 /// table counts them. Stable sort: spans gathered from a lanes track are one sorted run per
 /// lane, which it merges (an unstable sort would sort them from scratch).
 pub fn union(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    spans.sort();
-    let mut out: Vec<(i64, i64)> = Vec::new();
-    for (s, e) in spans {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
+    spans.sort_unstable();
+    union_of_sorted(&spans).collect()
+}
+
+/// The union of spans already sorted by start, as it goes (no vector of its own).
+pub fn union_of_sorted(sorted: &[(i64, i64)]) -> impl Iterator<Item = (i64, i64)> + '_ {
+    let mut rest = sorted.iter().copied().peekable();
+    std::iter::from_fn(move || {
+        let (s, mut e) = rest.next()?;
+        while let Some(&(s2, e2)) = rest.peek() {
+            if s2 > e {
+                break;
+            }
+            e = e.max(e2);
+            rest.next();
         }
-    }
-    out
+        Some((s, e))
+    })
 }
 
 /// Sort one run by start (the order among equal starts does not change the result).

@@ -397,8 +397,13 @@ pub(crate) type SpansBy<K> = Vec<(K, Vec<(i64, i64)>)>;
 /// per block of their union ([`crate::analysis::busy::union`]), so the samples are in time order
 /// and a short instruction inside a long one does not end the activity early.
 pub(crate) fn add_activity(b: &mut TraceBuilder, c: CounterId, spans: Vec<(i64, i64)>) {
-    let spans = spans.into_iter().map(|(s, e)| (s, e.max(s))).collect();
-    for (s, e) in crate::analysis::busy::union(spans) {
+    // sorted in place, then the union counted and written as it goes: no second vector of an
+    // engine's millions of spans (unstable: equal spans are equal values)
+    let mut spans: Vec<(i64, i64)> = spans.into_iter().map(|(s, e)| (s, e.max(s))).collect();
+    spans.sort_unstable();
+    let n = crate::analysis::busy::union_of_sorted(&spans).count();
+    b.reserve_counter_samples(c, 2 * n);
+    for (s, e) in crate::analysis::busy::union_of_sorted(&spans) {
         b.add_counter_sample(c, s, 1.0);
         b.add_counter_sample(c, e, 0.0);
     }

@@ -466,6 +466,31 @@ impl DomainColumns {
             self.transpose[i] = v.transpose;
         }
     }
+    /// Room for `n` more slices in every column.
+    pub fn reserve(&mut self, n: usize) {
+        self.opcode.reserve(n);
+        self.operator.reserve(n);
+        self.instruction.reserve(n);
+        self.source.reserve(n);
+        self.bytes.reserve(n);
+        self.start_sub_ps.reserve(n);
+        self.dur_sub_ps.reserve(n);
+        self.flops.reserve(n);
+        self.transpose.reserve(n);
+    }
+    /// Pad (or cut) every column to `n` slices, new ones without domain fields.
+    pub fn resize_default(&mut self, n: usize) {
+        let d = SliceDomain::default();
+        self.opcode.resize(n, d.opcode);
+        self.operator.resize(n, d.operator);
+        self.instruction.resize(n, d.instruction);
+        self.source.resize(n, d.source);
+        self.bytes.resize(n, d.bytes);
+        self.start_sub_ps.resize(n, d.start_sub_ps);
+        self.dur_sub_ps.resize(n, d.dur_sub_ps);
+        self.flops.resize(n, d.flops);
+        self.transpose.resize(n, d.transpose);
+    }
     pub fn push(&mut self, v: SliceDomain) {
         self.opcode.push(v.opcode);
         self.operator.push(v.operator);
