@@ -33,15 +33,23 @@ use super::protocol::{self, Message};
 /// Bytes read from a `File` per `FileReaderSync` call.
 pub const READ_CHUNK_BYTES: usize = 16 << 20;
 
-/// The largest estimated import peak the worker accepts (see
-/// `loupe_core::import::chrome::estimate_peak_bytes` for a streamed Chrome JSON,
-/// `loupe_core::import::check_peak` for files imported whole). wasm32 memory ends at 4 GiB and never
-/// shrinks; after the peak, the worker encodes the model into a JavaScript buffer a column at a
+/// The largest estimated import peak of a streamed Chrome JSON the worker accepts (see
+/// `loupe_core::import::chrome::estimate_peak_bytes`; an NTFF imported whole has
+/// [`MAX_NTFF_PEAK_BYTES`]). wasm32 memory ends at 4 GiB and never shrinks; after the peak, the worker encodes the model into a JavaScript buffer a column at a
 /// time ([`protocol::BufferSink`]), and the page then decodes those bytes into its own 4 GiB.
 /// 2.5 GiB of peak leaves room for fragmentation and the estimate's error; a bigger
 /// file gets [`loupe_core::import::ImportError::TooLarge`] after its first chunk, before memory
 /// is in danger.
 pub const MAX_PEAK_BYTES: u64 = 2560 << 20;
+
+/// The largest estimated peak of an NTFF capture imported whole (`loupe_core::import::check_peak`,
+/// [`parse_and_encode`]). That estimate is counted, not guessed: the worker's heap phase by phase
+/// (`core/examples/import_peak.rs`: 7.60 bytes per byte of capture at 100 and at 400 MB, at the
+/// end of the builder's fill; the encoding after it holds half as much, since it goes to a
+/// JavaScript buffer a column at a time and the files are dropped first). 3 GiB leaves the 4 GiB
+/// of wasm32 room for the allocator's overhead and the estimate's error: a generated 400 MB pair
+/// (3.04 GB counted) opens in the page.
+pub const MAX_NTFF_PEAK_BYTES: u64 = 3 << 30;
 
 /// Timings of a parse whose trace went to a [`Sink`] (a `Vec<u8>` in the page's in-thread
 /// loader, a [`protocol::BufferSink`] in the worker).
@@ -136,7 +144,7 @@ pub fn parse_and_encode(
         let inputs: Vec<InputFile<'_>> =
             files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
         // a capture too big for this worker's memory: a clear message now, not an abort later
-        loupe_core::import::check_peak(&inputs, MAX_PEAK_BYTES).map_err(|e| e.to_string())?;
+        loupe_core::import::check_peak(&inputs, MAX_NTFF_PEAK_BYTES).map_err(|e| e.to_string())?;
         import_files(&inputs, &mut throttled("parsing", now_ms, progress)).map_err(|e| e.to_string())?
     };
     drop(files);

@@ -49,17 +49,14 @@ pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
     Some(NtffIdentity { version: h.version, neff_path: root.string(1), uuid_hex, execution_time_ps })
 }
 
-/// NTFF by structure on a prefix (the metadata length is checked against the whole file by
-/// `ntff::parse`): a plausible version byte, zero bytes 4..8, zero padding 0x10..0x80 and the
-/// metadata protobuf starting with field 1 (length-delimited) at 0x80.
-/// Peak bytes per NTFF byte while importing it whole: the file, its decoded records, the
-/// builder's columns and arguments, then the finished model next to them. Measured natively
-/// (`/usr/bin/time -f %M loupe summary X.ntff --neff X.neff`, KiB) on generated pairs of
-/// instruction records (`gen_neuron_pair`): 773 MB for 100 MB, 3001 MB for 400 MB (7.7 and 7.5
-/// per byte, with the packed argument values; 9.1 and 8.9 before them). Rounded up: the
-/// estimate must err on the side of refusing a file before the worker dies. With the worker's
-/// 2.5 GiB limit, captures up to about 346 MB pass. (Before the packed values, a 300 MB pair
-/// opened in the page and a 400 MB one ran the worker out of memory.)
+/// Peak bytes per NTFF byte while importing it whole: the file, its decoded records and their
+/// correlation, the builder's columns and arguments (the peak, at the end of the builder's fill),
+/// then the finished model. Counted phase by phase by a global allocator
+/// (`cargo run -p loupe-core --release --example import_peak -- X.ntff X.neff`) on generated pairs
+/// of instruction records (`gen_neuron_pair`): 7.60 per byte at 100 MB and at 400 MB (761 MB,
+/// 3042 MB); `/usr/bin/time` reads 2.9 GB of RSS at 400 MB. Before: 8.0 in the fill, and 8.5
+/// while the worker encoded the model with the files and the whole encoding in memory. Rounded
+/// up: the estimate must err on the side of refusing a file before the worker dies.
 pub const PEAK_BYTES_PER_NTFF_BYTE: f64 = 7.75;
 
 /// The estimated peak memory of importing NTFF captures of `ntff_bytes` bytes in all.
@@ -67,7 +64,10 @@ pub fn estimate_peak_bytes(ntff_bytes: u64) -> u64 {
     (ntff_bytes as f64 * PEAK_BYTES_PER_NTFF_BYTE) as u64
 }
 
-/// Whether `prefix` (the first bytes of a file) looks like an NTFF capture.
+/// Whether `prefix` (the first bytes of a file) looks like an NTFF capture: by structure (the
+/// metadata length is checked against the whole file by `ntff::parse`): a plausible version
+/// byte, zero bytes 4..8, zero padding 0x10..0x80 and the metadata protobuf starting with field 1
+/// (length-delimited) at 0x80.
 pub fn is_ntff(prefix: &[u8]) -> bool {
     if prefix.len() < 0x81 {
         return false;
