@@ -158,7 +158,6 @@ pub fn buffer_to_vec(b: &js_sys::ArrayBuffer) -> Vec<u8> {
     js_sys::Uint8Array::new(b).to_vec()
 }
 
-/// Copy bytes out of wasm memory into a fresh (transferable) `ArrayBuffer`.
 /// A [`loupe_core::model::wire::Sink`] that writes the encoding into a JavaScript buffer (outside
 /// wasm memory) a piece at a time through a scratch `Vec`: the worker's memory holds the model and
 /// at most its largest column's bytes, not the model and its whole encoding (which doubled the

@@ -63,7 +63,7 @@ pub fn sampled_runs(trace: &Trace) -> Vec<Vec<(i64, i64)>> {
 /// table counts them. Stable sort: spans gathered from a lanes track are one sorted run per
 /// lane, which it merges (an unstable sort would sort them from scratch).
 pub fn union(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    spans.sort_unstable();
+    spans.sort();
     union_of_sorted(&spans).collect()
 }
 

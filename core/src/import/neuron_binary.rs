@@ -363,10 +363,11 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     // counters: engine activity, DMA throughput, pending DMA (DMA_DIRECT2D triggers only without NEFF)
     // one engine's spans at a time (all of them at once were 16 bytes per instruction more at
     // the import's peak)
-    let mut engines: Vec<u8> = t.instructions.iter().map(|i| i.engine).collect();
-    engines.sort_unstable();
-    engines.dedup();
-    for e in engines {
+    let mut present = [false; 256];
+    for i in &t.instructions {
+        present[usize::from(i.engine)] = true;
+    }
+    for e in (0..=u8::MAX).filter(|&e| present[usize::from(e)]) {
         let n = t.instructions.iter().filter(|i| i.engine == e).count();
         let mut spans: Vec<(i64, i64)> = Vec::with_capacity(n);
         spans.extend(

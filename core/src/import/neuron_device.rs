@@ -394,7 +394,7 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
 pub(crate) type SpansBy<K> = Vec<(K, Vec<(i64, i64)>)>;
 
 /// An engine-activity counter: 1 while any of `spans` runs, else 0 — one step up and one down
-/// per block of their union ([`crate::analysis::busy::union`]), so the samples are in time order
+/// per block of their union ([`crate::analysis::busy::union_of_sorted`]), so the samples are in time order
 /// and a short instruction inside a long one does not end the activity early.
 pub(crate) fn add_activity(b: &mut TraceBuilder, c: CounterId, spans: Vec<(i64, i64)>) {
     // sorted in place, then the union counted and written as it goes: no second vector of an

@@ -420,18 +420,9 @@ pub struct DomainColumns {
 
 impl DomainColumns {
     pub fn with_len(n: usize) -> DomainColumns {
-        let d = SliceDomain::default();
-        DomainColumns {
-            opcode: vec![d.opcode; n],
-            operator: vec![d.operator; n],
-            instruction: vec![d.instruction; n],
-            source: vec![d.source; n],
-            bytes: vec![d.bytes; n],
-            start_sub_ps: vec![d.start_sub_ps; n],
-            dur_sub_ps: vec![d.dur_sub_ps; n],
-            flops: vec![d.flops; n],
-            transpose: vec![d.transpose; n],
-        }
+        let mut d = DomainColumns::default();
+        d.resize_default(n);
+        d
     }
     pub fn len(&self) -> usize {
         self.opcode.len()
