@@ -43,10 +43,16 @@ fn mb(n: usize) -> String {
     format!("{:.1} MB", n as f64 / 1e6)
 }
 
+thread_local! {
+    static LAST: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+}
+
 fn phase(name: &str, input: usize) {
     let (now, peak) = (NOW.load(Relaxed), PEAK.load(Relaxed));
+    let t = std::time::Instant::now();
+    let ms = LAST.with(|l| l.replace(Some(t))).map_or(0.0, |p| (t - p).as_secs_f64() * 1e3);
     println!(
-        "{name:<28} now {:>10}  peak {:>10}  ({:.2} / {:.2} bytes per input byte)",
+        "{name:<28} now {:>10}  peak {:>10}  ({:.2} / {:.2} bytes per input byte)  {ms:>7.0} ms",
         mb(now),
         mb(peak),
         now as f64 / input as f64,

@@ -79,7 +79,7 @@ pub fn key_of(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> ColourKey 
     let non_empty = |s: StrId| if d.trace.str(s).is_empty() { ColourKey::None } else { ColourKey::Str(s) };
     let op_name = |level: &[OpId]| -> ColourKey {
         let Some(dom) = cols.domain.as_ref() else { return ColourKey::None };
-        let op = dom.operator[i];
+        let op = dom.operator(i);
         let at = level.get(op.idx()).copied().unwrap_or(OpId::NONE);
         let op = if at.is_none() { op } else { at };
         match d.trace.operators.node(op) {
@@ -91,7 +91,7 @@ pub fn key_of(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> ColourKey 
         // instructions by their framework operator (else opcode), everything else by name
         ColourBy::Auto => match (t.role, cols.domain.as_ref()) {
             (TrackRole::Engine(_), Some(dom)) => match op_name(&d.colours.op_framework) {
-                ColourKey::None if !d.trace.str(dom.opcode[i]).is_empty() => ColourKey::Str(dom.opcode[i]),
+                ColourKey::None if !d.trace.str(dom.opcode(i)).is_empty() => ColourKey::Str(dom.opcode(i)),
                 ColourKey::None => ColourKey::Str(cols.name[i]),
                 k => k,
             },
@@ -99,7 +99,7 @@ pub fn key_of(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> ColourKey 
         },
         ColourBy::Name => ColourKey::Str(cols.name[i]),
         ColourBy::Category => non_empty(cols.category[i]),
-        ColourBy::Opcode => cols.domain.as_ref().map_or(ColourKey::None, |dom| non_empty(dom.opcode[i])),
+        ColourBy::Opcode => cols.domain.as_ref().map_or(ColourKey::None, |dom| non_empty(dom.opcode(i))),
         ColourBy::Operator => op_name(&d.colours.op_framework),
         ColourBy::Layer => op_name(&d.colours.op_layer),
         ColourBy::Track => ColourKey::Track(tid),

@@ -133,7 +133,7 @@ fn sort_by_impact<T>(v: &mut [T], delta: fn(&T) -> i64, tie: impl Fn(&T, &T) -> 
 fn has_operators(t: &Trace) -> bool {
     t.tracks.iter().any(|tr| {
         is_device(tr.role)
-            && tr.slices.domain.as_ref().is_some_and(|d| d.operator.iter().any(|o| !o.is_none()))
+            && tr.slices.domain.as_ref().is_some_and(|d| d.shapes.operator.iter().any(|o| !o.is_none()))
     })
 }
 
@@ -237,11 +237,11 @@ fn slots(t: &Trace) -> Slots {
         }
         let Some(d) = &tr.slices.domain else { continue };
         for i in 0..tr.slices.len() {
-            let pc = d.instruction.get(i).copied().unwrap_or(u32::MAX);
+            let pc = d.instruction(i);
             if pc == u32::MAX {
                 continue;
             }
-            let op = d.opcode.get(i).map_or("", |&s| t.str(s));
+            let op = t.str(d.opcode(i));
             let r = m.entry((e.stream(), pc)).or_insert_with(|| (op.to_string(), 0, 0, Vec::new()));
             r.1 += 1;
             r.2 = r.2.saturating_add(tr.slices.dur_ns[i]);

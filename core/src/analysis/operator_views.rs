@@ -130,11 +130,11 @@ pub fn operator_view(trace: &Trace, level: OpLevel) -> OperatorView {
         let Some(lane) = Lane::of(track.role) else { continue };
         let li = lane as usize;
         let s = &track.slices;
-        let ops = s.domain.as_ref().map(|d| &d.operator);
+        let ops = s.domain.as_ref();
         for i in 0..s.len() {
             let dur = s.dur_ns[i].max(0);
             total_ns = total_ns.saturating_add(dur);
-            let op = ops.and_then(|o| o.get(i)).copied().unwrap_or(OpId::NONE);
+            let op = ops.map_or(OpId::NONE, |d| d.operator(i));
             let (anc, member) = table.get(op.idx()).copied().unwrap_or((OpId::NONE, OpId::NONE));
             let Some(node) = trace.operators.node(anc) else {
                 unattributed_ns = unattributed_ns.saturating_add(dur);
@@ -208,8 +208,8 @@ pub fn events_of(trace: &Trace, level: OpLevel, name: &str) -> Vec<Vec<u32>> {
             continue;
         }
         let Some(d) = &track.slices.domain else { continue };
-        for (i, op) in d.operator.iter().enumerate() {
-            if wanted.get(op.idx()).copied().unwrap_or(false) {
+        for i in 0..track.slices.len() {
+            if wanted.get(d.operator(i).idx()).copied().unwrap_or(false) {
                 out[ti].push(i as u32);
             }
         }

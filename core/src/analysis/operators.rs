@@ -904,7 +904,7 @@ fn build_names(trace: &Trace, b: &mut Builder, hierarchy: Hierarchy) {
             };
             let r = b.row(parent, Label::Str(s.name[i]), RowKind::Name, false);
             let me = SliceRef { track: TrackId(ti as u32), index: i as u32 };
-            let flops = s.domain.as_ref().map_or(u64::MAX, |d| d.flops.get(i).copied().unwrap_or(u64::MAX));
+            let flops = s.domain.as_ref().map_or(u64::MAX, |d| d.flops(i));
             b.event(r, me, s.dur_ns[i].max(0), self_i, None, flops);
         }
     }

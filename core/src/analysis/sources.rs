@@ -90,8 +90,8 @@ impl SourceTimes {
         // derived tracks (operator spans) repeat their instructions' lines: not counted twice
         for tr in trace.tracks.iter().filter(|t| !t.role.is_derived()) {
             let Some(d) = &tr.slices.domain else { continue };
-            for (i, s) in d.source.iter().enumerate() {
-                if let Some(t) = s.get().and_then(|s| per_source.get_mut(s.idx())) {
+            for i in 0..tr.slices.len() {
+                if let Some(t) = d.source(i).get().and_then(|s| per_source.get_mut(s.idx())) {
                     let dur = tr.slices.dur_ns.get(i).copied().unwrap_or(0).max(0);
                     t.add(LineTime { count: 1, total_ns: dur });
                 }
@@ -173,11 +173,9 @@ pub fn events_at(trace: &Trace, mask: &[bool]) -> Vec<Vec<u32>> {
             if tr.role.is_derived() {
                 return Vec::new();
             }
-            d.source
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.get().is_some_and(|s| mask.get(s.idx()).copied().unwrap_or(false)))
-                .map(|(i, _)| i as u32)
+            (0..tr.slices.len())
+                .filter(|&i| d.source(i).get().is_some_and(|s| mask.get(s.idx()).copied().unwrap_or(false)))
+                .map(|i| i as u32)
                 .collect()
         })
         .collect()
@@ -186,7 +184,7 @@ pub fn events_at(trace: &Trace, mask: &[bool]) -> Vec<Vec<u32>> {
 /// Where a slice's source is: (dropped file index, line), when its debug-info file is resolved.
 pub fn locate(trace: &Trace, files: &[DebugFile], r: SliceRef) -> Option<(usize, u32)> {
     let tr = trace.tracks.get(r.track.idx())?;
-    let src: SourceId = tr.slices.domain.as_ref()?.source.get(r.index as usize)?.get()?;
+    let src: SourceId = tr.slices.domain.as_ref()?.source(r.index as usize).get()?;
     let loc = trace.sources.get(src.idx())?;
     match files.iter().find(|f| f.file == loc.file)?.matched {
         PathMatch::File(i) => Some((i, loc.line)),

@@ -34,7 +34,8 @@ struct TrackBuild {
     instants: InstantColumns,
     /// Typed domain fields by insertion index, as columns (a `SliceDomain` per slice would take
     /// 48 bytes with its padding, the columns 37); shorter than the slices when the tail has none.
-    domain: DomainColumns,
+    /// The finished track keeps them compactly ([`DomainColumns`], built by `DomainWriter`).
+    domain: DomainBuild,
 }
 
 impl TrackBuild {
@@ -160,12 +161,11 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
         map[i].index = k as u32;
     }
     if !tb.domain.is_empty() {
-        let mut dc = DomainColumns::default();
-        dc.reserve(final_order.len());
+        let mut dc = domain::DomainWriter::with_capacity(final_order.len());
         for &i in &final_order {
             dc.push(tb.domain_of(i as usize));
         }
-        cols.domain = Some(dc);
+        cols.domain = Some(dc.finish());
     }
     // the build's columns go before the LOD index is built next to the new ones
     drop(tb.start_ns);
@@ -729,6 +729,7 @@ impl TraceBuilder {
             let mut idx: Vec<u32> = order.clone();
             idx.sort_by_key(|&i| (depth[i as usize], stb.start_ns[i as usize]));
             let mut cols = SliceColumns::default();
+            let mut domain = None;
             let mut cur_depth = None;
             for (k, &i) in idx.iter().enumerate() {
                 let i = i as usize;
@@ -742,7 +743,9 @@ impl TraceBuilder {
                 cols.category.push(stb.category[i]);
                 cols.args.push(stb.args[i]);
                 if !stb.domain.is_empty() {
-                    cols.domain.get_or_insert_with(DomainColumns::default).push(stb.domain_of(i));
+                    domain
+                        .get_or_insert_with(|| domain::DomainWriter::with_capacity(idx.len()))
+                        .push(stb.domain_of(i));
                 }
                 if let Some(r) = remap[src].get_mut(origin[i] as usize) {
                     *r = SliceRef { track: tid, index: k as u32 };
@@ -751,6 +754,7 @@ impl TraceBuilder {
             if !cols.start_ns.is_empty() {
                 cols.depth_starts.push(cols.start_ns.len() as u32);
             }
+            cols.domain = domain.map(domain::DomainWriter::finish);
             st.lod = LodIndex::build(&cols);
             st.slices = cols;
             if let Some(g) = self.groups.get_mut(st.group.idx()) {

@@ -399,10 +399,10 @@ impl Default for SliceDomain {
     }
 }
 
-/// Per-slice typed columns, parallel to a track's [`super::SliceColumns`] (same order). Present
-/// on a track when any of its slices has a domain field.
-#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
-pub struct DomainColumns {
+/// The builder's per-slice domain columns, by insertion index (every column as long as
+/// [`DomainBuild::len`]); the finished track keeps them compactly as [`DomainColumns`].
+#[derive(Debug, Clone, Default)]
+pub struct DomainBuild {
     pub opcode: Vec<StrId>,
     pub operator: Vec<OpId>,
     pub instruction: Vec<u32>,
@@ -418,9 +418,9 @@ pub struct DomainColumns {
     pub transpose: Vec<bool>,
 }
 
-impl DomainColumns {
-    pub fn with_len(n: usize) -> DomainColumns {
-        let mut d = DomainColumns::default();
+impl DomainBuild {
+    pub fn with_len(n: usize) -> DomainBuild {
+        let mut d = DomainBuild::default();
         d.resize_default(n);
         d
     }
@@ -506,6 +506,247 @@ impl DomainColumns {
     }
 }
 
+/// What the executions of one instruction share: the slice-invariant part of a
+/// [`SliceDomain`] (all of it but `bytes` and the sub-ns picoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DomainShape {
+    pub opcode: StrId,
+    pub operator: OpId,
+    pub instruction: u32,
+    pub source: SourceId,
+    pub flops: u64,
+    pub transpose: bool,
+}
+
+impl DomainShape {
+    fn of(d: &SliceDomain) -> DomainShape {
+        DomainShape {
+            opcode: d.opcode,
+            operator: d.operator,
+            instruction: d.instruction,
+            source: d.source,
+            flops: d.flops,
+            transpose: d.transpose,
+        }
+    }
+}
+
+/// The distinct [`DomainShape`]s of one track, as columns (shape `s` is row `s`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct DomainShapes {
+    pub opcode: Vec<StrId>,
+    pub operator: Vec<OpId>,
+    pub instruction: Vec<u32>,
+    pub source: Vec<SourceId>,
+    pub flops: Vec<u64>,
+    pub transpose: Vec<bool>,
+}
+
+impl DomainShapes {
+    pub fn len(&self) -> usize {
+        self.opcode.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.opcode.is_empty()
+    }
+    /// Whether every column has [`DomainShapes::len`] rows.
+    pub fn is_consistent(&self) -> bool {
+        let n = self.len();
+        self.operator.len() == n
+            && self.instruction.len() == n
+            && self.source.len() == n
+            && self.flops.len() == n
+            && self.transpose.len() == n
+    }
+    fn push(&mut self, s: DomainShape) {
+        self.opcode.push(s.opcode);
+        self.operator.push(s.operator);
+        self.instruction.push(s.instruction);
+        self.source.push(s.source);
+        self.flops.push(s.flops);
+        self.transpose.push(s.transpose);
+    }
+    /// Shape `s`; the "none" shape when out of range.
+    pub fn get(&self, s: usize) -> DomainShape {
+        let d = SliceDomain::default();
+        DomainShape {
+            opcode: self.opcode.get(s).copied().unwrap_or(d.opcode),
+            operator: self.operator.get(s).copied().unwrap_or(d.operator),
+            instruction: self.instruction.get(s).copied().unwrap_or(d.instruction),
+            source: self.source.get(s).copied().unwrap_or(d.source),
+            flops: self.flops.get(s).copied().unwrap_or(d.flops),
+            transpose: self.transpose.get(s).copied().unwrap_or(d.transpose),
+        }
+    }
+    fn heap_bytes(&self) -> usize {
+        self.opcode.capacity() * 4
+            + self.operator.capacity() * 4
+            + self.instruction.capacity() * 4
+            + self.source.capacity() * 4
+            + self.flops.capacity() * 8
+            + self.transpose.capacity()
+    }
+}
+
+/// Per-slice typed domain fields of a finished track, parallel to its [`super::SliceColumns`]
+/// (same order); present on a track when any of its slices has a domain field. Read them with
+/// [`DomainColumns::get`] (or `SliceColumns::domain_of`).
+///
+/// Compact: what the executions of one instruction share is a table of distinct shapes
+/// (`shapes`) with one index per slice (`shape`); what each slice has on its own (`bytes`, the
+/// sub-ns picoseconds) are columns. **A per-slice column is either one value per slice or
+/// empty**, empty meaning every slice has the "none" value (`shape`: shape 0, or none when there
+/// are no shapes; `bytes`: `u64::MAX`; picoseconds: 0). An NTFF engine track costs 8 bytes a
+/// slice this way (a shape index and the picoseconds) instead of 37; a DMA queue 12.
+#[derive(Debug, Clone, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct DomainColumns {
+    pub shape: Vec<u32>,
+    pub bytes: Vec<u64>,
+    /// See [`SliceDomain::start_sub_ps`].
+    pub start_sub_ps: Vec<u16>,
+    /// See [`SliceDomain::dur_sub_ps`].
+    pub dur_sub_ps: Vec<u16>,
+    pub shapes: DomainShapes,
+}
+
+impl DomainColumns {
+    /// The shape row of slice `i` (`usize::MAX` past the end: the "none" shape).
+    #[inline]
+    fn shape_of(&self, i: usize) -> usize {
+        if self.shape.is_empty() {
+            0
+        } else {
+            self.shape.get(i).map_or(usize::MAX, |&s| s as usize)
+        }
+    }
+    /// Slice `i`'s opcode (`StrId::EMPTY` = none).
+    #[inline]
+    pub fn opcode(&self, i: usize) -> StrId {
+        self.shapes.opcode.get(self.shape_of(i)).copied().unwrap_or(StrId::EMPTY)
+    }
+    /// Slice `i`'s innermost operator.
+    #[inline]
+    pub fn operator(&self, i: usize) -> OpId {
+        self.shapes.operator.get(self.shape_of(i)).copied().unwrap_or(OpId::NONE)
+    }
+    /// Slice `i`'s program slot (`u32::MAX` = none).
+    #[inline]
+    pub fn instruction(&self, i: usize) -> u32 {
+        self.shapes.instruction.get(self.shape_of(i)).copied().unwrap_or(u32::MAX)
+    }
+    /// Slice `i`'s source line.
+    #[inline]
+    pub fn source(&self, i: usize) -> SourceId {
+        self.shapes.source.get(self.shape_of(i)).copied().unwrap_or(SourceId::NONE)
+    }
+    /// Slice `i`'s raw FLOPs (`u64::MAX` = none).
+    #[inline]
+    pub fn flops(&self, i: usize) -> u64 {
+        self.shapes.flops.get(self.shape_of(i)).copied().unwrap_or(u64::MAX)
+    }
+    /// The domain fields of slice `i` (all "none" past the end).
+    #[inline]
+    pub fn get(&self, i: usize) -> SliceDomain {
+        let d = SliceDomain::default();
+        let sh = self.shapes.get(self.shape_of(i));
+        SliceDomain {
+            opcode: sh.opcode,
+            operator: sh.operator,
+            instruction: sh.instruction,
+            source: sh.source,
+            bytes: self.bytes.get(i).copied().unwrap_or(d.bytes),
+            start_sub_ps: self.start_sub_ps.get(i).copied().unwrap_or(d.start_sub_ps),
+            dur_sub_ps: self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
+            flops: sh.flops,
+            transpose: sh.transpose,
+        }
+    }
+    /// Whether the per-slice columns fit `n` slices (each `n` long or empty) and every shape
+    /// index names a shape.
+    pub fn fits(&self, n: usize) -> bool {
+        let ok = |len: usize| len == 0 || len == n;
+        ok(self.shape.len())
+            && ok(self.bytes.len())
+            && ok(self.start_sub_ps.len())
+            && ok(self.dur_sub_ps.len())
+            && self.shapes.is_consistent()
+            && (!self.shape.is_empty() || self.shapes.len() <= 1)
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.shape.capacity() * 4
+            + self.bytes.capacity() * 8
+            + self.start_sub_ps.capacity() * 2
+            + self.dur_sub_ps.capacity() * 2
+            + self.shapes.heap_bytes()
+    }
+}
+
+/// Builds a finished track's [`DomainColumns`] slice by slice, in the track's final order.
+pub(crate) struct DomainWriter {
+    cols: DomainColumns,
+    index: crate::strings::FxHashMap<DomainShape, u32>,
+    last: Option<(DomainShape, u32)>,
+}
+
+impl DomainWriter {
+    pub(crate) fn with_capacity(n: usize) -> DomainWriter {
+        let cols = DomainColumns {
+            shape: Vec::with_capacity(n),
+            bytes: Vec::with_capacity(n),
+            start_sub_ps: Vec::with_capacity(n),
+            dur_sub_ps: Vec::with_capacity(n),
+            shapes: DomainShapes::default(),
+        };
+        DomainWriter { cols, index: Default::default(), last: None }
+    }
+    pub(crate) fn push(&mut self, d: SliceDomain) {
+        let shape = DomainShape::of(&d);
+        let s = match self.last {
+            Some((l, s)) if l == shape => s,
+            _ => {
+                let next = self.cols.shapes.len() as u32;
+                let s = *self.index.entry(shape).or_insert(next);
+                if s == next {
+                    self.cols.shapes.push(shape);
+                }
+                self.last = Some((shape, s));
+                s
+            }
+        };
+        self.cols.shape.push(s);
+        self.cols.bytes.push(d.bytes);
+        self.cols.start_sub_ps.push(d.start_sub_ps);
+        self.cols.dur_sub_ps.push(d.dur_sub_ps);
+    }
+    /// The columns, each column of "none" values emptied.
+    pub(crate) fn finish(self) -> DomainColumns {
+        let mut c = self.cols;
+        let none = SliceDomain::default();
+        if c.shapes.len() <= 1 {
+            c.shape = Vec::new();
+            if c.shapes.len() == 1 && c.shapes.get(0) == DomainShape::of(&none) {
+                c.shapes = DomainShapes::default();
+            }
+        }
+        if c.bytes.iter().all(|&b| b == none.bytes) {
+            c.bytes = Vec::new();
+        }
+        if c.start_sub_ps.iter().all(|&p| p == 0) {
+            c.start_sub_ps = Vec::new();
+        }
+        if c.dur_sub_ps.iter().all(|&p| p == 0) {
+            c.dur_sub_ps = Vec::new();
+        }
+        c.shapes.opcode.shrink_to_fit();
+        c.shapes.operator.shrink_to_fit();
+        c.shapes.instruction.shrink_to_fit();
+        c.shapes.source.shrink_to_fit();
+        c.shapes.flops.shrink_to_fit();
+        c.shapes.transpose.shrink_to_fit();
+        c
+    }
+}
+
 /// Type of a DMA queue, as neuron-profile names it (`DmaQueueType`: `instruction`, `input`,
 /// `output`, `data`, `software_dynamic`, `hardware_dynamic`). The first four are generated by the
 /// compiler ("static"); software-dynamic DMAs are generated by GpSimd at run time, hardware-dynamic
@@ -566,4 +807,50 @@ pub struct DeviceInfo {
     pub event_count: Option<u64>,
     /// DMA queues the capture's metadata names: neuron-profile's `dma_queue_count`.
     pub dma_queue_count: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(v: &[SliceDomain]) -> DomainColumns {
+        let mut w = DomainWriter::with_capacity(v.len());
+        for &d in v {
+            w.push(d);
+        }
+        w.finish()
+    }
+
+    #[test]
+    fn shapes_are_shared_and_columns_of_none_are_empty() {
+        let none = SliceDomain::default();
+        let mm = SliceDomain { opcode: StrId(3), instruction: 7, flops: 64, ..none };
+        let act = SliceDomain { opcode: StrId(4), operator: OpId(1), source: SourceId(0), ..none };
+        // instructions: two shapes, sub-ps per slice, no bytes
+        let v = [SliceDomain { start_sub_ps: 5, ..mm }, act, SliceDomain { dur_sub_ps: 999, ..mm }, act];
+        let c = written(&v);
+        assert_eq!(c.shapes.len(), 2);
+        assert_eq!(c.shape, vec![0, 1, 0, 1]);
+        assert!(c.bytes.is_empty() && c.fits(4) && !c.fits(5));
+        for (i, d) in v.iter().enumerate() {
+            assert_eq!(c.get(i), *d);
+            assert_eq!((c.opcode(i), c.operator(i), c.instruction(i)), (d.opcode, d.operator, d.instruction));
+            assert_eq!((c.source(i), c.flops(i)), (d.source, d.flops));
+        }
+        assert_eq!(c.get(4), none, "past the end: none");
+        // DMA packets: no shape at all, bytes per slice, no picoseconds
+        let v = [SliceDomain { bytes: 64, ..none }, SliceDomain { bytes: 128, ..none }];
+        let c = written(&v);
+        assert!(c.shapes.is_empty() && c.shape.is_empty() && c.start_sub_ps.is_empty());
+        assert_eq!(c.bytes, vec![64, 128]);
+        assert_eq!((c.get(1), c.operator(1)), (v[1], OpId::NONE));
+        // one shape for every slice: no index column
+        let c = written(&[act, act, act]);
+        assert!(c.shape.is_empty() && c.shapes.len() == 1 && c.fits(3));
+        assert_eq!(c.get(2), act);
+        // an index column must cover the slices, and one shape at most without it
+        let mut bad = written(&v);
+        bad.shapes = written(&[mm, act]).shapes;
+        assert!(!bad.fits(2));
+    }
 }

@@ -18,8 +18,8 @@ pub mod wire;
 
 pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
 pub use domain::{
-    CounterRole, DeviceInfo, DmaQueueType, DomainColumns, Engine, OpId, OpLevel, OpNodeRow, OperatorTree,
-    SliceDomain, SourceId, SourceLoc, TrackRole, WorkKind,
+    CounterRole, DeviceInfo, DmaQueueType, DomainBuild, DomainColumns, DomainShape, DomainShapes, Engine,
+    OpId, OpLevel, OpNodeRow, OperatorTree, SliceDomain, SourceId, SourceLoc, TrackRole, WorkKind,
 };
 pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
 pub use table::{Cell, Column, ColumnUnit, DataTable, TableKind};

@@ -161,17 +161,20 @@ impl Trace {
             return bad(format!("track {ti}: depth ranges do not cover the slices"));
         }
         if let Some(dc) = &c.domain {
-            if dc.opcode.len() != n
-                || dc.operator.len() != n
-                || dc.instruction.len() != n
-                || dc.source.len() != n
-                || dc.bytes.len() != n
-                || dc.start_sub_ps.len() != n
-                || dc.dur_sub_ps.len() != n
-                || dc.flops.len() != n
-                || dc.transpose.len() != n
-            {
-                return bad(format!("track {ti}: domain columns differ in length from the slices"));
+            if !dc.fits(n) {
+                return bad(format!("track {ti}: domain columns do not fit the slices"));
+            }
+            let sh = &dc.shapes;
+            for s in 0..sh.len() {
+                if !s_ok(sh.opcode[s]) {
+                    return bad(format!("track {ti}: domain shape {s}: opcode out of range"));
+                }
+                if !sh.operator[s].is_none() && sh.operator[s].idx() >= self.operators.len() {
+                    return bad(format!("track {ti}: domain shape {s}: operator out of range"));
+                }
+                if !sh.source[s].is_none() && sh.source[s].idx() >= self.sources.len() {
+                    return bad(format!("track {ti}: domain shape {s}: source out of range"));
+                }
             }
         }
         let ins = &t.instants;
@@ -222,18 +225,15 @@ impl Trace {
             }
         }
         if let Some(dc) = &c.domain {
-            for i in r {
-                if !s_ok(dc.opcode[i]) {
-                    return bad(format!("track {ti}: slice {i} opcode out of range"));
+            let shapes = dc.shapes.len();
+            if let Some(s) = dc.shape.get(r.clone()) {
+                if let Some(k) = s.iter().position(|&s| s as usize >= shapes) {
+                    return bad(format!("track {ti}: slice {} names no domain shape", r.start + k));
                 }
-                if !dc.operator[i].is_none() && dc.operator[i].idx() >= self.operators.len() {
-                    return bad(format!("track {ti}: slice {i} operator out of range"));
-                }
-                if !dc.source[i].is_none() && dc.source[i].idx() >= self.sources.len() {
-                    return bad(format!("track {ti}: slice {i} source out of range"));
-                }
-                if dc.start_sub_ps[i] > 999 || dc.dur_sub_ps[i] > 999 {
-                    return bad(format!("track {ti}: slice {i} sub-ns picoseconds above 999"));
+            }
+            for ps in [&dc.start_sub_ps, &dc.dur_sub_ps] {
+                if let Some(k) = ps.get(r.clone()).and_then(|p| p.iter().position(|&p| p > 999)) {
+                    return bad(format!("track {ti}: slice {} sub-ns picoseconds above 999", r.start + k));
                 }
             }
         }
@@ -326,7 +326,13 @@ mod tests {
         t.tracks[0].slices.dur_ns[0] = 50; // now overlaps the next slice at depth 0
         assert!(t.validate().is_err());
         let mut t = sample();
-        t.tracks[0].slices.domain.as_mut().unwrap().operator[1] = OpId(99);
+        t.tracks[0].slices.domain.as_mut().unwrap().shapes.operator[0] = OpId(99);
+        assert!(t.validate().is_err());
+        let mut t = sample();
+        t.tracks[0].slices.domain.as_mut().unwrap().shape[1] = 2;
+        assert!(t.validate().is_err());
+        let mut t = sample();
+        t.tracks[0].slices.domain.as_mut().unwrap().shape.pop();
         assert!(t.validate().is_err());
         let mut t = sample();
         t.tracks[0].slices.name.pop();

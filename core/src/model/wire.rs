@@ -5,7 +5,7 @@
 //! page's main thread for the whole model (hundreds of milliseconds on a 1 GB trace).
 //!
 //! ```text
-//! "LPWIRE03"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
+//! "LPWIRE04"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
 //! u64 column count  column count × (u8 kind, u64 elements)  the columns' raw bytes, in order
 //! ```
 //!
@@ -21,7 +21,7 @@ use crate::model::domain::{OpId, SourceId};
 use crate::model::{ArgsId, Flow, SliceColumns, SliceRef, Trace, TrackId};
 use crate::strings::StrId;
 
-const MAGIC: &[u8; 8] = b"LPWIRE03";
+const MAGIC: &[u8; 8] = b"LPWIRE04";
 /// Bytes before the skeleton: magic + skeleton length.
 pub const PREFIX_BYTES: usize = 16;
 const TABLE_ENTRY_BYTES: usize = 9;
@@ -280,15 +280,17 @@ fn slice_columns<'a>(s: &'a mut SliceColumns, f: &mut dyn FnMut(ColumnMut<'a>)) 
     f(ColumnMut::Args(&mut s.args));
     f(ColumnMut::U32(&mut s.depth_starts));
     if let Some(d) = s.domain.as_mut() {
-        f(ColumnMut::Str(&mut d.opcode));
-        f(ColumnMut::Op(&mut d.operator));
-        f(ColumnMut::U32(&mut d.instruction));
-        f(ColumnMut::Src(&mut d.source));
+        f(ColumnMut::U32(&mut d.shape));
         f(ColumnMut::U64(&mut d.bytes));
         f(ColumnMut::U16(&mut d.start_sub_ps));
         f(ColumnMut::U16(&mut d.dur_sub_ps));
-        f(ColumnMut::U64(&mut d.flops));
-        f(ColumnMut::Bool(&mut d.transpose));
+        let sh = &mut d.shapes;
+        f(ColumnMut::Str(&mut sh.opcode));
+        f(ColumnMut::Op(&mut sh.operator));
+        f(ColumnMut::U32(&mut sh.instruction));
+        f(ColumnMut::Src(&mut sh.source));
+        f(ColumnMut::U64(&mut sh.flops));
+        f(ColumnMut::Bool(&mut sh.transpose));
     }
 }
 
