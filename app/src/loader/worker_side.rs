@@ -44,11 +44,11 @@ pub const MAX_PEAK_BYTES: u64 = 2560 << 20;
 
 /// The largest estimated peak of an NTFF capture imported whole (`loupe_core::import::check_peak`,
 /// [`parse_and_encode`]). That estimate is counted, not guessed: the worker's heap phase by phase
-/// (`core/examples/import_peak.rs`: 7.60 bytes per byte of capture at 100 and at 400 MB, at the
-/// end of the builder's fill; the encoding after it holds half as much, since it goes to a
+/// (`core/examples/import_peak.rs`: 6.54 bytes per byte of capture at 100 and at 400 MB, at the
+/// end of the builder's fill; the encoding after it holds less than half, since it goes to a
 /// JavaScript buffer a column at a time and the files are dropped first). 3 GiB leaves the 4 GiB
-/// of wasm32 room for the allocator's overhead and the estimate's error: a generated 400 MB pair
-/// (3.04 GB counted) opens in the page.
+/// of wasm32 room for the allocator's overhead and the estimate's error: captures up to ≈ 475 MB
+/// are accepted (a generated 400 MB pair counts 2.62 GB).
 pub const MAX_NTFF_PEAK_BYTES: u64 = 3 << 30;
 
 /// Timings of a parse whose trace went to a [`Sink`] (a `Vec<u8>` in the page's in-thread

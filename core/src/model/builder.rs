@@ -162,8 +162,9 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
     }
     if !tb.domain.is_empty() {
         let mut dc = domain::DomainWriter::with_capacity(final_order.len());
+        let mut remap = Vec::new();
         for &i in &final_order {
-            dc.push(tb.domain_of(i as usize));
+            dc.push_from(&tb.domain, &mut remap, i as usize);
         }
         cols.domain = Some(dc.finish());
     }

@@ -399,110 +399,140 @@ impl Default for SliceDomain {
     }
 }
 
-/// The builder's per-slice domain columns, by insertion index (every column as long as
-/// [`DomainBuild::len`]); the finished track keeps them compactly as [`DomainColumns`].
+/// The builder's domain fields of one track, by insertion index: what the executions of one
+/// instruction share as a table of distinct shapes (interned as they are set, shape 0 = none)
+/// with one index per slice, the rest as columns; a column stays empty while every slice has its
+/// "none" value (an NTFF engine track: 8 bytes a slice while it fills, a DMA queue 12; a
+/// column per field took 37). The finished track keeps them as [`DomainColumns`].
 #[derive(Debug, Clone, Default)]
 pub struct DomainBuild {
-    pub opcode: Vec<StrId>,
-    pub operator: Vec<OpId>,
-    pub instruction: Vec<u32>,
-    pub source: Vec<SourceId>,
-    pub bytes: Vec<u64>,
-    /// See [`SliceDomain::start_sub_ps`].
-    pub start_sub_ps: Vec<u16>,
-    /// See [`SliceDomain::dur_sub_ps`].
-    pub dur_sub_ps: Vec<u16>,
-    /// See [`SliceDomain::flops`].
-    pub flops: Vec<u64>,
-    /// See [`SliceDomain::transpose`].
-    pub transpose: Vec<bool>,
+    len: usize,
+    /// Room wanted for `len` slices and more: the capacity of a column made when first needed.
+    room: usize,
+    shape: Vec<u32>,
+    bytes: Vec<u64>,
+    start_sub_ps: Vec<u16>,
+    dur_sub_ps: Vec<u16>,
+    /// Shape 0 is the "none" shape (once any shape is interned).
+    shapes: Vec<DomainShape>,
+    index: crate::strings::FxHashMap<DomainShape, u32>,
+    last: Option<(DomainShape, u32)>,
 }
 
 impl DomainBuild {
-    pub fn with_len(n: usize) -> DomainBuild {
-        let mut d = DomainBuild::default();
-        d.resize_default(n);
-        d
-    }
     pub fn len(&self) -> usize {
-        self.opcode.len()
+        self.len
     }
     pub fn is_empty(&self) -> bool {
-        self.opcode.is_empty()
+        self.len == 0
+    }
+    /// Slice `i`'s shape (0 = none).
+    #[inline]
+    fn shape_index(&self, i: usize) -> u32 {
+        self.shape.get(i).copied().unwrap_or(0)
     }
     pub fn get(&self, i: usize) -> SliceDomain {
         let d = SliceDomain::default();
+        if i >= self.len {
+            return d;
+        }
+        let sh = self.shapes.get(self.shape_index(i) as usize).copied().unwrap_or(DomainShape::of(&d));
         SliceDomain {
-            opcode: self.opcode.get(i).copied().unwrap_or(d.opcode),
-            operator: self.operator.get(i).copied().unwrap_or(d.operator),
-            instruction: self.instruction.get(i).copied().unwrap_or(d.instruction),
-            source: self.source.get(i).copied().unwrap_or(d.source),
+            opcode: sh.opcode,
+            operator: sh.operator,
+            instruction: sh.instruction,
+            source: sh.source,
             bytes: self.bytes.get(i).copied().unwrap_or(d.bytes),
             start_sub_ps: self.start_sub_ps.get(i).copied().unwrap_or(d.start_sub_ps),
             dur_sub_ps: self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
-            flops: self.flops.get(i).copied().unwrap_or(d.flops),
-            transpose: self.transpose.get(i).copied().unwrap_or(d.transpose),
+            flops: sh.flops,
+            transpose: sh.transpose,
         }
+    }
+    fn intern(&mut self, shape: DomainShape) -> u32 {
+        match self.last {
+            Some((l, s)) if l == shape => s,
+            _ => {
+                if self.shapes.is_empty() {
+                    let none = DomainShape::of(&SliceDomain::default());
+                    self.shapes.push(none);
+                    self.index.insert(none, 0);
+                }
+                let next = self.shapes.len() as u32;
+                let s = *self.index.entry(shape).or_insert(next);
+                if s == next {
+                    self.shapes.push(shape);
+                }
+                self.last = Some((shape, s));
+                s
+            }
+        }
+    }
+    /// Set `col[i]`, making the column (every slice `none` so far) first if `v` is not `none`.
+    fn put<T: Copy + PartialEq>(col: &mut Vec<T>, len: usize, room: usize, i: usize, v: T, none: T) {
+        if col.is_empty() {
+            if v == none {
+                return;
+            }
+            col.reserve_exact(room.max(len));
+            col.resize(len, none);
+        }
+        col[i] = v;
     }
     pub fn set(&mut self, i: usize, v: SliceDomain) {
-        if i < self.len() {
-            self.opcode[i] = v.opcode;
-            self.operator[i] = v.operator;
-            self.instruction[i] = v.instruction;
-            self.source[i] = v.source;
-            self.bytes[i] = v.bytes;
-            self.start_sub_ps[i] = v.start_sub_ps;
-            self.dur_sub_ps[i] = v.dur_sub_ps;
-            self.flops[i] = v.flops;
-            self.transpose[i] = v.transpose;
+        if i >= self.len {
+            return;
+        }
+        let s = self.intern(DomainShape::of(&v));
+        let (len, room) = (self.len, self.room);
+        Self::put(&mut self.shape, len, room, i, s, 0);
+        Self::put(&mut self.bytes, len, room, i, v.bytes, u64::MAX);
+        Self::put(&mut self.start_sub_ps, len, room, i, v.start_sub_ps, 0);
+        Self::put(&mut self.dur_sub_ps, len, room, i, v.dur_sub_ps, 0);
+    }
+    /// Room for `n` more slices.
+    pub fn reserve(&mut self, n: usize) {
+        self.room = self.room.max(self.len + n);
+        if !self.shape.is_empty() {
+            self.shape.reserve(n);
+        }
+        if !self.bytes.is_empty() {
+            self.bytes.reserve(n);
+        }
+        if !self.start_sub_ps.is_empty() {
+            self.start_sub_ps.reserve(n);
+        }
+        if !self.dur_sub_ps.is_empty() {
+            self.dur_sub_ps.reserve(n);
         }
     }
-    /// Room for `n` more slices in every column.
-    pub fn reserve(&mut self, n: usize) {
-        self.opcode.reserve(n);
-        self.operator.reserve(n);
-        self.instruction.reserve(n);
-        self.source.reserve(n);
-        self.bytes.reserve(n);
-        self.start_sub_ps.reserve(n);
-        self.dur_sub_ps.reserve(n);
-        self.flops.reserve(n);
-        self.transpose.reserve(n);
-    }
-    /// Pad (or cut) every column to `n` slices, new ones without domain fields.
+    /// Pad (or cut) to `n` slices, new ones without domain fields.
     pub fn resize_default(&mut self, n: usize) {
-        let d = SliceDomain::default();
-        self.opcode.resize(n, d.opcode);
-        self.operator.resize(n, d.operator);
-        self.instruction.resize(n, d.instruction);
-        self.source.resize(n, d.source);
-        self.bytes.resize(n, d.bytes);
-        self.start_sub_ps.resize(n, d.start_sub_ps);
-        self.dur_sub_ps.resize(n, d.dur_sub_ps);
-        self.flops.resize(n, d.flops);
-        self.transpose.resize(n, d.transpose);
+        self.len = n;
+        if !self.shape.is_empty() {
+            self.shape.resize(n, 0);
+        }
+        if !self.bytes.is_empty() {
+            self.bytes.resize(n, u64::MAX);
+        }
+        if !self.start_sub_ps.is_empty() {
+            self.start_sub_ps.resize(n, 0);
+        }
+        if !self.dur_sub_ps.is_empty() {
+            self.dur_sub_ps.resize(n, 0);
+        }
     }
     pub fn push(&mut self, v: SliceDomain) {
-        self.opcode.push(v.opcode);
-        self.operator.push(v.operator);
-        self.instruction.push(v.instruction);
-        self.source.push(v.source);
-        self.bytes.push(v.bytes);
-        self.start_sub_ps.push(v.start_sub_ps);
-        self.dur_sub_ps.push(v.dur_sub_ps);
-        self.flops.push(v.flops);
-        self.transpose.push(v.transpose);
+        self.resize_default(self.len + 1);
+        self.set(self.len - 1, v);
     }
     pub fn heap_bytes(&self) -> usize {
-        self.opcode.capacity() * 4
-            + self.operator.capacity() * 4
-            + self.instruction.capacity() * 4
-            + self.source.capacity() * 4
+        self.shape.capacity() * 4
             + self.bytes.capacity() * 8
             + self.start_sub_ps.capacity() * 2
             + self.dur_sub_ps.capacity() * 2
-            + self.flops.capacity() * 8
-            + self.transpose.capacity()
+            + self.shapes.capacity() * std::mem::size_of::<DomainShape>()
+            + self.index.capacity() * (std::mem::size_of::<DomainShape>() + 4)
     }
 }
 
@@ -718,6 +748,31 @@ impl DomainWriter {
         self.cols.start_sub_ps.push(d.start_sub_ps);
         self.cols.dur_sub_ps.push(d.dur_sub_ps);
     }
+    /// Slice `i` of `b` next: [`DomainWriter::push`] without hashing its shape again (a writer
+    /// takes its slices all this way or all the other).
+    pub(crate) fn push_from(&mut self, b: &DomainBuild, remap: &mut Vec<u32>, i: usize) {
+        if remap.len() < b.shapes.len() {
+            remap.resize(b.shapes.len(), u32::MAX);
+        }
+        let bs = b.shape_index(i) as usize;
+        let s = match remap.get(bs) {
+            Some(&s) if s != u32::MAX => s,
+            _ => {
+                let s = self.cols.shapes.len() as u32;
+                let none = DomainShape::of(&SliceDomain::default());
+                self.cols.shapes.push(b.shapes.get(bs).copied().unwrap_or(none));
+                if let Some(r) = remap.get_mut(bs) {
+                    *r = s;
+                }
+                s
+            }
+        };
+        self.cols.shape.push(s);
+        let d = SliceDomain::default();
+        self.cols.bytes.push(b.bytes.get(i).copied().unwrap_or(d.bytes));
+        self.cols.start_sub_ps.push(b.start_sub_ps.get(i).copied().unwrap_or(0));
+        self.cols.dur_sub_ps.push(b.dur_sub_ps.get(i).copied().unwrap_or(0));
+    }
     /// The columns, each column of "none" values emptied.
     pub(crate) fn finish(self) -> DomainColumns {
         let mut c = self.cols;
@@ -852,5 +907,32 @@ mod tests {
         let mut bad = written(&v);
         bad.shapes = written(&[mm, act]).shapes;
         assert!(!bad.fits(2));
+    }
+
+    #[test]
+    fn the_build_makes_a_column_only_when_a_slice_needs_it() {
+        let none = SliceDomain::default();
+        let mm = SliceDomain { opcode: StrId(3), instruction: 7, flops: 64, start_sub_ps: 9, ..none };
+        let mut b = DomainBuild::default();
+        b.reserve(100);
+        b.resize_default(3);
+        assert_eq!((b.len(), b.heap_bytes()), (3, 0), "nothing set: no column");
+        b.set(1, mm);
+        assert!(b.bytes.is_empty() && b.dur_sub_ps.is_empty(), "only the shape and start columns");
+        assert_eq!(b.shape.capacity(), 100, "made with the room reserved");
+        b.push(SliceDomain { bytes: 4096, ..none });
+        b.set(9, mm); // past the end: ignored, as before
+        let got: Vec<SliceDomain> = (0..5).map(|i| b.get(i)).collect();
+        assert_eq!(got, vec![none, mm, none, SliceDomain { bytes: 4096, ..none }, none]);
+        // finished in another order, without hashing again: the same fields
+        let mut w = DomainWriter::with_capacity(4);
+        let mut remap = Vec::new();
+        for i in [3, 1, 0, 2] {
+            w.push_from(&b, &mut remap, i);
+        }
+        let c = w.finish();
+        let want = [got[3], got[1], got[0], got[2]];
+        assert!((0..4).all(|i| c.get(i) == want[i]) && c.fits(4));
+        assert_eq!(c.shapes.len(), 2, "the shapes used, the none shape first as first used");
     }
 }
