@@ -127,8 +127,8 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 9] {
                 i.label().to_string(),
                 i.pc as i64,
                 i.compiler_pc.map_or(-1, |c| c as i64),
-                i.start_ns,
-                i.dur_ns,
+                i.start_ns(),
+                i.dur_ns(),
                 i.opcode().to_string(),
                 i.evt_wait_time_ns as i64,
                 i.crc_in as i64,
@@ -230,7 +230,7 @@ fn compare(n: &Ntff, j: &Value) -> [(usize, usize, usize); 9] {
         .collect();
     let ends: Vec<i64> = n.queue_end_ns(1).into_iter().collect();
     let pd = n.pending_dma(
-        |i| triggers.iter().any(|(s, pc, ts)| s == i.subgroup() && *pc == i.pc as i64 && *ts == i.start_ns),
+        |i| triggers.iter().any(|(s, pc, ts)| s == i.subgroup() && *pc == i.pc as i64 && *ts == i.start_ns()),
         &ends,
     );
     let ours_p: Vec<_> = pd.iter().map(|p| (p.ts_ns, p.value)).collect();

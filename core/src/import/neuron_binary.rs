@@ -53,8 +53,9 @@ pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
 /// correlation, the builder's columns and arguments (the peak, at the end of the builder's fill),
 /// then the finished model. Counted phase by phase by a global allocator
 /// (`cargo run -p loupe-core --release --example import_peak -- X.ntff X.neff`) on generated pairs
-/// of instruction records (`gen_neuron_pair`): 6.54 per byte at 100 MB and at 400 MB (654 MB,
-/// 2617 MB); `/usr/bin/time` reads 2.5 GB of RSS at 400 MB. Before: 7.60 with a column per
+/// of instruction records (`gen_neuron_pair`): 6.04 per byte at 100 MB and at 400 MB (604 MB,
+/// 2417 MB; `/usr/bin/time` reads 2.3 GB of RSS at 400 MB). Before: 6.54 with the decoded
+/// instructions' derived ns times stored (`ntff::Instruction` 56 bytes, now 40), 7.60 with a column per
 /// domain field while the builder filled (`model::DomainBuild` now keeps shapes), 8.0 before
 /// that, and 8.5 while the worker encoded the model with the files and the whole encoding in
 /// memory. Rounded up: the estimate must err on the side of refusing a file before the worker
@@ -296,7 +297,7 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         let own: [(StrId, ArgValue); 4] =
             std::array::from_fn(|k| (tpl.per_event[k], ArgValue::UInt(u64::from(values[k]))));
         let args = b.add_args_over(tpl.args, &own);
-        let h = b.add_slice(tpl.track, ins.start_ns, ins.dur_ns, tpl.name, tpl.operator, args);
+        let h = b.add_slice(tpl.track, ins.start_ns(), ins.dur_ns(), tpl.name, tpl.operator, args);
         let mut d = tpl.domain;
         (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
         b.set_slice_domain(h, d);
@@ -373,7 +374,10 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         let n = t.instructions.iter().filter(|i| i.engine == e).count();
         let mut spans: Vec<(i64, i64)> = Vec::with_capacity(n);
         spans.extend(
-            t.instructions.iter().filter(|i| i.engine == e).map(|i| (i.start_ns, i.start_ns + i.dur_ns)),
+            t.instructions
+                .iter()
+                .filter(|i| i.engine == e)
+                .map(|i| (i.start_ns(), i.start_ns() + i.dur_ns())),
         );
         let c =
             dev.counter(b, &format!("{} active", ntff::engine_subgroup(e)), "", CounterRole::EngineActivity);

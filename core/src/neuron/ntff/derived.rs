@@ -193,7 +193,7 @@ impl Ntff {
             .instructions
             .iter()
             .filter(|i| i.opcode_byte == OP_DMA_DIRECT2D || is_static_trigger(i))
-            .map(|i| (i.start_ns, 1))
+            .map(|i| (i.start_ns(), 1))
             .chain(static_block_ends_ns.iter().map(|&t| (t, -1)))
             .collect();
         ev.sort_by_key(|&(t, d)| (t, -d));

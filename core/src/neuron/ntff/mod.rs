@@ -270,10 +270,6 @@ pub struct Instruction {
     pub compiler_pc: Option<u32>,
     pub start_ps: i64,
     pub end_ps: i64,
-    /// `floor(start_ps / 1000)` (JSON `timestamp`).
-    pub start_ns: i64,
-    /// `floor((end_ps - start_ps) / 1000)` (JSON `duration`).
-    pub dur_ns: i64,
     /// Raw wait cycles before the instruction started (w1 bits 31..16 of the start record).
     pub wait_cycles: u16,
     /// JSON `evt_wait_time` = `wait_cycles * 5 / 7` (1.4 GHz, floor).
@@ -287,6 +283,17 @@ pub struct Instruction {
 }
 
 impl Instruction {
+    /// `floor(start_ps / 1000)` (JSON `timestamp`). Derived, not stored: a capture has
+    /// millions of instructions (40 bytes each; 56 with these two).
+    #[inline]
+    pub fn start_ns(&self) -> i64 {
+        self.start_ps.div_euclid(1000)
+    }
+    /// `floor((end_ps - start_ps) / 1000)` (JSON `duration`).
+    #[inline]
+    pub fn dur_ns(&self) -> i64 {
+        self.end_ps.saturating_sub(self.start_ps).div_euclid(1000)
+    }
     /// JSON `subgroup`: Tensor, Scalar, GpSimd, Vector, Sync.
     pub fn subgroup(&self) -> &'static str {
         engine_subgroup(self.engine)
@@ -336,8 +343,8 @@ impl From<Instruction> for InstructionRow {
             compiler_pc: i.compiler_pc,
             start_ps: i.start_ps,
             end_ps: i.end_ps,
-            start_ns: i.start_ns,
-            dur_ns: i.dur_ns,
+            start_ns: i.start_ns(),
+            dur_ns: i.dur_ns(),
             wait_cycles: i.wait_cycles,
             evt_wait_time_ns: i.evt_wait_time_ns,
             crc_in: i.crc_in,

@@ -423,10 +423,10 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 window_overflow += 1;
                 continue;
             };
-            let Some(d) = en.checked_sub(s) else {
+            if en.checked_sub(s).is_none() {
                 window_overflow += 1;
                 continue;
-            };
+            }
             let op = eng.code.get(pc as usize * 64).copied().unwrap_or(0);
             let cpc = eng.cpc.get(pc as usize).copied().unwrap_or(NONE);
             let wait = (open.w1 >> 16) as u16;
@@ -444,8 +444,6 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 compiler_pc: (cpc != NONE).then_some(cpc),
                 start_ps: s,
                 end_ps: en,
-                start_ns: s.div_euclid(1000),
-                dur_ns: d.div_euclid(1000),
                 wait_cycles: wait,
                 evt_wait_time_ns: ((wait as u32 * 5) / 7) as u16, // <= 46,810
                 crc_in: w1 as u16,
@@ -736,7 +734,6 @@ fn shift(
     for i in ins {
         i.start_ps = i.start_ps.saturating_sub(t0);
         i.end_ps = i.end_ps.saturating_sub(t0);
-        i.start_ns = i.start_ps.div_euclid(1000);
     }
     for p in dma {
         p.start_ps = p.start_ps.saturating_sub(t0);

@@ -97,7 +97,7 @@ fn round_trip() {
     let rows: Vec<_> = n
         .instructions
         .iter()
-        .map(|i| (i.subgroup(), i.label(), i.pc, i.compiler_pc, i.start_ns, i.dur_ns, i.opcode()))
+        .map(|i| (i.subgroup(), i.label(), i.pc, i.compiler_pc, i.start_ns(), i.dur_ns(), i.opcode()))
         .collect();
     assert_eq!(
         rows,
@@ -230,7 +230,7 @@ fn fifo_pairing_per_engine_and_pc() {
     x[a..].swap_with_slice(&mut y[..16]);
     let n = parse(&bytes).unwrap();
     let act: Vec<_> =
-        n.instructions.iter().filter(|x| x.engine == 1).map(|x| (x.start_ns, x.dur_ns)).collect();
+        n.instructions.iter().filter(|x| x.engine == 1).map(|x| (x.start_ns(), x.dur_ns())).collect();
     assert_eq!(act, vec![(10, 10), (15, 25)]);
 }
 
@@ -317,8 +317,6 @@ fn active_time_merging_matches_sort_and_merge() {
                     compiler_pc: None,
                     start_ps: s,
                     end_ps: e,
-                    start_ns: 0,
-                    dur_ns: 0,
                     wait_cycles: 0,
                     evt_wait_time_ns: 0,
                     crc_in: 0,
