@@ -32,9 +32,9 @@ struct TrackBuild {
     category: Vec<StrId>,
     args: Vec<ArgsId>,
     instants: InstantColumns,
-    /// Typed domain fields by insertion index, as columns (a `SliceDomain` per slice would take
-    /// 48 bytes with its padding, the columns 37); shorter than the slices when the tail has none.
-    /// The finished track keeps them compactly ([`DomainColumns`], built by `DomainWriter`).
+    /// Typed domain fields by insertion index, as shapes and columns made when needed
+    /// ([`DomainBuild`]); shorter than the slices when the tail has none. The finished track
+    /// keeps them as [`DomainColumns`] (built by `DomainWriter`).
     domain: DomainBuild,
 }
 
