@@ -162,9 +162,8 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
     }
     if !tb.domain.is_empty() {
         let mut dc = domain::DomainWriter::with_capacity(final_order.len());
-        let mut remap = Vec::new();
         for &i in &final_order {
-            dc.push_from(&tb.domain, &mut remap, i as usize);
+            dc.push(&tb.domain, i as usize);
         }
         cols.domain = Some(dc.finish());
     }
@@ -746,7 +745,7 @@ impl TraceBuilder {
                 if !stb.domain.is_empty() {
                     domain
                         .get_or_insert_with(|| domain::DomainWriter::with_capacity(idx.len()))
-                        .push(stb.domain_of(i));
+                        .push(&stb.domain, i);
                 }
                 if let Some(r) = remap[src].get_mut(origin[i] as usize) {
                     *r = SliceRef { track: tid, index: k as u32 };

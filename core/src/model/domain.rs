@@ -437,17 +437,11 @@ impl DomainBuild {
             return d;
         }
         let sh = self.shapes.get(self.shape_index(i) as usize).copied().unwrap_or(DomainShape::of(&d));
-        SliceDomain {
-            opcode: sh.opcode,
-            operator: sh.operator,
-            instruction: sh.instruction,
-            source: sh.source,
-            bytes: self.bytes.get(i).copied().unwrap_or(d.bytes),
-            start_sub_ps: self.start_sub_ps.get(i).copied().unwrap_or(d.start_sub_ps),
-            dur_sub_ps: self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
-            flops: sh.flops,
-            transpose: sh.transpose,
-        }
+        sh.slice(
+            self.bytes.get(i).copied().unwrap_or(d.bytes),
+            self.start_sub_ps.get(i).copied().unwrap_or(d.start_sub_ps),
+            self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
+        )
     }
     fn intern(&mut self, shape: DomainShape) -> u32 {
         match self.last {
@@ -549,6 +543,20 @@ pub struct DomainShape {
 }
 
 impl DomainShape {
+    /// A slice's fields: this shape with its own bytes and picoseconds.
+    fn slice(self, bytes: u64, start_sub_ps: u16, dur_sub_ps: u16) -> SliceDomain {
+        SliceDomain {
+            opcode: self.opcode,
+            operator: self.operator,
+            instruction: self.instruction,
+            source: self.source,
+            bytes,
+            start_sub_ps,
+            dur_sub_ps,
+            flops: self.flops,
+            transpose: self.transpose,
+        }
+    }
     fn of(d: &SliceDomain) -> DomainShape {
         DomainShape {
             opcode: d.opcode,
@@ -678,18 +686,11 @@ impl DomainColumns {
     #[inline]
     pub fn get(&self, i: usize) -> SliceDomain {
         let d = SliceDomain::default();
-        let sh = self.shapes.get(self.shape_of(i));
-        SliceDomain {
-            opcode: sh.opcode,
-            operator: sh.operator,
-            instruction: sh.instruction,
-            source: sh.source,
-            bytes: self.bytes.get(i).copied().unwrap_or(d.bytes),
-            start_sub_ps: self.start_sub_ps.get(i).copied().unwrap_or(d.start_sub_ps),
-            dur_sub_ps: self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
-            flops: sh.flops,
-            transpose: sh.transpose,
-        }
+        self.shapes.get(self.shape_of(i)).slice(
+            self.bytes.get(i).copied().unwrap_or(d.bytes),
+            self.start_sub_ps.get(i).copied().unwrap_or(d.start_sub_ps),
+            self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
+        )
     }
     /// Whether the per-slice columns fit `n` slices (each `n` long or empty) and every shape
     /// index names a shape.
@@ -714,8 +715,8 @@ impl DomainColumns {
 /// Builds a finished track's [`DomainColumns`] slice by slice, in the track's final order.
 pub(crate) struct DomainWriter {
     cols: DomainColumns,
-    index: crate::strings::FxHashMap<DomainShape, u32>,
-    last: Option<(DomainShape, u32)>,
+    /// The builder's shape → this track's shape (`u32::MAX` = not used yet).
+    remap: Vec<u32>,
 }
 
 impl DomainWriter {
@@ -727,51 +728,31 @@ impl DomainWriter {
             dur_sub_ps: Vec::with_capacity(n),
             shapes: DomainShapes::default(),
         };
-        DomainWriter { cols, index: Default::default(), last: None }
+        DomainWriter { cols, remap: Vec::new() }
     }
-    pub(crate) fn push(&mut self, d: SliceDomain) {
-        let shape = DomainShape::of(&d);
-        let s = match self.last {
-            Some((l, s)) if l == shape => s,
-            _ => {
-                let next = self.cols.shapes.len() as u32;
-                let s = *self.index.entry(shape).or_insert(next);
-                if s == next {
-                    self.cols.shapes.push(shape);
-                }
-                self.last = Some((shape, s));
-                s
-            }
-        };
-        self.cols.shape.push(s);
-        self.cols.bytes.push(d.bytes);
-        self.cols.start_sub_ps.push(d.start_sub_ps);
-        self.cols.dur_sub_ps.push(d.dur_sub_ps);
-    }
-    /// Slice `i` of `b` next: [`DomainWriter::push`] without hashing its shape again (a writer
-    /// takes its slices all this way or all the other).
-    pub(crate) fn push_from(&mut self, b: &DomainBuild, remap: &mut Vec<u32>, i: usize) {
-        if remap.len() < b.shapes.len() {
-            remap.resize(b.shapes.len(), u32::MAX);
+    /// Slice `i` of `b` next; its shape is the builder's, interned once (no hashing here).
+    pub(crate) fn push(&mut self, b: &DomainBuild, i: usize) {
+        if self.remap.len() < b.shapes.len() {
+            self.remap.resize(b.shapes.len(), u32::MAX);
         }
         let bs = b.shape_index(i) as usize;
-        let s = match remap.get(bs) {
+        let s = match self.remap.get(bs) {
             Some(&s) if s != u32::MAX => s,
             _ => {
                 let s = self.cols.shapes.len() as u32;
                 let none = DomainShape::of(&SliceDomain::default());
                 self.cols.shapes.push(b.shapes.get(bs).copied().unwrap_or(none));
-                if let Some(r) = remap.get_mut(bs) {
+                if let Some(r) = self.remap.get_mut(bs) {
                     *r = s;
                 }
                 s
             }
         };
         self.cols.shape.push(s);
-        let d = SliceDomain::default();
-        self.cols.bytes.push(b.bytes.get(i).copied().unwrap_or(d.bytes));
-        self.cols.start_sub_ps.push(b.start_sub_ps.get(i).copied().unwrap_or(0));
-        self.cols.dur_sub_ps.push(b.dur_sub_ps.get(i).copied().unwrap_or(0));
+        let d = b.get(i);
+        self.cols.bytes.push(d.bytes);
+        self.cols.start_sub_ps.push(d.start_sub_ps);
+        self.cols.dur_sub_ps.push(d.dur_sub_ps);
     }
     /// The columns, each column of "none" values emptied.
     pub(crate) fn finish(self) -> DomainColumns {
@@ -869,9 +850,13 @@ mod tests {
     use super::*;
 
     fn written(v: &[SliceDomain]) -> DomainColumns {
-        let mut w = DomainWriter::with_capacity(v.len());
+        let mut b = DomainBuild::default();
         for &d in v {
-            w.push(d);
+            b.push(d);
+        }
+        let mut w = DomainWriter::with_capacity(v.len());
+        for i in 0..v.len() {
+            w.push(&b, i);
         }
         w.finish()
     }
@@ -926,9 +911,8 @@ mod tests {
         assert_eq!(got, vec![none, mm, none, SliceDomain { bytes: 4096, ..none }, none]);
         // finished in another order, without hashing again: the same fields
         let mut w = DomainWriter::with_capacity(4);
-        let mut remap = Vec::new();
         for i in [3, 1, 0, 2] {
-            w.push_from(&b, &mut remap, i);
+            w.push(&b, i);
         }
         let c = w.finish();
         let want = [got[3], got[1], got[0], got[2]];
