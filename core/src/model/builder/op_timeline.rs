@@ -73,7 +73,9 @@ impl TraceBuilder {
         let outer_cat = self.intern(if outer_level == OpLevel::Framework { "framework op" } else { "layer" });
         let inner_cat = self.intern("hlo op");
         for (group, lane, mut items) in work {
-            items.sort_unstable_by_key(|w| (w.0, w.1));
+            // a stable sort: each track's work is already in start order (a lane's engines and
+            // DMA queues are runs of it), so this merges runs; ties keep insertion order
+            items.sort_by_key(|w| (w.0, w.1));
             let outer = spans(&items, |op| outer_of[op.idx()]);
             if outer.is_empty() {
                 continue;
