@@ -28,8 +28,7 @@ fn reader(bytes: Vec<u8>) -> SerializedFileReader<bytes::Bytes> {
 fn check_parquet(t: &Trace) {
     let tables = pq::parquet_tables(t).unwrap();
     assert_eq!(tables.len(), pq::TABLES.len());
-    let args_rows: usize =
-        (0..t.args.len()).map(|a| t.args.get(loupe_core::model::ArgsId(a as u32)).count()).sum();
+    let args_rows: usize = t.args.ids().map(|a| t.args.get(a).count()).sum();
     for (name, bytes) in tables {
         let r = reader(bytes);
         let rows = r.metadata().file_metadata().num_rows() as usize;

@@ -41,8 +41,8 @@ fn round_trips_keep_the_model() {
 /// (Version 1 was first released with the lazy-argument model; no older file exists. Version 2
 /// added the argument sets' bases, `ArgStore::bases`; version 3 packed the argument values into
 /// columns, `ArgStore::tags` / `vals` / `wide`; version 4 keeps the slices' domain fields as
-/// shapes (`DomainColumns::shape` / `shapes`): older files are refused with the message to
-/// re-open the original files.)
+/// shapes (`DomainColumns::shape` / `shapes`); version 5 added row sets (`ArgStore::form_*`,
+/// `rows`): older files are refused with the message to re-open the original files.)
 /// When this fails, the model's bincode layout changed: bump `FORMAT_VERSION` in
 /// `core/src/loupe_file.rs` (and write a migration if old files matter), then update both numbers.
 #[test]
@@ -51,7 +51,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (4, 13985571822599363413),
+        (5, 15490885813954700723),
         "model layout changed: bump FORMAT_VERSION"
     );
 }

@@ -160,7 +160,7 @@ pub fn buffer_to_vec(b: &js_sys::ArrayBuffer) -> Vec<u8> {
 
 /// A [`loupe_core::model::wire::Sink`] that writes the encoding into a JavaScript buffer (outside
 /// wasm memory) a piece at a time through a scratch `Vec`: the worker's memory holds the model and
-/// at most its largest column's bytes, not the model and its whole encoding (which doubled the
+/// a piece of at most 4 MiB, not the model and its whole encoding (which doubled the
 /// encoding phase's peak).
 #[derive(Default)]
 pub struct BufferSink {

@@ -373,8 +373,8 @@ pub fn write_table<W: Write + Send>(trace: &Trace, table: &str, out: W) -> Resul
             }
         }
         "args" => {
-            for a in 0..trace.args.len() {
-                for (k, v) in trace.args.get(ArgsId(a as u32)) {
+            for a in trace.args.ids() {
+                for (k, v) in trace.args.get(a) {
                     let (ty, i, f, b, st) = match v {
                         ArgValue::Null => ("null", None, None, None, None),
                         ArgValue::Bool(x) => ("bool", None, None, Some(x), None),
@@ -388,7 +388,7 @@ pub fn write_table<W: Write + Send>(trace: &Trace, table: &str, out: W) -> Resul
                         ArgValue::Json(x) => ("json", None, None, None, Some(s(x).to_string())),
                     };
                     w.row(&[
-                        V::I64(Some(a as i64)),
+                        V::I64(Some(i64::from(a.0))),
                         V::Str(Some(s(k))),
                         V::Str(Some(ty)),
                         V::I64(i),

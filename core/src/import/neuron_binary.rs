@@ -277,12 +277,11 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         b.reserve_slices(track, n, true);
     }
     // per instruction event its own wait and CRCs; per DMA packet its size, index and CRC
-    let events = t.instructions.len() + t.dma_packets.len();
-    b.reserve_args(events, 4 * t.instructions.len() + 3 * t.dma_packets.len());
+    b.reserve_arg_rows(5 * t.instructions.len() + 4 * t.dma_packets.len());
     // Every execution of one instruction (engine, runtime pc, compiler pc, opcode) shares its
     // track, names, operator, typed domain and arguments: they are built once per instruction
-    // ([`InstrTemplate`]); each event's argument set is based on the instruction's and holds
-    // only its own values that differ from it (wait, CRCs).
+    // ([`InstrTemplate`]); each event's argument set is a row of its own values (wait, CRCs)
+    // over the instruction's (a row set: 4 bytes a value).
     let mut templates: FxHashMap<(u8, u32, Option<u32>, u8), InstrTemplate> = FxHashMap::default();
     for (i, ins) in t.instructions.iter().enumerate() {
         let key = (ins.engine, ins.pc, ins.compiler_pc, ins.opcode_byte);
@@ -293,10 +292,15 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
                 e.insert(InstrTemplate::new(ins, l, dev, b))
             }
         };
-        let values = [ins.evt_wait_time_ns, ins.wait_cycles, ins.crc_in, ins.crc_out];
-        let own: [(StrId, ArgValue); 4] =
-            std::array::from_fn(|k| (tpl.per_event[k], ArgValue::UInt(u64::from(values[k]))));
-        let args = b.add_args_over(tpl.args, &own);
+        let values = [ins.evt_wait_time_ns, ins.wait_cycles, ins.crc_in, ins.crc_out].map(u32::from);
+        let args = match tpl.form {
+            Some(form) => b.add_args_row(form, &values),
+            None => {
+                let own: [(StrId, ArgValue); 4] =
+                    std::array::from_fn(|k| (tpl.per_event[k], ArgValue::UInt(u64::from(values[k]))));
+                b.add_args_over(tpl.args, &own)
+            }
+        };
         let h = b.add_slice(tpl.track, ins.start_ns(), ins.dur_ns(), tpl.name, tpl.operator, args);
         let mut d = tpl.domain;
         (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
@@ -308,9 +312,11 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     // (engine, queue, queue type) once per queue; each packet's set is based on its queue's
     let dma_cat = b.intern("dma");
     let own_keys = ["transfer_size", "packet_idx", "crc"].map(|k| b.intern(k));
-    let mut queues: FxHashMap<(u8, u8), (TrackId, StrId, crate::model::ArgsId)> = FxHashMap::default();
+    // per queue: track, name, the packets' base set and its row form
+    type Queue = (TrackId, StrId, crate::model::ArgsId, Option<u32>);
+    let mut queues: FxHashMap<(u8, u8), Queue> = FxHashMap::default();
     for p in &t.dma_packets {
-        let (track, name, base) = *queues.entry((p.dma_engine, p.queue)).or_insert_with(|| {
+        let (track, name, base, form) = *queues.entry((p.dma_engine, p.queue)).or_insert_with(|| {
             let label = t.dma_queue_label(p.dma_engine, p.queue);
             let kind = t.dma_queue_kind(p.dma_engine, p.queue);
             let track = dev.dma_queue(b, &label, Some(p.dma_engine as i64), Some(p.queue as i64));
@@ -326,11 +332,18 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
                 ("crc".into(), ArgValue::UInt(0)),
             ];
             let base = store_args(b, DMA_ARG_ORDER, args);
-            (track, b.intern(&label), base)
+            let form = b.add_args_form(base, &own_keys);
+            (track, b.intern(&label), base, form)
         });
-        let values = [p.size_bytes, p.packet_idx, u32::from(p.crc)].map(u64::from);
-        let own: [(StrId, ArgValue); 3] = std::array::from_fn(|k| (own_keys[k], ArgValue::UInt(values[k])));
-        let args = b.add_args_over(base, &own);
+        let values = [p.size_bytes, p.packet_idx, u32::from(p.crc)];
+        let args = match form {
+            Some(form) => b.add_args_row(form, &values),
+            None => {
+                let own: [(StrId, ArgValue); 3] =
+                    std::array::from_fn(|k| (own_keys[k], ArgValue::UInt(u64::from(values[k]))));
+                b.add_args_over(base, &own)
+            }
+        };
         let h = b.add_slice(track, p.start_ns, p.dur_ns, name, dma_cat, args);
         let (start_sub_ps, dur_sub_ps) = sub_ps(p.start_ps, p.end_ps);
         b.set_slice_domain(
@@ -413,6 +426,8 @@ struct InstrTemplate {
     args: crate::model::ArgsId,
     /// The keys of the per-event values: evt_wait_time_ns, wait_cycles, crc_in, crc_out.
     per_event: [StrId; 4],
+    /// The row form of the events' argument sets (`args` with the `per_event` values).
+    form: Option<u32>,
 }
 
 impl InstrTemplate {
@@ -483,7 +498,8 @@ impl InstrTemplate {
         });
         let src = l.and_then(|l| Some((l.source_file.as_deref()?, l.source_line.unwrap_or(0))));
         let domain = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
-        InstrTemplate { track, name, operator, domain, args, per_event }
+        let form = b.add_args_form(args, &per_event);
+        InstrTemplate { track, name, operator, domain, args, per_event, form }
     }
 }
 

@@ -448,9 +448,43 @@ impl TraceBuilder {
         }
         self.close_args_set(base.0)
     }
-    /// End the set whose entries were just pushed, with `base` (`u32::MAX` = none).
+    /// A row form over `base` for argument sets that each set the same `keys` to unsigned
+    /// 32-bit values of their own (see [`ArgStore`]'s "Row sets": 4 bytes a value and 4 a set,
+    /// where [`Self::add_args_over`] costs 13 a value and 8 a set). `None` when `base` cannot
+    /// be a form's base (not a plain set without a base): use [`Self::add_args_over`] then.
+    pub fn add_args_form(&mut self, base: ArgsId, keys: &[StrId]) -> Option<u32> {
+        let keys: Vec<(StrId, u8)> = keys.iter().map(|&k| (k, ArgStore::TAG_UINT32)).collect();
+        self.args.push_form(base, &keys)
+    }
+    /// An argument set that reads as form `form`'s base with the form's keys set to `values`
+    /// (one per key). A based set when the rows are full; [`ArgsId::NONE`] for a form that
+    /// does not exist or a count that differs.
+    pub fn add_args_row(&mut self, form: u32, values: &[u32]) -> ArgsId {
+        if let Some(id) = self.args.push_row(form, values) {
+            return id;
+        }
+        let k = self.args.form_keys_range(form as usize);
+        let Some(&base) = self.args.form_base.get(form as usize) else { return ArgsId::NONE };
+        if k.len() != values.len() {
+            return ArgsId::NONE;
+        }
+        let own: Vec<(StrId, ArgValue)> =
+            k.zip(values).map(|(e, &v)| (self.args.form_keys[e], ArgValue::UInt(u64::from(v)))).collect();
+        self.add_args_over(ArgsId(base), &own)
+    }
+    /// End the set whose entries were just pushed, with `base` (`u32::MAX` = none). Plain sets
+    /// are numbered below [`ArgsId::ROW_BIT`]: past that the entries are dropped (never on a
+    /// 32-bit target, whose memory ends first).
     fn close_args_set(&mut self, base: u32) -> ArgsId {
         let id = ArgsId((self.args.offsets.len() - 1) as u32);
+        if id.0 >= ArgsId::ROW_BIT {
+            let start = *self.args.offsets.last().unwrap_or(&0) as usize;
+            self.args.keys.truncate(start);
+            self.args.tags.truncate(start);
+            self.args.vals.truncate(start);
+            self.warnings.add("too_many_argument_sets", || "argument sets past 2^30 dropped".into());
+            return ArgsId::NONE;
+        }
         self.args.offsets.push(self.args.keys.len() as u32);
         if !self.args.bases.is_empty() {
             self.args.bases.push(base);
@@ -469,6 +503,10 @@ impl TraceBuilder {
         self.args.get(id).collect()
     }
 
+    /// Room for `words` more 32-bit words of row sets (a form index and the values per row).
+    pub fn reserve_arg_rows(&mut self, words: usize) {
+        self.args.rows.reserve(words);
+    }
     /// Room for `sets` more argument sets of `entries` entries in all (importers that know
     /// their event count: the store then grows once instead of doubling through copies).
     pub fn reserve_args(&mut self, sets: usize, entries: usize) {

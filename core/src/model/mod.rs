@@ -56,10 +56,19 @@ impl ArgsId {
     /// Set on the ids of lazy argument sets ([`ArgStore::lazy`]); the other bits index them.
     pub const LAZY_BIT: u32 = 1 << 31;
 
+    /// Set (without [`Self::LAZY_BIT`]) on the ids of row sets ([`ArgStore::rows`]); the other
+    /// bits are the row's offset in `rows`. Plain sets are numbered below it.
+    pub const ROW_BIT: u32 = 1 << 30;
+
     /// Whether the set is kept lazily (a byte range of the source file, not in memory).
     #[inline]
     pub fn is_lazy(self) -> bool {
         self != ArgsId::NONE && self.0 & ArgsId::LAZY_BIT != 0
+    }
+    /// Whether the set is a row set (a form's values, see [`ArgStore`]'s "Row sets").
+    #[inline]
+    pub fn is_row(self) -> bool {
+        self.0 & (ArgsId::LAZY_BIT | ArgsId::ROW_BIT) == ArgsId::ROW_BIT
     }
 }
 
@@ -368,6 +377,16 @@ pub enum ArgValue {
 /// itself ([`Trace::validate`]). Importers use it for what every execution of one instruction
 /// shares (names, lineage) — the events keep only their own values.
 ///
+/// **Row sets** are based sets whose own entries always have the same keys: events that each
+/// carry a few values of their own over a shared base (an NTFF instruction's wait and CRCs).
+/// A *form* names the base and the keys: form f is base set `form_base[f]` (a plain set
+/// without a base) with keys `form_keys[form_off[f]..form_off[f + 1]]` and one value tag per
+/// key (`form_tags`, only tags whose value is the 32-bit value itself: no `wide` index). A row
+/// is a form index followed by one 32-bit value per key, stored one after another in `rows`;
+/// its id is [`ArgsId::ROW_BIT`] | its offset in `rows`. It reads like a based set whose own
+/// entries are the form's keys with the row's values: 4 + 4 bytes a value, where a based set
+/// costs 13 a value plus 8.
+///
 /// Lazy sets (ids with [`ArgsId::LAZY_BIT`]) are not in memory: `lazy[i]` is a packed
 /// [`LazyArgs`] byte range of the source file and `lazy_ids[i]` the [`GpuIds`] read from it at
 /// load time (`i64::MIN` = absent). [`ArgStore::get`] yields nothing for them.
@@ -381,6 +400,26 @@ pub struct ArgStore {
     pub lazy: Vec<u64>,
     pub lazy_ids: Vec<[i64; 2]>,
     pub bases: Vec<u32>,
+    /// Row forms (see "Row sets"): `form_off` is empty or one longer than `form_base`.
+    pub form_base: Vec<u32>,
+    pub form_off: Vec<u32>,
+    pub form_keys: Vec<StrId>,
+    pub form_tags: Vec<u8>,
+    /// Row sets, one after another: a form index, then the form's values.
+    pub rows: Vec<u32>,
+}
+
+/// The entries a set holds itself, as parallel slices (a plain set's range of the entry
+/// columns, or a row's form keys and tags with its values).
+#[derive(Clone, Copy)]
+struct OwnEntries<'a> {
+    keys: &'a [StrId],
+    tags: &'a [u8],
+    vals: &'a [u32],
+}
+
+impl OwnEntries<'_> {
+    const EMPTY: OwnEntries<'static> = OwnEntries { keys: &[], tags: &[], vals: &[] };
 }
 
 impl ArgStore {
@@ -389,7 +428,109 @@ impl ArgStore {
         if id.is_lazy() {
             return ArgsId::NONE;
         }
+        if id.is_row() {
+            return self.row(id).map_or(ArgsId::NONE, |(f, _)| ArgsId(self.form_base[f]));
+        }
         self.bases.get(id.0 as usize).map_or(ArgsId::NONE, |&b| ArgsId(b))
+    }
+    /// The number of row forms.
+    pub fn form_count(&self) -> usize {
+        self.form_base.len()
+    }
+    /// The key range of form `f` in `form_keys` / `form_tags` (empty when out of range or damaged).
+    pub fn form_keys_range(&self, f: usize) -> std::ops::Range<usize> {
+        match (self.form_off.get(f), self.form_off.get(f + 1)) {
+            (Some(&a), Some(&b))
+                if a <= b && (b as usize) <= self.form_keys.len().min(self.form_tags.len()) =>
+            {
+                a as usize..b as usize
+            }
+            _ => 0..0,
+        }
+    }
+    /// Row set `id`'s form and the range of its values in `rows` (`None` when `id` is not a row
+    /// of this store).
+    fn row(&self, id: ArgsId) -> Option<(usize, std::ops::Range<usize>)> {
+        if !id.is_row() {
+            return None;
+        }
+        let at = (id.0 & !ArgsId::ROW_BIT) as usize;
+        let f = *self.rows.get(at)? as usize;
+        if f >= self.form_base.len() {
+            return None;
+        }
+        let end = at + 1 + self.form_keys_range(f).len();
+        (end <= self.rows.len()).then_some((f, at + 1..end))
+    }
+    /// The entries set `id` holds itself: a plain set's, or a row's form keys with its values.
+    fn own_entries_of(&self, id: ArgsId) -> OwnEntries<'_> {
+        if let Some((f, vals)) = self.row(id) {
+            let k = self.form_keys_range(f);
+            return OwnEntries {
+                keys: &self.form_keys[k.clone()],
+                tags: &self.form_tags[k],
+                vals: &self.rows[vals],
+            };
+        }
+        let o = self.own(id);
+        if o.end > self.tags.len() || o.end > self.vals.len() {
+            return OwnEntries::EMPTY;
+        }
+        OwnEntries { keys: &self.keys[o.clone()], tags: &self.tags[o.clone()], vals: &self.vals[o] }
+    }
+    /// Add row form: base set `base` (a plain set without a base of its own) with `keys`, each
+    /// with the tag its values will have (only 32-bit tags). `None` when that does not hold.
+    pub fn push_form(&mut self, base: ArgsId, keys: &[(StrId, u8)]) -> Option<u32> {
+        let plain_base = !base.is_lazy()
+            && !base.is_row()
+            && base.idx() < self.len()
+            && self.base_of(base) == ArgsId::NONE;
+        if !plain_base || keys.iter().any(|&(_, t)| !Self::row_tag(t)) {
+            return None;
+        }
+        let f = u32::try_from(self.form_base.len()).ok()?;
+        if self.form_off.is_empty() {
+            self.form_off.push(0);
+        }
+        self.form_base.push(base.0);
+        self.form_keys.extend(keys.iter().map(|k| k.0));
+        self.form_tags.extend(keys.iter().map(|k| k.1));
+        self.form_off.push(self.form_keys.len() as u32);
+        Some(f)
+    }
+    /// Add a row of form `f` with `vals` (one per key, as the form's tags read them). `None`
+    /// when the form does not exist, the count differs, or the rows are full.
+    pub fn push_row(&mut self, f: u32, vals: &[u32]) -> Option<ArgsId> {
+        if (f as usize) >= self.form_base.len() || self.form_keys_range(f as usize).len() != vals.len() {
+            return None;
+        }
+        let at = u32::try_from(self.rows.len()).ok().filter(|&a| a < ArgsId::ROW_BIT - 1)?;
+        self.rows.push(f);
+        self.rows.extend_from_slice(vals);
+        Some(ArgsId(ArgsId::ROW_BIT | at))
+    }
+    /// Whether a row form may use tag `t`: those whose value is the 32-bit value itself.
+    pub fn row_tag(t: u8) -> bool {
+        matches!(
+            t,
+            Self::TAG_NULL
+                | Self::TAG_BOOL
+                | Self::TAG_INT32
+                | Self::TAG_UINT32
+                | Self::TAG_STR
+                | Self::TAG_JSON
+        )
+    }
+    /// Every set held in memory (plain sets, then row sets in order; not the lazy ones).
+    pub fn ids(&self) -> impl Iterator<Item = ArgsId> + '_ {
+        let mut at = 0usize;
+        let rows = std::iter::from_fn(move || {
+            let id = ArgsId(ArgsId::ROW_BIT | u32::try_from(at).ok()?);
+            let (_, vals) = self.row(id)?;
+            at = vals.end;
+            Some(id)
+        });
+        (0..self.len() as u32).map(ArgsId).chain(rows)
     }
     pub const TAG_NULL: u8 = 0;
     pub const TAG_BOOL: u8 = 1;
@@ -431,6 +572,10 @@ impl ArgStore {
         let (Some(&tag), Some(&v)) = (self.tags.get(e), self.vals.get(e)) else {
             return ArgValue::Null;
         };
+        self.decode(tag, v)
+    }
+    /// A value from its tag and 32-bit part (`Null` when damaged).
+    fn decode(&self, tag: u8, v: u32) -> ArgValue {
         let wide = || self.wide.get(v as usize).copied().unwrap_or(0);
         match tag {
             Self::TAG_BOOL => ArgValue::Bool(v != 0),
@@ -448,14 +593,17 @@ impl ArgStore {
     pub fn own(&self, id: ArgsId) -> std::ops::Range<usize> {
         // `NONE` is u32::MAX: `i + 1` would overflow a 32-bit usize (wasm32), so test it first
         let i = id.0 as usize;
-        match (id != ArgsId::NONE && !id.is_lazy()).then(|| (self.offsets.get(i), self.offsets.get(i + 1))) {
+        match (id != ArgsId::NONE && !id.is_lazy() && !id.is_row())
+            .then(|| (self.offsets.get(i), self.offsets.get(i + 1)))
+        {
             Some((Some(&a), Some(&b))) if a <= b && (b as usize) <= self.keys.len() => a as usize..b as usize,
             _ => 0..0,
         }
     }
     /// The entries of set `id` it holds itself (without its base's).
     pub fn own_entries(&self, id: ArgsId) -> impl Iterator<Item = (StrId, ArgValue)> + '_ {
-        self.own(id).map(move |e| (self.keys[e], self.value(e)))
+        let o = self.own_entries_of(id);
+        (0..o.keys.len()).map(move |e| (o.keys[e], self.decode(o.tags[e], o.vals[e])))
     }
     /// Add a lazy set; `None` when the range does not fit a [`LazyArgs`] or the ids run out.
     pub fn push_lazy(&mut self, r: LazyArgs, ids: GpuIds) -> Option<ArgsId> {
@@ -485,25 +633,27 @@ impl ArgStore {
     pub fn contains(&self, id: ArgsId) -> bool {
         if id.is_lazy() {
             ((id.0 & !ArgsId::LAZY_BIT) as usize) < self.lazy.len()
+        } else if id.is_row() {
+            self.row(id).is_some()
         } else {
             id.idx() < self.len()
         }
     }
     /// The entries of set `id`, its base's included (see "Based sets" above).
     pub fn get(&self, id: ArgsId) -> impl Iterator<Item = (StrId, ArgValue)> + '_ {
-        let o = self.own(id);
-        let b = self.own(self.base_of(id));
-        let ok = &self.keys[o.clone()];
-        let bk = &self.keys[b.clone()];
-        let based = b.map(move |j| {
-            let k = self.keys[j];
-            let own = ok.iter().position(|&x| x == k);
-            (k, self.value(own.map_or(j, |p| o.start + p)))
+        let o = self.own_entries_of(id);
+        let b = self.own_entries_of(self.base_of(id));
+        let based = (0..b.keys.len()).map(move |j| {
+            let k = b.keys[j];
+            match o.keys.iter().position(|&x| x == k) {
+                Some(p) => (k, self.decode(o.tags[p], o.vals[p])),
+                None => (k, self.decode(b.tags[j], b.vals[j])),
+            }
         });
-        let o2 = self.own(id);
-        based.chain(
-            o2.filter(move |&e| !bk.contains(&self.keys[e])).map(move |e| (self.keys[e], self.value(e))),
-        )
+        let own = (0..o.keys.len())
+            .filter(move |&e| !b.keys.contains(&o.keys[e]))
+            .map(move |e| (o.keys[e], self.decode(o.tags[e], o.vals[e])));
+        based.chain(own)
     }
     pub fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)
@@ -520,6 +670,9 @@ impl ArgStore {
             + self.lazy.capacity() * 8
             + self.lazy_ids.capacity() * 16
             + self.bases.capacity() * 4
+            + (self.form_base.capacity() + self.form_off.capacity() + self.form_keys.capacity()) * 4
+            + self.form_tags.capacity()
+            + self.rows.capacity() * 4
     }
 }
 

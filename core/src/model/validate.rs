@@ -32,8 +32,10 @@ impl Trace {
 pub struct Validation {
     /// 0: argument store, 1: groups, 2: tracks, 3: the rest, 4: done
     phase: u8,
-    /// the next argument set, or the track being checked and its next slice
+    /// the next argument set (then the next row set's offset), or the track being checked and
+    /// its next slice
     pos: usize,
+    rows: bool,
     track: usize,
 }
 
@@ -46,11 +48,18 @@ impl Validation {
                 if self.pos == 0 {
                     t.check_arg_store()?;
                 }
-                let end = self.pos + budget.min(t.args.len() - self.pos.min(t.args.len()));
-                t.check_arg_sets(self.pos..end)?;
-                self.pos = end;
-                if end >= t.args.len() {
-                    (self.phase, self.pos) = (1, 0);
+                if !self.rows {
+                    let end = self.pos + budget.min(t.args.len() - self.pos.min(t.args.len()));
+                    t.check_arg_sets(self.pos..end)?;
+                    self.pos = end;
+                    if end >= t.args.len() {
+                        (self.rows, self.pos) = (true, 0);
+                    }
+                } else {
+                    self.pos = t.check_arg_rows(self.pos, budget)?;
+                    if self.pos >= t.args.rows.len() {
+                        (self.phase, self.pos) = (1, 0);
+                    }
                 }
             }
             1 => {
@@ -100,7 +109,45 @@ impl Trace {
         if !self.args.bases.is_empty() && self.args.bases.len() != self.args.len() {
             return bad("argument bases and sets differ in length".into());
         }
+        if self.args.len() > ArgsId::ROW_BIT as usize || self.args.rows.len() >= ArgsId::ROW_BIT as usize {
+            return bad("too many argument sets or rows".into());
+        }
+        let a = &self.args;
+        let forms_ok = if a.form_base.is_empty() {
+            a.form_off.is_empty() && a.form_keys.is_empty()
+        } else {
+            a.form_off.len() == a.form_base.len() + 1
+                && a.form_off[0] == 0
+                && a.form_off.windows(2).all(|w| w[0] <= w[1])
+                && a.form_off.last().is_some_and(|&o| o as usize == a.form_keys.len())
+        };
+        if !forms_ok || a.form_keys.len() != a.form_tags.len() {
+            return bad("argument row forms: offsets, keys and tags do not match".into());
+        }
+        for (f, &b) in a.form_base.iter().enumerate() {
+            if b as usize >= a.len() || a.base_of(ArgsId(b)) != ArgsId::NONE {
+                return bad(format!("argument row form {f}: base {b} is not a set without a base"));
+            }
+        }
+        if let Some(f) = a.form_tags.iter().position(|&t| !ArgStore::row_tag(t)) {
+            return bad(format!("argument row form key {f}: tag {} is not a 32-bit one", a.form_tags[f]));
+        }
         Ok(())
+    }
+
+    /// The row sets from offset `at`, at most `budget` of them: each a known form whose values
+    /// fit. The offset after the last one checked.
+    fn check_arg_rows(&self, mut at: usize, budget: usize) -> Result<usize, InvalidTrace> {
+        let a = &self.args;
+        for _ in 0..budget {
+            let Some(&f) = a.rows.get(at) else { break };
+            let end = at + 1 + a.form_keys_range(f as usize).len();
+            if f as usize >= a.form_count() || end > a.rows.len() {
+                return bad(format!("argument row at {at}: form {f} unknown or its values cut short"));
+            }
+            at = end;
+        }
+        Ok(at)
     }
 
     /// The bases of argument sets `r`.
@@ -519,6 +566,77 @@ mod tests {
         assert!(bad.validate().is_err());
         let mut bad = tr;
         bad.args.bases.pop();
+        assert!(bad.validate().is_err());
+    }
+
+    #[test]
+    fn row_sets_read_as_based_sets_and_survive_the_wire() {
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("p", GroupKind::Device);
+        let t = b.add_track(g, "Tensor", TrackKind::Stream, "0");
+        let [pc, wait, crc, name, extra] = ["pc", "wait", "crc", "name", "extra"].map(|k| b.intern(k));
+        let v = b.intern("matmul");
+        let base = b.add_args([(pc, ArgValue::UInt(3)), (wait, ArgValue::UInt(0)), (name, ArgValue::Str(v))]);
+        let other = b.add_args([(pc, ArgValue::UInt(8))]);
+        // keys the base has (wait) and has not (crc, extra)
+        let f = b.add_args_form(base, &[wait, crc]).unwrap();
+        let f2 = b.add_args_form(other, &[extra]).unwrap();
+        let based = b.add_args_over(base, &[(crc, ArgValue::UInt(1))]);
+        assert_eq!(b.add_args_form(based, &[crc]), None, "a based set is no form's base");
+        assert_eq!(b.add_args_form(ArgsId::NONE, &[crc]), None);
+        let r1 = b.add_args_row(f, &[7, u32::MAX]);
+        let r2 = b.add_args_row(f2, &[5]);
+        let r3 = b.add_args_row(f, &[0, 0]);
+        assert_eq!(b.add_args_row(f, &[1]), ArgsId::NONE, "a value per key");
+        assert_eq!(b.add_args_row(9, &[1]), ArgsId::NONE, "no such form");
+        assert!(r1.is_row() && r2.is_row() && !base.is_row() && !ArgsId::NONE.is_row());
+        for (i, a) in [base, r1, r2, r3].into_iter().enumerate() {
+            b.add_slice(t, 10 * i as i64, 5, v, StrId::EMPTY, a);
+        }
+        let tr = b.finish();
+        tr.validate().unwrap();
+        let back = crate::model::wire::decode(&crate::model::wire::encode(tr.clone()).unwrap()).unwrap();
+        let all = |m: &Trace| m.args.ids().collect::<Vec<_>>();
+        assert_eq!(all(&tr), vec![base, other, based, r1, r2, r3]);
+        for m in [&tr, &back] {
+            let get = |a: ArgsId| m.args.get(a).collect::<Vec<_>>();
+            // the base's order with the row's values, then the row's keys the base lacks
+            let u = ArgValue::UInt;
+            assert_eq!(
+                get(r1),
+                vec![(pc, u(3)), (wait, u(7)), (name, ArgValue::Str(v)), (crc, u(4294967295))]
+            );
+            assert_eq!(get(r2), vec![(pc, u(8)), (extra, u(5))]);
+            assert_eq!(get(r3), vec![(pc, u(3)), (wait, u(0)), (name, ArgValue::Str(v)), (crc, u(0))]);
+            assert_eq!(m.args.own_entries(r2).collect::<Vec<_>>(), vec![(extra, u(5))]);
+            assert_eq!(m.args.base_of(r1), base);
+            assert!(m.args.contains(r3));
+            assert_eq!(all(m), all(&tr));
+        }
+        // 3 words for r1, 2 for r2, 3 for r3
+        assert_eq!(tr.args.rows.len(), 8);
+        // damage: unknown form, values cut short, a form over a based set, a wide tag, a
+        // dangling row id in a slice; none of them panics a reader
+        let mut bad = tr.clone();
+        bad.args.rows[3] = 7;
+        assert!(bad.validate().is_err());
+        assert_eq!(bad.args.get(r2).count(), 0);
+        let mut bad = tr.clone();
+        bad.args.rows.pop();
+        assert!(bad.validate().is_err());
+        assert_eq!(bad.args.get(r3).count(), 0);
+        let mut bad = tr.clone();
+        bad.args.form_base[0] = 2;
+        assert!(bad.validate().is_err());
+        let mut bad = tr.clone();
+        bad.args.form_tags[0] = ArgStore::TAG_FLOAT;
+        assert!(bad.validate().is_err());
+        let mut bad = tr.clone();
+        bad.args.form_off.pop();
+        assert!(bad.validate().is_err());
+        let _ = bad.args.get(r1).count();
+        let mut bad = tr;
+        bad.tracks[0].slices.args[1] = ArgsId(ArgsId::ROW_BIT | 100);
         assert!(bad.validate().is_err());
     }
 }

@@ -5,7 +5,7 @@
 //! page's main thread for the whole model (hundreds of milliseconds on a 1 GB trace).
 //!
 //! ```text
-//! "LPWIRE04"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
+//! "LPWIRE05"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
 //! u64 column count  column count × (u8 kind, u64 elements)  the columns' raw bytes, in order
 //! ```
 //!
@@ -21,7 +21,7 @@ use crate::model::domain::{OpId, SourceId};
 use crate::model::{ArgsId, Flow, SliceColumns, SliceRef, Trace, TrackId};
 use crate::strings::StrId;
 
-const MAGIC: &[u8; 8] = b"LPWIRE04";
+const MAGIC: &[u8; 8] = b"LPWIRE05";
 /// Bytes before the skeleton: magic + skeleton length.
 pub const PREFIX_BYTES: usize = 16;
 const TABLE_ENTRY_BYTES: usize = 9;
@@ -221,9 +221,11 @@ macro_rules! columns {
                     _ => None,
                 }
             }
-            fn write(&self, out: &mut Vec<u8>) {
+            /// Append the bytes of elements `r` (clamped to the column).
+            fn write(&self, out: &mut Vec<u8>, r: std::ops::Range<usize>) {
                 match self {
                     $(Column::$var(v) => {
+                        let v = &v[r.start.min(v.len())..r.end.min(v.len())];
                         out.reserve(v.len() * <$t as Raw>::SIZE);
                         for &x in v {
                             x.put(out);
@@ -327,6 +329,11 @@ fn for_each_column<'a>(trace: &'a mut Trace, f: &mut dyn FnMut(ColumnMut<'a>)) {
     f(ColumnMut::U64(&mut trace.args.lazy));
     f(ColumnMut::I64x2(&mut trace.args.lazy_ids));
     f(ColumnMut::U32(&mut trace.args.bases));
+    f(ColumnMut::U32(&mut trace.args.form_base));
+    f(ColumnMut::U32(&mut trace.args.form_off));
+    f(ColumnMut::Str(&mut trace.args.form_keys));
+    f(ColumnMut::U8(&mut trace.args.form_tags));
+    f(ColumnMut::U32(&mut trace.args.rows));
 }
 
 /// Where [`encode_to`] writes the encoding: told its total length first, then given it front to
@@ -349,6 +356,9 @@ impl Sink for Vec<u8> {
     }
 }
 
+/// The most bytes [`encode_to`] gives a [`Sink`] in one piece of a column.
+const PIECE_BYTES: usize = 4 << 20;
+
 /// Encode `trace` (consumed: its columns are moved, not copied, before being written).
 pub fn encode(trace: Trace) -> Result<Vec<u8>, WireError> {
     let mut out = Vec::new();
@@ -356,8 +366,8 @@ pub fn encode(trace: Trace) -> Result<Vec<u8>, WireError> {
     Ok(out)
 }
 
-/// [`encode`] into any [`Sink`]: the header, then one piece per column, each column freed once
-/// written (with a scratch-buffer sink the peak is the model plus its largest column).
+/// [`encode`] into any [`Sink`]: the header, then each column in pieces of at most 4 MiB, each
+/// column freed once written (with a scratch-buffer sink the peak is the model plus 4 MiB).
 pub fn encode_to(mut trace: Trace, sink: &mut dyn Sink) -> Result<(), WireError> {
     let mut cols = Vec::new();
     for_each_column(&mut trace, &mut |c| cols.push(c.take()));
@@ -378,10 +388,17 @@ pub fn encode_to(mut trace: Trace, sink: &mut dyn Sink) -> Result<(), WireError>
         }
     });
     drop(skeleton);
-    // front to back, each column dropped as soon as it is written
+    // front to back, each column dropped as soon as it is written, in pieces of at most
+    // PIECE_BYTES (a scratch-buffer sink then never holds more, nor regrows for a big column)
     cols.reverse();
     while let Some(c) = cols.pop() {
-        sink.put(&mut |out| c.write(out));
+        let per = PIECE_BYTES / Column::elem_size(c.kind()).unwrap_or(1).max(1);
+        let mut at = 0;
+        while at < c.len() {
+            let end = at.saturating_add(per).min(c.len());
+            sink.put(&mut |out| c.write(out, at..end));
+            at = end;
+        }
     }
     Ok(())
 }
@@ -611,6 +628,33 @@ mod tests {
         let ea = bincode::encode_to_vec(a, bincode_config()).unwrap();
         let eb = bincode::encode_to_vec(b, bincode_config()).unwrap();
         assert!(ea == eb, "models differ after the round trip");
+    }
+
+    /// A sink that keeps every piece's length.
+    #[derive(Default)]
+    struct Pieces {
+        bytes: Vec<u8>,
+        lens: Vec<usize>,
+    }
+    impl Sink for Pieces {
+        fn begin(&mut self, _total_bytes: usize) {}
+        fn put(&mut self, write: &mut dyn FnMut(&mut Vec<u8>)) {
+            let before = self.bytes.len();
+            write(&mut self.bytes);
+            self.lens.push(self.bytes.len() - before);
+        }
+    }
+
+    #[test]
+    fn columns_reach_the_sink_in_bounded_pieces() {
+        // 600 k slices: a start column of 4.8 MB, more than one piece
+        let t = crate::model::synth::nested_trace(600_000, 1, 1);
+        let mut p = Pieces::default();
+        encode_to(t.clone(), &mut p).unwrap();
+        assert!(p.lens[1..].iter().all(|&n| n <= PIECE_BYTES), "a piece over {PIECE_BYTES} bytes");
+        assert!(p.lens[1..].contains(&PIECE_BYTES), "some column was cut");
+        assert_eq!(p.bytes, encode(t.clone()).unwrap());
+        same(&t, &decode(&p.bytes).unwrap());
     }
 
     #[test]
