@@ -53,14 +53,15 @@ pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
 /// correlation, the builder's columns and arguments (the peak, at the end of the builder's fill),
 /// then the finished model. Counted phase by phase by a global allocator
 /// (`cargo run -p loupe-core --release --example import_peak -- X.ntff X.neff`) on generated pairs
-/// of instruction records (`gen_neuron_pair`): 6.04 per byte at 100 MB and at 400 MB (604 MB,
-/// 2417 MB; `/usr/bin/time` reads 2.3 GB of RSS at 400 MB). Before: 6.54 with the decoded
+/// of instruction records (`gen_neuron_pair`): 5.04 per byte at 100 MB and at 400 MB (504 MB,
+/// 2017 MB). Before: 6.04 with the events' own argument values as based sets (now row sets,
+/// `model::ArgStore`), 6.54 with the decoded
 /// instructions' derived ns times stored (`ntff::Instruction` 56 bytes, now 40), 7.60 with a column per
 /// domain field while the builder filled (`model::DomainBuild` now keeps shapes), 8.0 before
 /// that, and 8.5 while the worker encoded the model with the files and the whole encoding in
 /// memory. Rounded up: the estimate must err on the side of refusing a file before the worker
 /// dies.
-pub const PEAK_BYTES_PER_NTFF_BYTE: f64 = 6.75;
+pub const PEAK_BYTES_PER_NTFF_BYTE: f64 = 5.75;
 
 /// The estimated peak memory of importing NTFF captures of `ntff_bytes` bytes in all.
 pub fn estimate_peak_bytes(ntff_bytes: u64) -> u64 {
