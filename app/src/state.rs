@@ -104,12 +104,14 @@ pub struct TraceData {
 const NAMES_PER_STEP: usize = 100_000;
 /// Slices (then spans of the unions) of the device summary per step of [`IndexBuild`].
 const DEVICE_SUMMARY_PER_STEP: usize = 100_000;
+/// Counter samples folded into a counter's level of detail per step of [`IndexBuild`].
+const COUNTER_VALUES_PER_STEP: usize = 1 << 20;
 /// Slices added to the default legend per step of [`TraceData::build`].
 const LEGEND_SLICES_PER_STEP: usize = 50_000;
 
 /// The page's indexes over a model, built one bounded step at a time: a block of string colours,
 /// one track of the window index, a block of the totals by name, a block of the device summary,
-/// one counter's level of detail, the colour index, the all-zero counters, one run of the busy range's sort, then the rest. [`TraceData::new`] runs every step
+/// a block of a counter's level of detail, the colour index, the all-zero counters, one run of the busy range's sort, then the rest. [`TraceData::new`] runs every step
 /// at once; [`TraceData::build`] gives the browser a turn between them.
 struct IndexBuild {
     color_of_str: Vec<u8>,
@@ -124,6 +126,8 @@ struct IndexBuild {
     device: Option<loupe_core::analysis::device_summary::DeviceSummaryBuilder>,
     device_done: bool,
     counter_lods: Vec<loupe_core::counter_lod::CounterLod>,
+    /// the next counter's level of detail, built in steps
+    counter_lod: Option<loupe_core::counter_lod::CounterLodBuilder>,
 }
 
 impl IndexBuild {
@@ -140,6 +144,7 @@ impl IndexBuild {
             device: None,
             device_done: false,
             counter_lods: Vec::new(),
+            counter_lod: None,
         }
     }
     /// Do the next piece of work; `false` when everything is built.
@@ -164,7 +169,10 @@ impl IndexBuild {
             });
             self.device_done = !device.add_next(trace, DEVICE_SUMMARY_PER_STEP);
         } else if let Some(c) = trace.counters.get(self.counter_lods.len()) {
-            self.counter_lods.push(loupe_core::counter_lod::CounterLod::build(&c.value));
+            let b = self.counter_lod.get_or_insert_with(Default::default);
+            if !b.add_next(&c.value, COUNTER_VALUES_PER_STEP) {
+                self.counter_lods.push(self.counter_lod.take().unwrap_or_default().finish());
+            }
         } else if self.colours.is_none() {
             self.colours = Some(crate::canvas::colour::ColourIndex::build(trace));
         } else if self.zero_counters.is_none() {

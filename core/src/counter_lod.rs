@@ -20,6 +20,53 @@ pub struct CounterLod {
     pub hi: f64,
 }
 
+/// [`CounterLod::build`] in bounded steps (the page builds it between frames: one counter of an
+/// NTFF's engine activity can hold tens of millions of samples).
+#[derive(Debug, Clone)]
+pub struct CounterLodBuilder {
+    b1: Vec<f64>,
+    /// The next sample, a multiple of [`B1`] until the end.
+    next: usize,
+    lo: f64,
+    hi: f64,
+}
+
+impl Default for CounterLodBuilder {
+    fn default() -> Self {
+        CounterLodBuilder { b1: Vec::new(), next: 0, lo: f64::INFINITY, hi: f64::NEG_INFINITY }
+    }
+}
+
+impl CounterLodBuilder {
+    /// Fold the next `budget` samples of `values` (at least [`B1`]; the column every call is
+    /// given must be the same); `false` once all are folded.
+    pub fn add_next(&mut self, values: &[f64], budget: usize) -> bool {
+        if self.next >= values.len() {
+            return false;
+        }
+        if self.b1.is_empty() {
+            self.b1.reserve_exact(values.len().div_ceil(B1));
+        }
+        let step = (budget / B1).max(1).saturating_mul(B1);
+        let end = self.next.saturating_add(step).min(values.len());
+        let part = &values[self.next..end];
+        self.b1.extend(part.chunks(B1).map(fold_max));
+        for &v in part {
+            if v.is_finite() {
+                self.lo = self.lo.min(v);
+                self.hi = self.hi.max(v);
+            }
+        }
+        self.next = end;
+        end < values.len()
+    }
+    pub fn finish(self) -> CounterLod {
+        let b2: Vec<f64> = self.b1.chunks(B1).map(fold_max).collect();
+        let (lo, hi) = if self.lo > self.hi { (0.0, 0.0) } else { (self.lo, self.hi) };
+        CounterLod { b1: self.b1, b2, lo, hi }
+    }
+}
+
 /// `f64::max` over `v` starting from its first value: NaN is skipped, and only an all-NaN run
 /// gives NaN (as the step chart's column reduction does it).
 fn fold_max(v: &[f64]) -> f64 {
@@ -30,19 +77,9 @@ fn fold_max(v: &[f64]) -> f64 {
 
 impl CounterLod {
     pub fn build(values: &[f64]) -> CounterLod {
-        let b1: Vec<f64> = values.chunks(B1).map(fold_max).collect();
-        let b2: Vec<f64> = b1.chunks(B1).map(fold_max).collect();
-        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for &v in values {
-            if v.is_finite() {
-                lo = lo.min(v);
-                hi = hi.max(v);
-            }
-        }
-        if lo > hi {
-            (lo, hi) = (0.0, 0.0);
-        }
-        CounterLod { b1, b2, lo, hi }
+        let mut b = CounterLodBuilder::default();
+        while b.add_next(values, usize::MAX) {}
+        b.finish()
     }
 
     pub fn heap_bytes(&self) -> usize {
@@ -153,6 +190,36 @@ mod tests {
     fn same(a: &[(f64, f64)], b: &[(f64, f64)]) -> bool {
         a.len() == b.len()
             && a.iter().zip(b).all(|(p, q)| p.0 == q.0 && (p.1 == q.1 || (p.1.is_nan() && q.1.is_nan())))
+    }
+
+    #[test]
+    fn built_in_steps_is_built_at_once() {
+        let v: Vec<f64> =
+            (0..5 * B2 + 131).map(|i| if i % 97 == 0 { f64::NAN } else { (i % 1013) as f64 }).collect();
+        let whole = {
+            let b1: Vec<f64> = v.chunks(B1).map(fold_max).collect();
+            let b2: Vec<f64> = b1.chunks(B1).map(fold_max).collect();
+            (b1, b2)
+        };
+        for budget in [1, B1, B1 + 1, 1000, B2, usize::MAX] {
+            let mut b = CounterLodBuilder::default();
+            let mut steps = 0;
+            while b.add_next(&v, budget) {
+                steps += 1;
+            }
+            let l = b.finish();
+            assert_eq!((l.b1.len(), l.b2.len()), (whole.0.len(), whole.1.len()));
+            assert!(l.b1.iter().zip(&whole.0).all(|(a, b)| a == b || (a.is_nan() && b.is_nan())));
+            assert!(l.b2.iter().zip(&whole.1).all(|(a, b)| a == b || (a.is_nan() && b.is_nan())));
+            assert_eq!((l.lo, l.hi), (0.0, 1012.0));
+            if budget <= B1 {
+                assert_eq!(steps, v.len().div_ceil(B1) - 1);
+            }
+        }
+        let e = CounterLod::build(&[]);
+        assert_eq!((e.lo, e.hi, e.b1.len()), (0.0, 0.0, 0));
+        let nan = CounterLod::build(&[f64::NAN, f64::INFINITY]);
+        assert_eq!((nan.lo, nan.hi), (0.0, 0.0));
     }
 
     #[test]

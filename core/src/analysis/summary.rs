@@ -101,6 +101,8 @@ struct TrackBuild {
     /// The busy merge, once the prefix sums are done: per depth its next slice and its end,
     /// smallest start first.
     heap: Option<LaneHeap>,
+    /// The merge is done: the busy prefix sums follow, a chunk at a time.
+    merged: bool,
 }
 
 /// (start, end, slice, end of its depth's range), smallest first.
@@ -143,44 +145,66 @@ impl WindowIndexBuilder {
             b.next = end;
             return true;
         }
-        // union: depth 0 of a nested track covers every deeper slice; lanes need every depth
-        let heap = b.heap.get_or_insert_with(|| {
-            let depths = match t.layout {
-                crate::model::Layout::Nested => 1.min(c.depth_count()),
-                crate::model::Layout::Lanes => c.depth_count(),
-            };
-            (0..depths)
-                .map(|d| c.depth_range(d))
-                .filter(|r| !r.is_empty())
-                .map(|r| std::cmp::Reverse((c.start_ns[r.start], c.end_ns(r.start), r.start, r.end)))
-                .collect()
-        });
-        let (starts, ends) = (&mut b.ti.busy_start, &mut b.ti.busy_end);
-        for _ in 0..Self::STEP {
-            let Some(std::cmp::Reverse((s, e, i, lane_end))) = heap.pop() else { break };
-            if i + 1 < lane_end {
-                heap.push(std::cmp::Reverse((c.start_ns[i + 1], c.end_ns(i + 1), i + 1, lane_end)));
-            }
-            match ends.last_mut() {
-                Some(last) if s <= *last => *last = (*last).max(e),
-                _ => {
-                    starts.push(s);
-                    ends.push(e);
+        if !b.merged {
+            // union: depth 0 of a nested track covers every deeper slice; lanes need every depth
+            let (starts, ends) = (&mut b.ti.busy_start, &mut b.ti.busy_end);
+            let heap = b.heap.get_or_insert_with(|| {
+                let depths = match t.layout {
+                    crate::model::Layout::Nested => 1.min(c.depth_count()),
+                    crate::model::Layout::Lanes => c.depth_count(),
+                };
+                // at most one busy interval per merged slice: room for all of them up front (a
+                // doubling copy of tens of megabytes inside one step was a long task)
+                let most: usize = (0..depths).map(|d| c.depth_range(d).len()).sum();
+                starts.reserve_exact(most);
+                ends.reserve_exact(most);
+                (0..depths)
+                    .map(|d| c.depth_range(d))
+                    .filter(|r| !r.is_empty())
+                    .map(|r| std::cmp::Reverse((c.start_ns[r.start], c.end_ns(r.start), r.start, r.end)))
+                    .collect()
+            });
+            for _ in 0..Self::STEP {
+                let Some(std::cmp::Reverse((s, e, i, lane_end))) = heap.pop() else { break };
+                if i + 1 < lane_end {
+                    heap.push(std::cmp::Reverse((c.start_ns[i + 1], c.end_ns(i + 1), i + 1, lane_end)));
+                }
+                match ends.last_mut() {
+                    Some(last) if s <= *last => *last = (*last).max(e),
+                    _ => {
+                        starts.push(s);
+                        ends.push(e);
+                    }
                 }
             }
-        }
-        if !heap.is_empty() {
+            if !heap.is_empty() {
+                return true;
+            }
+            b.heap = None;
+            b.merged = true;
+            // merging slices left room unused: give it back when it is much
+            if starts.capacity() > starts.len() + starts.len() / 4 {
+                starts.shrink_to_fit();
+                ends.shrink_to_fit();
+            }
+            b.ti.busy_prefix.reserve_exact(starts.len() + 1);
+            b.ti.busy_prefix.push(0);
             return true;
         }
-        let mut ti = std::mem::take(&mut b.ti);
-        self.cur = None;
-        ti.busy_prefix.reserve(ti.busy_start.len() + 1);
-        let mut a = 0i64;
-        ti.busy_prefix.push(0);
-        for k in 0..ti.busy_start.len() {
+        // the busy prefix sums, a chunk at a time
+        let ti = &mut b.ti;
+        let from = ti.busy_prefix.len() - 1;
+        let end = (from + Self::STEP).min(ti.busy_start.len());
+        let mut a = *ti.busy_prefix.last().unwrap_or(&0);
+        ti.busy_prefix.extend((from..end).map(|k| {
             a = a.saturating_add(ti.busy_end[k] - ti.busy_start[k]);
-            ti.busy_prefix.push(a);
+            a
+        }));
+        if end < ti.busy_start.len() {
+            return true;
         }
+        let ti = std::mem::take(&mut b.ti);
+        self.cur = None;
         self.tracks.push(ti);
         true
     }
@@ -450,6 +474,11 @@ mod tests {
             b.add_slice(th, k * 100, 50, n, StrId::EMPTY, ArgsId::NONE);
             b.add_slice(th, k * 100 + 10, 10, n, StrId::EMPTY, ArgsId::NONE);
         }
+        // disjoint slices: more busy intervals than one step (the prefix sums take steps too)
+        let dj = b.add_track(g, "Vector", TrackKind::Stream, "2");
+        for k in 0..WindowIndexBuilder::STEP as i64 + 3000 {
+            b.add_slice(dj, k * 10, 1 + k % 5, n, StrId::EMPTY, ArgsId::NONE);
+        }
         let tr = b.finish();
         assert!(tr.tracks[0].slices.depth_count() > 1, "the lanes track has one lane");
         let mut steps = 0;
@@ -477,6 +506,13 @@ mod tests {
             assert_eq!(got.busy_end, want.iter().map(|w| w.1).collect::<Vec<_>>(), "track {k}");
             let total: i64 = want.iter().map(|w| w.1 - w.0).sum();
             assert_eq!(*got.busy_prefix.last().unwrap(), total);
+            assert_eq!(got.busy_prefix.len(), want.len() + 1);
+            let mut acc = 0;
+            assert!(got.busy_prefix.iter().enumerate().all(|(i, &p)| {
+                let ok = p == acc;
+                acc += want.get(i).map_or(0, |w| w.1 - w.0);
+                ok
+            }));
             assert_eq!(got.dur_prefix.len(), c.len() + 1);
             assert_eq!(*got.dur_prefix.last().unwrap(), c.dur_ns.iter().sum::<i64>());
         }
