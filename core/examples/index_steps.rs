@@ -73,7 +73,12 @@ fn main() {
     s.time("finish: names", || names.finish(&t));
     s.time("finish: fingerprint", || annotations::fingerprint(&t));
     s.time("finish: heap bytes", || t.heap_bytes());
-    s.time("finish: window index", || window.finish());
+    let ix = s.time("finish: window index", || window.finish());
+    println!(
+        "window index {:.1} MB, model {:.1} MB",
+        ix.heap_bytes() as f64 / 1e6,
+        t.heap_bytes() as f64 / 1e6
+    );
     println!("{:<26} {:>6} {:>10} {:>10}", "step", "steps", "total ms", "longest");
     for (k, n, total, longest) in s.0 {
         println!("{k:<26} {n:>6} {total:>10.1} {longest:>10.1}");

@@ -13,10 +13,15 @@ struct TrackIndex {
     dur_prefix: Vec<i64>,
     /// Same for DMA bytes (slices without bytes count 0).
     bytes_prefix: Vec<u64>,
-    /// Union of all slices as disjoint sorted intervals, with prefix lengths.
+    /// Union of all slices as disjoint sorted intervals, with prefix lengths; empty when
+    /// `busy_is_depth0`.
     busy_start: Vec<i64>,
     busy_end: Vec<i64>,
     busy_prefix: Vec<i64>,
+    /// The union is depth 0's slices themselves (they are the only ones it needs and no two of
+    /// them touch: an engine's instructions): its intervals are read from the slice columns and
+    /// its prefix lengths are `dur_prefix`, 24 bytes a slice not stored.
+    busy_is_depth0: bool,
 }
 
 /// Prefix sums for every track of a trace.
@@ -81,6 +86,44 @@ fn clip(s: i64, e: i64, t0: i64, t1: i64) -> i64 {
     (e.min(t1) - s.max(t0)).max(0)
 }
 
+/// The length inside `[t0, t1)` (`t0 < t1`) of `n` disjoint intervals sorted by start: the k-th
+/// is `start(k)..end(k)`, and `prefix(k)` is the summed length of the first k.
+fn busy_in(
+    n: usize,
+    start: impl Fn(usize) -> i64,
+    end: impl Fn(usize) -> i64,
+    prefix: impl Fn(usize) -> i64,
+    t0: i64,
+    t1: i64,
+) -> i64 {
+    // first interval ending after t0, first starting at or after t1 (both sorted)
+    let first = |pred: &dyn Fn(usize) -> bool| {
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    };
+    let lo = first(&|k| end(k) <= t0);
+    let hi = first(&|k| start(k) < t1);
+    if lo >= hi {
+        return 0;
+    }
+    let mut sum = prefix(hi) - prefix(lo);
+    // only the first and last interval can cross the window's edges
+    sum -= (end(lo) - start(lo)) - clip(start(lo), end(lo), t0, t1);
+    if hi - 1 != lo {
+        let k = hi - 1;
+        sum -= (end(k) - start(k)) - clip(start(k), end(k), t0, t1);
+    }
+    sum
+}
+
 /// Builds a [`WindowIndex`] in bounded steps of at most [`WindowIndexBuilder::STEP`] slices
 /// (the page yields to the browser between steps, so a million-slice engine track never
 /// freezes it): a track's prefix sums in chunks, then its busy union as a merge of its depths,
@@ -103,6 +146,10 @@ struct TrackBuild {
     heap: Option<LaneHeap>,
     /// The merge is done: the busy prefix sums follow, a chunk at a time.
     merged: bool,
+    /// Whether depth 0 alone makes the union and its slices never touch (checked a chunk at a
+    /// time before merging: then nothing is merged nor stored), and how far it was checked.
+    depth0_disjoint: Option<bool>,
+    checked: usize,
 }
 
 /// (start, end, slice, end of its depth's range), smallest first.
@@ -145,14 +192,39 @@ impl WindowIndexBuilder {
             b.next = end;
             return true;
         }
+        let depths = match t.layout {
+            crate::model::Layout::Nested => 1.min(c.depth_count()),
+            crate::model::Layout::Lanes => c.depth_count(),
+        };
+        if b.depth0_disjoint.is_none() {
+            // the union of one depth whose slices never touch is those slices
+            let r = c.depth_range(0);
+            if depths != 1 || r.is_empty() {
+                b.depth0_disjoint = Some(false);
+            } else {
+                let from = r.start + b.checked.max(1);
+                let end = from.saturating_add(Self::STEP).min(r.end);
+                let apart = (from..end).all(|i| c.start_ns[i] > c.end_ns(i - 1));
+                b.checked = end - r.start;
+                if !apart {
+                    b.depth0_disjoint = Some(false);
+                } else if end >= r.end {
+                    b.depth0_disjoint = Some(true);
+                }
+            }
+            return true;
+        }
+        if b.depth0_disjoint == Some(true) {
+            let mut ti = std::mem::take(&mut b.ti);
+            ti.busy_is_depth0 = true;
+            self.cur = None;
+            self.tracks.push(ti);
+            return true;
+        }
         if !b.merged {
             // union: depth 0 of a nested track covers every deeper slice; lanes need every depth
             let (starts, ends) = (&mut b.ti.busy_start, &mut b.ti.busy_end);
             let heap = b.heap.get_or_insert_with(|| {
-                let depths = match t.layout {
-                    crate::model::Layout::Nested => 1.min(c.depth_count()),
-                    crate::model::Layout::Lanes => c.depth_count(),
-                };
                 // at most one busy interval per merged slice: room for all of them up front (a
                 // doubling copy of tens of megabytes inside one step was a long task)
                 let most: usize = (0..depths).map(|d| c.depth_range(d).len()).sum();
@@ -236,25 +308,26 @@ impl WindowIndex {
             .sum()
     }
 
-    /// Busy time of `track` inside `[t0, t1)`.
-    pub fn busy_ns(&self, track: TrackId, t0: i64, t1: i64) -> i64 {
+    /// Busy time of `track` (of `trace`, the one indexed) inside `[t0, t1)`.
+    pub fn busy_ns(&self, trace: &Trace, track: TrackId, t0: i64, t1: i64) -> i64 {
         let Some(ti) = self.tracks.get(track.idx()) else { return 0 };
-        if t1 <= t0 || ti.busy_start.is_empty() {
+        if t1 <= t0 {
             return 0;
         }
-        let lo = ti.busy_end.partition_point(|&e| e <= t0);
-        let hi = ti.busy_start.partition_point(|&s| s < t1);
-        if lo >= hi {
-            return 0;
+        if ti.busy_is_depth0 {
+            let Some(t) = trace.tracks.get(track.idx()) else { return 0 };
+            let c = &t.slices;
+            let r = c.depth_range(0);
+            if r.end >= ti.dur_prefix.len() {
+                return 0;
+            }
+            // the k-th interval is slice r.start + k, its length its duration
+            let (s, d) = (&c.start_ns[r.clone()], &c.dur_ns[r.clone()]);
+            busy_in(s.len(), |k| s[k], |k| s[k].saturating_add(d[k]), |k| ti.dur_prefix[r.start + k], t0, t1)
+        } else {
+            let (s, e, p) = (&ti.busy_start, &ti.busy_end, &ti.busy_prefix);
+            busy_in(s.len(), |k| s[k], |k| e[k], |k| p[k], t0, t1)
         }
-        let mut sum = ti.busy_prefix[hi] - ti.busy_prefix[lo];
-        // only the first and last interval can cross the window's edges
-        sum -= (ti.busy_end[lo] - ti.busy_start[lo]) - clip(ti.busy_start[lo], ti.busy_end[lo], t0, t1);
-        if hi - 1 != lo {
-            let k = hi - 1;
-            sum -= (ti.busy_end[k] - ti.busy_start[k]) - clip(ti.busy_start[k], ti.busy_end[k], t0, t1);
-        }
-        sum
     }
 
     /// One track's totals inside `[t0, t1)`.
@@ -281,7 +354,7 @@ impl WindowIndex {
             }
             out.sum_dur_ns += sum;
         }
-        out.busy_ns = self.busy_ns(track, t0, t1);
+        out.busy_ns = self.busy_ns(trace, track, t0, t1);
         out
     }
 
@@ -456,6 +529,35 @@ mod tests {
     }
 
     #[test]
+    fn touching_or_empty_slices_are_merged_not_read_as_the_union() {
+        // (start, dur) at depth 0: touching, a zero-length one at an edge, apart
+        for (slices, merged) in [
+            (&[(0, 10), (10, 5), (30, 5)][..], true),
+            (&[(0, 10), (10, 0), (30, 5)][..], true),
+            // the empty slice nests inside the one starting with it: depth 0 stays apart
+            (&[(0, 0), (0, 10), (30, 5)][..], false),
+            (&[(0, 10), (11, 0), (30, 5)][..], false),
+        ] {
+            let mut b = TraceBuilder::new("t");
+            let g = b.add_group("dev", GroupKind::Device);
+            let th = b.add_track(g, "cpu", TrackKind::Thread, "1");
+            let n = b.intern("x");
+            for &(s, d) in slices {
+                b.add_slice(th, s, d, n, StrId::EMPTY, ArgsId::NONE);
+            }
+            let tr = b.finish();
+            let ix = WindowIndex::build(&tr);
+            assert_eq!(ix.tracks[0].busy_is_depth0, !merged, "{slices:?}");
+            for t0 in -2..40 {
+                for t1 in t0 + 1..42 {
+                    let brute: i64 = slices.iter().map(|&(s, d)| clip(s, s + d, t0, t1)).sum();
+                    assert_eq!(ix.busy_ns(&tr, TrackId(0), t0, t1), brute, "{slices:?} [{t0}, {t1})");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn stepped_index_of_a_big_lanes_track_is_the_exact_union() {
         // more slices than one step, in several overlapping lanes, plus a nested track
         let mut b = TraceBuilder::new("t");
@@ -502,17 +604,41 @@ mod tests {
                 }
             }
             let got = &ix.tracks[k];
-            assert_eq!(got.busy_start, want.iter().map(|w| w.0).collect::<Vec<_>>(), "track {k}");
-            assert_eq!(got.busy_end, want.iter().map(|w| w.1).collect::<Vec<_>>(), "track {k}");
+            // the union of the lanes that overlap is stored; that of a nested track whose depth 0
+            // never touches (the thread) and of the disjoint track are their depth-0 slices
+            assert_eq!(got.busy_is_depth0, k != 0, "track {k}");
+            let (starts, ends, prefix): (Vec<i64>, Vec<i64>, Vec<i64>) = if got.busy_is_depth0 {
+                let r = c.depth_range(0);
+                let p0 = got.dur_prefix[r.start];
+                (
+                    r.clone().map(|i| c.start_ns[i]).collect(),
+                    r.clone().map(|i| c.end_ns(i)).collect(),
+                    (r.start..=r.end).map(|i| got.dur_prefix[i] - p0).collect(),
+                )
+            } else {
+                assert!(got.busy_start.len() > 1);
+                (got.busy_start.clone(), got.busy_end.clone(), got.busy_prefix.clone())
+            };
+            assert_eq!(starts, want.iter().map(|w| w.0).collect::<Vec<_>>(), "track {k}");
+            assert_eq!(ends, want.iter().map(|w| w.1).collect::<Vec<_>>(), "track {k}");
             let total: i64 = want.iter().map(|w| w.1 - w.0).sum();
-            assert_eq!(*got.busy_prefix.last().unwrap(), total);
-            assert_eq!(got.busy_prefix.len(), want.len() + 1);
+            assert_eq!(*prefix.last().unwrap(), total);
+            assert_eq!(prefix.len(), want.len() + 1);
             let mut acc = 0;
-            assert!(got.busy_prefix.iter().enumerate().all(|(i, &p)| {
+            assert!(prefix.iter().enumerate().all(|(i, &p)| {
                 let ok = p == acc;
                 acc += want.get(i).map_or(0, |w| w.1 - w.0);
                 ok
             }));
+            // busy time in windows: the index against the reference intervals
+            let mut rng = crate::rng::Rng(k as u64 + 1);
+            let span = c.end_ns(c.len() - 1) + 10;
+            for _ in 0..200 {
+                let (a, b) = (rng.range(-5, span), rng.range(-5, span));
+                let (t0, t1) = (a.min(b), a.max(b) + 1);
+                let brute: i64 = want.iter().map(|w| clip(w.0, w.1, t0, t1)).sum();
+                assert_eq!(ix.busy_ns(&tr, TrackId(k as u32), t0, t1), brute, "track {k} [{t0}, {t1})");
+            }
             assert_eq!(got.dur_prefix.len(), c.len() + 1);
             assert_eq!(*got.dur_prefix.last().unwrap(), c.dur_ns.iter().sum::<i64>());
         }

@@ -449,8 +449,8 @@ impl TraceBuilder {
         self.close_args_set(base.0)
     }
     /// A row form over `base` for argument sets that each set the same `keys` to unsigned
-    /// 32-bit values of their own (see [`ArgStore`]'s "Row sets": 4 bytes a value and 4 a set,
-    /// where [`Self::add_args_over`] costs 13 a value and 8 a set). `None` when `base` cannot
+    /// 32-bit values of their own (see [`ArgStore`]'s "Row sets": 4 bytes a set and 4 a value,
+    /// where [`Self::add_args_over`] costs 8 a set and 9 a value). `None` when `base` cannot
     /// be a form's base (not a plain set without a base): use [`Self::add_args_over`] then.
     pub fn add_args_form(&mut self, base: ArgsId, keys: &[StrId]) -> Option<u32> {
         let keys: Vec<(StrId, u8)> = keys.iter().map(|&k| (k, ArgStore::TAG_UINT32)).collect();
