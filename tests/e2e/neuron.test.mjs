@@ -34,6 +34,9 @@ test('NTFF: device timeline with engine tracks, instruction details', async (t) 
   assert.ok(p, 'a slice is painted');
   await page.mouse.click(p.x, p.y);
   await page.getByTestId('details').getByText('duration', { exact: true }).waitFor();
+  // an instruction's own values (a row set over its instruction's arguments) are shown with them
+  const details = await page.getByTestId('details').textContent();
+  for (const k of ['pc', 'evt_wait_time_ns', 'wait_cycles', 'crc_in', 'crc_out']) assert.ok(details.includes(k), `argument ${k} shown`);
   await shot(page, 'neuron-ntff.png');
   assert.deepEqual(errors, []);
   await context.close();
