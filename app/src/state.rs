@@ -104,6 +104,8 @@ pub struct TraceData {
 const NAMES_PER_STEP: usize = 100_000;
 /// Slices (then spans of the unions) of the device summary per step of [`IndexBuild`].
 const DEVICE_SUMMARY_PER_STEP: usize = 100_000;
+/// Slice durations scanned for the colour index's heat scale per step of [`IndexBuild`].
+const DURATIONS_PER_STEP: usize = 1 << 20;
 /// Counter samples folded into a counter's level of detail per step of [`IndexBuild`].
 const COUNTER_VALUES_PER_STEP: usize = 1 << 20;
 /// Slices added to the default legend per step of [`TraceData::build`].
@@ -128,6 +130,8 @@ struct IndexBuild {
     counter_lods: Vec<loupe_core::counter_lod::CounterLod>,
     /// the next counter's level of detail, built in steps
     counter_lod: Option<loupe_core::counter_lod::CounterLodBuilder>,
+    /// the colour index's duration range, scanned in steps
+    durations: Option<crate::canvas::colour::DurationRange>,
 }
 
 impl IndexBuild {
@@ -145,6 +149,7 @@ impl IndexBuild {
             device_done: false,
             counter_lods: Vec::new(),
             counter_lod: None,
+            durations: None,
         }
     }
     /// Do the next piece of work; `false` when everything is built.
@@ -174,7 +179,11 @@ impl IndexBuild {
                 self.counter_lods.push(self.counter_lod.take().unwrap_or_default().finish());
             }
         } else if self.colours.is_none() {
-            self.colours = Some(crate::canvas::colour::ColourIndex::build(trace));
+            let d = self.durations.get_or_insert_with(Default::default);
+            if !d.add_next(trace, DURATIONS_PER_STEP) {
+                let d = self.durations.take().unwrap_or_default();
+                self.colours = Some(crate::canvas::colour::ColourIndex::with_durations(trace, d));
+            }
         } else if self.zero_counters.is_none() {
             self.zero_counters = Some(loupe_core::rows::zero_counters(trace));
         } else if self.busy_runs.is_none() {
