@@ -97,20 +97,8 @@ fn busy_in(
     t1: i64,
 ) -> i64 {
     // first interval ending after t0, first starting at or after t1 (both sorted)
-    let first = |pred: &dyn Fn(usize) -> bool| {
-        let (mut lo, mut hi) = (0, n);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if pred(mid) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
-    };
-    let lo = first(&|k| end(k) <= t0);
-    let hi = first(&|k| start(k) < t1);
+    let lo = crate::model::partition(n, |k| end(k) <= t0);
+    let hi = crate::model::partition(n, |k| start(k) < t1);
     if lo >= hi {
         return 0;
     }

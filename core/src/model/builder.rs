@@ -503,17 +503,11 @@ impl TraceBuilder {
         self.args.get(id).collect()
     }
 
-    /// Room for `words` more 32-bit words of row sets (a form index and the values per row).
+    /// Room for `words` more 32-bit words of row sets (a form index and the values per row;
+    /// importers that know their event count: the store then grows once instead of doubling
+    /// through copies).
     pub fn reserve_arg_rows(&mut self, words: usize) {
         self.args.rows.reserve(words);
-    }
-    /// Room for `sets` more argument sets of `entries` entries in all (importers that know
-    /// their event count: the store then grows once instead of doubling through copies).
-    pub fn reserve_args(&mut self, sets: usize, entries: usize) {
-        self.args.offsets.reserve(sets);
-        self.args.keys.reserve(entries);
-        self.args.tags.reserve(entries);
-        self.args.vals.reserve(entries);
     }
     /// Room for `n` more slices on `track`, with their domain when `domain`.
     pub fn reserve_slices(&mut self, track: TrackId, n: usize, domain: bool) {
