@@ -21,8 +21,9 @@ thread_local! {
 }
 
 fn now() -> f64 {
-    // window.performance: the benchmarks run on the page's main thread
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+    // the global's performance: the page's (window) or a worker's
+    let perf = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).unwrap_or(JsValue::UNDEFINED);
+    perf.unchecked_into::<web_sys::Performance>().now()
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -316,4 +317,74 @@ pub fn frames(canvas: &HtmlCanvasElement, zoom: f64, frames: u32, pan: f64, merg
         })
         .to_string()
     })
+}
+
+/// Time the phases of importing a NEFF + NTFF pair (as `core/examples/import_peak.rs` does
+/// natively): `ntff::parse` alone, + `correlate`, the builder filled, the operator timeline,
+/// `finish`, then the whole `import_files`. Compares the browser's wasm with the native build
+/// phase by phase.
+#[wasm_bindgen]
+pub fn pair_phases(neff: &[u8], ntff_bytes: &[u8]) -> String {
+    use loupe_core::import::{import_files, Importer, InputFile};
+    let mut out = serde_json::Map::new();
+    let mut t = now();
+    let mut lap = |name: &str, out: &mut serde_json::Map<String, serde_json::Value>| {
+        let n = now();
+        out.insert(name.into(), json!(n - t));
+        t = n;
+    };
+    let p = ntff::parse(ntff_bytes).expect("ntff");
+    lap("ntff_parse_ms", &mut out);
+    let (c, _) = loupe_core::neuron::correlate::correlate(&p, None);
+    lap("correlate_ms", &mut out);
+    drop((p, c));
+    lap("drop_ms", &mut out);
+    let pair =
+        [InputFile { name: "model.neff", bytes: neff }, InputFile { name: "model.ntff", bytes: ntff_bytes }];
+    let mut b = loupe_core::model::TraceBuilder::new("");
+    loupe_core::import::neuron_binary::NeuronBinary.import_group(&pair, &mut b, &mut NoProgress);
+    lap("builder_filled_ms", &mut out);
+    b.add_operator_timeline();
+    lap("operator_timeline_ms", &mut out);
+    let tr = b.finish();
+    lap("finish_ms", &mut out);
+    drop(tr);
+    lap("drop2_ms", &mut out);
+    let tr = import_files(&pair, &mut NoProgress).expect("import");
+    lap("import_files_ms", &mut out);
+    out.insert("slices".into(), json!(tr.slice_count()));
+    out.insert("wasm_memory_mb".into(), json!(memory_bytes() / 1e6));
+    serde_json::Value::Object(out).to_string()
+}
+
+/// `import_files` on a NEFF + NTFF pair `runs` times in this page, each time on the memory the
+/// last left (the first run on fresh wasm memory, as the parser worker's one import is).
+#[wasm_bindgen]
+pub fn pair_import(neff: &[u8], ntff_bytes: &[u8], runs: u32) -> String {
+    use loupe_core::import::{import_files, InputFile};
+    let pair =
+        [InputFile { name: "model.neff", bytes: neff }, InputFile { name: "model.ntff", bytes: ntff_bytes }];
+    let mut times = Vec::new();
+    let mut mem = Vec::new();
+    let pre = js_sys::Reflect::get(&js_sys::global(), &"PREGROW".into())
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let t = now();
+    if pre > 0.0 {
+        let v: Vec<u8> = Vec::with_capacity(pre as usize);
+        std::hint::black_box(&v);
+    } else if pre < 0.0 {
+        let v: Vec<u8> = vec![1u8; -pre as usize];
+        std::hint::black_box(&v);
+    }
+    let pregrow_ms = now() - t;
+    for _ in 0..runs.max(1) {
+        let t = now();
+        let tr = import_files(&pair, &mut NoProgress).expect("import");
+        times.push(now() - t);
+        mem.push(memory_bytes() / 1e6);
+        drop(tr);
+    }
+    json!({ "pregrow_ms": pregrow_ms, "times_ms": times, "wasm_memory_mb": mem }).to_string()
 }
