@@ -43,7 +43,7 @@ for (let run = 0; run < RUNS; run++) {
     }
     const l = await page.evaluate(() => ({ ...window.__loupe, stages: window.__loupeLoad || {} }));
     rows.push({ ms, parse: l.loadMs });
-    console.log(`run ${run + 1}: ${fmt(mb, 1)} MB (NEFF + NTFF) → painted in ${fmt(ms, 0)} ms = ${fmt(mb / (ms / 1000), 0)} MB/s end to end; worker ${fmt(l.loadMs, 0)} ms = ${fmt(mb / (l.loadMs / 1000), 0)} MB/s; slices ${l.sliceCount}, tracks ${l.trackCount}, memoryBytes ${fmt(l.memoryBytes / 1e6, 0)} MB`);
+    console.log(`run ${run + 1}: ${fmt(mb, 1)} MB (NEFF + NTFF) → painted in ${fmt(ms, 0)} ms = ${fmt(mb / (ms / 1000), 0)} MB/s end to end; worker ${fmt(l.loadMs, 0)} ms = ${fmt(mb / (l.loadMs / 1000), 0)} MB/s; slices ${l.sliceCount}, tracks ${l.trackCount}, memoryBytes ${fmt(l.memoryBytes / 1e6, 0)} MB; worker warm-up ${fmt(l.workerWarmUpMs, 0)} ms before the file (not timed)`);
     console.log(`  page-side steps (ms): ${Object.entries(l.stages).map(([k, v]) => `${k} ${fmt(v, 0)}`).join(', ')}`);
     if (run === 0) await page.screenshot({ path: path.join(ROOT, 'tests/e2e/out/open-ntff.png') });
     if (errors.length) console.log(`  errors: ${errors.join(' | ')}`);

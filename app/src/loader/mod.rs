@@ -534,8 +534,10 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
         let r = ready.clone();
         let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
             let ev: MessageEvent = ev.unchecked_into();
-            if let Some(Message::Ready { threads }) = protocol::decode(&ev.data()) {
+            if let Some(Message::Ready { threads, warm_up_ms }) = protocol::decode(&ev.data()) {
                 r.set(Some(threads));
+                // for the benchmarks: the worker's warm-up before it was ready
+                set_loupe_field("workerWarmUpMs", &JsValue::from_f64(warm_up_ms));
                 set_worker_warm(true);
             }
         });
@@ -630,14 +632,15 @@ fn attach_worker(
         let parse_start = &ps;
         let ev: MessageEvent = ev.unchecked_into();
         match protocol::decode(&ev.data()) {
-            Some(Message::Ready { threads }) => send1(threads),
+            Some(Message::Ready { threads, .. }) => send1(threads),
             Some(Message::Progress { stage, done, total }) => {
                 job.progress(&stage, done, total, parse_start.get())
             }
-            Some(Message::Done { trace, parse_ms, encode_ms }) => {
+            Some(Message::Done { trace, parse_ms, encode_ms, read_ms }) => {
                 // the worker's own steps, for the benchmarks (window.__loupeLoad)
                 record_stage("workerParseMs", parse_ms);
                 record_stage("workerEncodeMs", encode_ms);
+                record_stage("workerReadMs", read_ms);
                 record_stage("workerToPageMs", now_ms() - parse_start.get());
                 // the worker is done: free its memory now, not after the decode
                 if let Some(w) = job.worker.borrow_mut().take() {

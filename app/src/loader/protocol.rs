@@ -28,6 +28,8 @@ pub enum Message {
     /// pool's size in the threaded worker, else 1: rayon then runs on the worker's own thread).
     Ready {
         threads: u32,
+        /// how long the worker's warm-up took before it said it was ready
+        warm_up_ms: f64,
     },
     /// `lazy_args_above`: keep the args of a streamed file of more than this many bytes lazily
     /// (see [`super::lazy_args_above`]).
@@ -48,6 +50,8 @@ pub enum Message {
         trace: js_sys::ArrayBuffer,
         parse_ms: f64,
         encode_ms: f64,
+        /// of `parse_ms`, reading whole files before the import (0 when streamed)
+        read_ms: f64,
     },
     Error {
         message: String,
@@ -81,9 +85,10 @@ fn with_kind(kind: &str) -> Object {
 pub fn encode(msg: &Message) -> (JsValue, Array) {
     let transfer = Array::new();
     let o = match msg {
-        Message::Ready { threads } => {
+        Message::Ready { threads, warm_up_ms } => {
             let o = with_kind("ready");
             set(&o, "threads", &JsValue::from_f64(f64::from(*threads)));
+            set(&o, "warmUpMs", &JsValue::from_f64(*warm_up_ms));
             o
         }
         Message::Load { files, lazy_args_above } => {
@@ -108,11 +113,12 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
             set(&o, "total", &JsValue::from_f64(*total as f64));
             o
         }
-        Message::Done { trace, parse_ms, encode_ms } => {
+        Message::Done { trace, parse_ms, encode_ms, read_ms } => {
             let o = with_kind("done");
             set(&o, "trace", trace);
             set(&o, "parseMs", &JsValue::from_f64(*parse_ms));
             set(&o, "encodeMs", &JsValue::from_f64(*encode_ms));
+            set(&o, "readMs", &JsValue::from_f64(*read_ms));
             transfer.push(trace);
             o
         }
@@ -128,7 +134,10 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
 /// Parse a received message; `None` for anything malformed.
 pub fn decode(v: &JsValue) -> Option<Message> {
     match get_str(v, "kind").as_str() {
-        "ready" => Some(Message::Ready { threads: (get_f64(v, "threads") as u32).max(1) }),
+        "ready" => Some(Message::Ready {
+            threads: (get_f64(v, "threads") as u32).max(1),
+            warm_up_ms: get_f64(v, "warmUpMs"),
+        }),
         "load" => {
             let all = Array::from(&get(v, "files"));
             let files: Vec<web_sys::File> =
@@ -147,6 +156,7 @@ pub fn decode(v: &JsValue) -> Option<Message> {
             trace: get(v, "trace").dyn_into().ok()?,
             parse_ms: get_f64(v, "parseMs"),
             encode_ms: get_f64(v, "encodeMs"),
+            read_ms: get_f64(v, "readMs"),
         }),
         "error" => Some(Message::Error { message: get_str(v, "message") }),
         _ => None,
