@@ -7,6 +7,7 @@
 #
 # Seeds, copied into a temporary directory at run time (never committed):
 #   - the synthetic Parquet tables in core/fuzz/seeds/ (committed; written by core/fuzz/seedgen),
+#     and the .loupe files there (committed; written and kept current by core/tests/loupe_file.rs),
 #   - a few small files per target from ../shared/samples (skipped with a message when absent).
 # New inputs the fuzzer finds go to a temporary corpus (so a run's length does not grow with its
 # history), or with FUZZ_CORPUS_DIR=core/fuzz/corpus (git-ignored) to <dir>/<target>/, so that long

@@ -55,3 +55,81 @@ fn the_model_layout_is_pinned_to_the_format_version() {
         "model layout changed: bump FORMAT_VERSION"
     );
 }
+
+/// The `import_loupe` fuzz target's seeds (`core/fuzz/seeds/import_loupe/`): a `.loupe` file and
+/// its bare payload (the target also frames inputs behind a valid header) for a generated NEFF +
+/// NTFF pair (row sets, domain columns, devices) and a small Kineto-like JSON (a flow, a counter,
+/// arguments). Seeds of an older format only reach the version check, so this fails when the
+/// committed ones no longer read; `LOUPE_BLESS_SEEDS=1 cargo test -p loupe-core --test loupe_file`
+/// rewrites them.
+#[test]
+fn the_import_loupe_fuzz_seeds_are_of_this_format() {
+    use loupe_core::import::{import_files, InputFile};
+    use loupe_core::loupe_file::frame_uncompressed;
+    use loupe_core::neuron::{neff, ntff};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/import_loupe");
+    let neff_bytes = neff::writer::minimal_neff();
+    let ntff_bytes = ntff::writer::write(&ntff::writer::minimal_pair_capture(2));
+    let pair = import_files(
+        &[
+            InputFile { name: "model.neff", bytes: &neff_bytes },
+            InputFile { name: "model.ntff", bytes: &ntff_bytes },
+        ],
+        &mut NoProgress,
+    )
+    .unwrap();
+    let json = br#"{"traceEvents":[
+{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"main"}},
+{"ph":"X","name":"ProfilerStep#1","pid":1,"tid":2,"ts":0,"dur":100,"args":{"step":1}},
+{"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":2,"ts":10,"dur":30,"args":{"Input Dims":[[2,3],[3,4]],"External id":7}},
+{"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":2,"ts":15,"dur":5,"args":{"correlation":9}},
+{"ph":"X","name":"gemm_kernel","cat":"kernel","pid":0,"tid":7,"ts":25,"dur":40,"args":{"correlation":9,"grid":[4,1,1]}},
+{"ph":"s","id":9,"name":"ac2g","cat":"ac2g","pid":1,"tid":2,"ts":15},
+{"ph":"f","id":9,"name":"ac2g","cat":"ac2g","pid":0,"tid":7,"ts":25,"bp":"e"},
+{"ph":"C","name":"memory","pid":1,"ts":0,"args":{"bytes":100}},
+{"ph":"C","name":"memory","pid":1,"ts":50,"args":{"bytes":300}},
+{"ph":"i","name":"marker","pid":1,"tid":2,"ts":60,"s":"t"}]}"#;
+    let chrome = import_bytes("trace.json", json, &mut NoProgress).unwrap();
+    assert!(
+        chrome.slice_count() >= 4 && !chrome.counters.is_empty(),
+        "the JSON seed has slices and a counter"
+    );
+    let meta = FileMeta { written_by: "seed".into(), sources: Vec::new() };
+    let bless = std::env::var_os("LOUPE_BLESS_SEEDS").is_some();
+    if bless {
+        for f in std::fs::read_dir(dir).unwrap() {
+            std::fs::remove_file(f.unwrap().path()).unwrap();
+        }
+    }
+    for (name, t) in [("ntff-pair", &pair), ("kineto", &chrome)] {
+        let file = to_bytes(t, "{\"view\":1}", &meta).unwrap();
+        // the payload: the file's bytes after its 24-byte header, inflated when compressed
+        let raw = if read(&file).unwrap().compressed {
+            let mut v = Vec::new();
+            use std::io::Read;
+            flate2::read::ZlibDecoder::new(&file[24..]).read_to_end(&mut v).unwrap();
+            v
+        } else {
+            file[24..].to_vec()
+        };
+        assert!(
+            read(&frame_uncompressed(&raw)).is_ok(),
+            "{name}: the bare payload frames into a readable file"
+        );
+        let (pf, pp) = (format!("{dir}/{name}.loupe"), format!("{dir}/{name}.payload"));
+        if bless {
+            std::fs::write(&pf, &file).unwrap();
+            std::fs::write(&pp, &raw).unwrap();
+            println!("wrote {pf} ({} B) and {pp} ({} B)", file.len(), raw.len());
+        }
+        let msg =
+            "run `LOUPE_BLESS_SEEDS=1 cargo test -p loupe-core --test loupe_file` to rewrite the fuzz seeds";
+        let committed = std::fs::read(&pf).unwrap_or_else(|e| panic!("{pf}: {e}; {msg}"));
+        assert!(read(&committed).is_ok(), "{pf} does not read with this format ({FORMAT_VERSION}); {msg}");
+        let committed = std::fs::read(&pp).unwrap_or_else(|e| panic!("{pp}: {e}; {msg}"));
+        assert!(
+            read(&frame_uncompressed(&committed)).is_ok(),
+            "{pp} does not decode with this format; {msg}"
+        );
+    }
+}
