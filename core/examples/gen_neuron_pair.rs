@@ -130,15 +130,7 @@ fn main() {
     // every execution with its own wait and CRCs, as on hardware (the fixture's are all zero):
     // a model that shared them would look smaller than a real capture's
     let mut capture = ntff::writer::minimal_pair_capture(iterations);
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    for ins in capture.instructions.iter_mut().skip(1) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        ins.crc_in = x as u16;
-        ins.crc_out = (x >> 16) as u16;
-        ins.wait_cycles = (x >> 32) as u16 % 64;
-    }
+    ntff::writer::vary_executions(&mut capture);
     write(&dir.join("model.ntff"), &ntff::writer::write(&capture));
     write(&src.join("model.py"), MODEL_PY.as_bytes());
     write(&src.join("kernel.py"), KERNEL_PY.as_bytes());

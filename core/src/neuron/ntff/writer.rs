@@ -482,6 +482,21 @@ pub fn synthetic_capture(record_mb: u64) -> Capture {
     c
 }
 
+/// Give every instruction execution after the first its own pseudo-random wait and CRCs
+/// (deterministic), as on hardware: a capture whose executions all share them would make a
+/// smaller model than a real one (the generated benchmark pair, the parser worker's warm-up).
+pub fn vary_executions(c: &mut Capture) {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for ins in c.instructions.iter_mut().skip(1) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ins.crc_in = x as u16;
+        ins.crc_out = (x >> 16) as u16;
+        ins.wait_cycles = (x >> 32) as u16 % 64;
+    }
+}
+
 /// The capture that pairs with [`crate::neuron::neff::writer::minimal_neff`] (same UUID): the
 /// runtime program is 2 preamble NOPs, NOTIFY(hint 2) (the profile start), then the NEFF's slots
 /// 1..3 on engine 0, executed `iterations` times (1 µs, 3 µs and 1 µs per pass). Slots 1–2
