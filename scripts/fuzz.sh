@@ -13,7 +13,9 @@
 # history), or with FUZZ_CORPUS_DIR=core/fuzz/corpus (git-ignored) to <dir>/<target>/, so that long
 # runs build on each other. FUZZ_TARGETS="import_ntff import_neff" runs a subset; SAMPLES overrides
 # the samples directory; FUZZ_TARGET_DIR the cargo target dir (default core/fuzz/target).
-# FUZZ_SEED=N fixes libFuzzer's random seed (test-all uses one, so that a CI run is reproducible).
+# FUZZ_JOBS=N runs N targets at a time (default: one per core, `nproc`; each target still gets
+# SECONDS_PER_TARGET of its own). FUZZ_SEED=N fixes libFuzzer's random seed (test-all uses one,
+# so that a CI run is reproducible).
 # FUZZ_SANITIZER=none builds without AddressSanitizer (default: address): the build takes about
 # 40 % less CPU and runs more execs per second; scripts/test-all.sh uses it for its short runs.
 # A crash input becomes a regression test: copy it to core/tests/fuzz_regressions/<target>/.
@@ -103,34 +105,56 @@ log "building the targets (cargo +nightly fuzz build: release + debug assertions
 (cd core && cargo +nightly fuzz build -s "$SANITIZER" --target-dir "$TARGET_DIR")
 BIN_DIR=$TARGET_DIR/$(rustc +nightly -vV | sed -n "s/^host: //p")/release
 
-RESULTS=()
-FAILED=0
-for t in $TARGETS; do
+# Targets run FUZZ_JOBS at a time (default: one per core; each libFuzzer process uses one core).
+JOBS=${FUZZ_JOBS:-$(nproc)}
+RESULTS_DIR=$(mktemp -d /tmp/loupe-fuzz-results.XXXXXX)
+trap 'rm -rf "$SEEDS" "$RESULTS_DIR"' EXIT
+
+# runs target $1; writes its result line to $RESULTS_DIR/$1.ok or .failed; always returns 0
+run_target() {
+  local t=$1 corpus artifacts nseeds out rc execs cov crash
   if [ -n "${FUZZ_CORPUS_DIR:-}" ]; then corpus=$FUZZ_CORPUS_DIR/$t; else corpus=$SEEDS/corpus-$t; fi
   artifacts=core/fuzz/artifacts/$t
   mkdir -p "$corpus" "$artifacts"
   nseeds=$(find "$SEEDS/$t" -type f | wc -l)
   log "$t: ${SECS}s, $nseeds seed files, corpus $corpus"
   out=$(mktemp /tmp/loupe-fuzz-$t.XXXXXX.log)
-  set +e
   # the binary itself, not `cargo fuzz run`: that would rebuild when a source changed since the build
   # A unit slower than -timeout fails the run as a hang.
+  rc=0
   "$BIN_DIR/$t" "$corpus" "$SEEDS/$t" \
     -max_total_time="$SECS" -max_len="$MAX_LEN" -rss_limit_mb=2048 -timeout=10 \
-    ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -print_final_stats=1 -artifact_prefix="$artifacts/" >"$out" 2>&1
-  rc=$?
-  set -e
-  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$out" | grep -oE '[0-9]+$' | tail -1)
-  cov=$(grep -oE '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED).*cov: [0-9]+' "$out" | grep -oE 'cov: [0-9]+' | tail -1)
+    ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -print_final_stats=1 -artifact_prefix="$artifacts/" >"$out" 2>&1 || rc=$?
+  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$out" | grep -oE '[0-9]+$' | tail -1 || true)
+  cov=$(grep -oE '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED).*cov: [0-9]+' "$out" | grep -oE 'cov: [0-9]+' | tail -1 || true)
   if [ "$rc" -ne 0 ]; then
-    FAILED=1
-    crash=$(grep -oE 'Test unit written to [^ ]+' "$out" | tail -1 | sed 's/Test unit written to //')
-    grep -E 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY:|==[0-9]+== ERROR' "$out" | head -5 || true
-    tail -40 "$out" >&2
-    RESULTS+=("$t: FAILED (exit $rc) after ${execs:-?} execs; input: ${crash:-see $out}")
+    crash=$(grep -oE 'Test unit written to [^ ]+' "$out" | tail -1 | sed 's/Test unit written to //' || true)
+    {
+      echo "::: fuzz: $t FAILED (exit $rc)"
+      grep -E 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY:|==[0-9]+== ERROR' "$out" | head -5 || true
+      tail -40 "$out"
+    } >&2
+    echo "$t: FAILED (exit $rc) after ${execs:-?} execs; input: ${crash:-see $out}" >"$RESULTS_DIR/$t.failed"
   else
-    RESULTS+=("$t: ok, ${execs:-?} execs in ${SECS}s${cov:+, $cov}")
+    echo "$t: ok, ${execs:-?} execs in ${SECS}s${cov:+, $cov}" >"$RESULTS_DIR/$t.ok"
     rm -f "$out"
+  fi
+  return 0
+}
+
+log "running the targets, $JOBS at a time"
+for t in $TARGETS; do
+  run_target "$t" &
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+done
+wait
+
+FAILED=0
+RESULTS=()
+for t in $TARGETS; do
+  if [ -f "$RESULTS_DIR/$t.ok" ]; then RESULTS+=("$(cat "$RESULTS_DIR/$t.ok")")
+  elif [ -f "$RESULTS_DIR/$t.failed" ]; then RESULTS+=("$(cat "$RESULTS_DIR/$t.failed")"); FAILED=1
+  else RESULTS+=("$t: no result (the run did not finish)"); FAILED=1
   fi
 done
 

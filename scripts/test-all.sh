@@ -21,18 +21,28 @@ done
 
 step "house rules: cargo fmt --check, clippy -D warnings (native workspace and the wasm app)"
 cargo fmt --all --check
-cargo clippy --workspace --all-targets --quiet -- -D warnings
-cargo clippy -p loupe-app --target wasm32-unknown-unknown --all-targets --features sqlite --quiet -- -D warnings
+# the native crates natively; the two wasm crates (the app, the browser benchmarks) only for wasm,
+# their one target (checking them natively too would build leptos & co. a third time for nothing)
+cargo clippy --workspace --exclude loupe-app --exclude loupe-bench-wasm --all-targets --quiet -- -D warnings
+cargo clippy -p loupe-app -p loupe-bench-wasm --target wasm32-unknown-unknown --all-targets \
+  --features loupe-app/sqlite --quiet -- -D warnings
 # the threaded worker's code (feature `threads`), on nightly with atomics like its build
 bash scripts/build-threads.sh clippy
 
 step "native tests (core, cli, golden tests)"
-cargo test --profile ci --workspace --exclude loupe-app --exclude loupe-bench-wasm --lib --bins --tests 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true
+NATIVE_SET=(--profile ci --workspace --exclude loupe-app --exclude loupe-bench-wasm)
+cargo test "${NATIVE_SET[@]}" --lib --bins --tests 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true
 if grep -qE '^test result: FAILED|^error' /tmp/loupe-native-tests.log; then
   cat /tmp/loupe-native-tests.log | tail -80; exit 1
 fi
 NATIVE_PASSED=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/loupe-native-tests.log | awk '{s+=$4} END {print s+0}')
 step "native: $NATIVE_PASSED passed"
+# The two native programs the end-to-end step runs, from this step's build (same packages and
+# profile, so only the example is compiled): the e2e tests would otherwise `cargo run` them, the
+# CLI in the LTO release profile (minutes on a clean clone).
+cargo build "${NATIVE_SET[@]}" --example gen_neuron_pair --quiet
+TARGET_DIR=$(realpath "${CARGO_TARGET_DIR:-target}")
+export LOUPE_CLI_BIN="$TARGET_DIR/ci/loupe" LOUPE_GEN_NEURON_PAIR_BIN="$TARGET_DIR/ci/examples/gen_neuron_pair"
 
 step "fuzz: each core/fuzz target for 30 s (fails on a crash, hang or OOM)"
 FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 30

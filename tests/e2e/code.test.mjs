@@ -1,15 +1,14 @@
 // The Code widget on a generated NEFF + NTFF pair and the Python sources its debug info names
-// (written by `cargo run -p loupe-core --example gen_neuron_pair`): the sources dropped with the
+// (written by `cargo run -p loupe-core --example gen_neuron_pair`, or `$LOUPE_GEN_NEURON_PAIR_BIN`): the sources dropped with the
 // profile are set aside (not imported), model.py opens with time per line in the gutter; an event
 // click marks its line (Ctrl+click scrolls to it); clicking a line highlights its events on the
 // timeline (the search widget says where they came from); sources dropped later are added to
 // the open profile without reloading it. Screenshots in tests/e2e/out/code-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, state, shot, loupe, ROOT, OUT } from './helpers.mjs';
+import { setup, openApp, state, shot, loupe, OUT, runWorkspaceBin } from './helpers.mjs';
 
 const FIX = join(OUT, 'fixtures', 'code');
 const NEFF = join(FIX, 'model.neff');
@@ -23,7 +22,7 @@ let env;
 let fixtureError = null;
 before(async () => {
   try {
-    execFileSync('cargo', ['run', '-q', '-p', 'loupe-core', '--example', 'gen_neuron_pair', '--', FIX], { cwd: ROOT, stdio: 'pipe' });
+    runWorkspaceBin('LOUPE_GEN_NEURON_PAIR_BIN', ['-p', 'loupe-core', '--example', 'gen_neuron_pair'], [FIX], { stdio: 'pipe' });
   } catch (e) {
     fixtureError = `could not generate the fixtures with cargo: ${e.message}`;
   }

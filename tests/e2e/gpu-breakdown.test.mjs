@@ -3,10 +3,9 @@
 // charts, and highlight the events of a clicked row; they compute only once their tab is shown.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, state, shot, SAMPLES, ROOT } from './helpers.mjs';
+import { setup, openApp, state, shot, SAMPLES, ROOT, runWorkspaceBin } from './helpers.mjs';
 
 // HTA reads it (scripts/hta_oracle.py): computation, NCCL communication and memcpy on two
 // streams, three ProfilerSteps (the last is dropped), launch flows
@@ -16,12 +15,9 @@ let env;
 before(async () => { env = await setup(); });
 after(async () => { await env?.close(); });
 
-/** `loupe analyze --json FILE [extra]` from the workspace (built by cargo if needed). */
+/** `loupe analyze --json FILE [extra]`: `$LOUPE_CLI_BIN`, else built by cargo. */
 function analyze(file, extra = []) {
-  const out = execFileSync('cargo', ['run', '-q', '--release', '-p', 'loupe-cli', '--', 'analyze', '--json', ...extra, file], {
-    cwd: ROOT, encoding: 'utf8', maxBuffer: 512 << 20, timeout: 15 * 60_000,
-  });
-  return JSON.parse(out);
+  return JSON.parse(runWorkspaceBin('LOUPE_CLI_BIN', ['--release', '-p', 'loupe-cli'], ['analyze', '--json', ...extra, file]));
 }
 
 async function load(page, file) {

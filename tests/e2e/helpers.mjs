@@ -1,5 +1,6 @@
 // Shared e2e helpers: static server for dist/, headless Chromium via playwright-core, console
 // error collection, canvas pixel checks, screenshots in tests/e2e/out/.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,19 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const OUT = join(ROOT, 'tests', 'e2e', 'out');
 export const SAMPLES = process.env.LOUPE_SAMPLES || join(ROOT, '..', 'shared', 'samples');
 mkdirSync(OUT, { recursive: true });
+
+/**
+ * Runs a native program of the workspace and returns its stdout. `env` names a variable that may
+ * hold the path of the program already built (scripts/test-all.sh sets them to what its native
+ * step built in the `ci` profile, so the end-to-end step compiles nothing); otherwise
+ * `cargo run <cargoArgs> -- <args>` builds it.
+ */
+export function runWorkspaceBin(env, cargoArgs, args, options = {}) {
+  const opts = { cwd: ROOT, encoding: 'utf8', maxBuffer: 512 << 20, timeout: 15 * 60_000, ...options };
+  const bin = process.env[env];
+  if (bin) return execFileSync(bin, args, opts);
+  return execFileSync('cargo', ['run', '-q', ...cargoArgs, '--', ...args], opts);
+}
 
 const FLAGS = [
   '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
