@@ -47,6 +47,13 @@ const QUEUES: [&str; 3] = ["qWeights", "qActivations", "qCollectives"];
 
 /// Build the demo trace (~40k slices; a few ms natively).
 pub fn demo_trace() -> Trace {
+    demo_trace_steps(DEMO_STEPS)
+}
+
+/// The demo with `steps` training steps instead of [`DEMO_STEPS`] (each about a sixth of the
+/// demo's slices): every kind of data the demo has is in each step, so one step is a small model
+/// with all of it (the `decode_wire` fuzz target's valid transfer).
+pub fn demo_trace_steps(steps: i64) -> Trace {
     let mut b = TraceBuilder::new("demo");
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     b.add_metadata("source", "Loupe demo (generated)");
@@ -104,7 +111,7 @@ pub fn demo_trace() -> Trace {
     let n = |b: &mut TraceBuilder, s: &str| b.intern(s);
     let mut pc: i64 = 0x4000;
 
-    for step in 0..DEMO_STEPS {
+    for step in 0..steps {
         let s0 = T0_NS + step * (STEP_NS + STEP_GAP_NS);
         let s1 = s0 + STEP_NS;
         b.add_iteration(step, s0, s1);
@@ -316,6 +323,10 @@ mod tests {
         assert_eq!(t.flows.len(), 2 * DEMO_STEPS as usize);
         assert!(t.warnings.is_empty(), "{:?}", t.warnings);
         assert_eq!(t.counters.len(), 3);
+        let one = demo_trace_steps(1);
+        assert_eq!(one.iterations.len(), 1);
+        assert_eq!((one.flows.len(), one.counters.len(), one.tracks.len()), (2, 3, t.tracks.len()));
+        assert!(one.slice_count() * 5 < t.slice_count(), "{} of {}", one.slice_count(), t.slice_count());
         assert!(t.instant_count() > 0);
         // engine tracks have operators at depth 0 and instructions at depth 1
         let tensor = t.tracks.iter().find(|tr| t.str(tr.name) == "Tensor").expect("tensor track");
