@@ -259,13 +259,14 @@ impl TraceData {
         use crate::loader::decode::{yield_now, SLICE_MS};
         use crate::loader::{now_ms, record_stage};
         let t_all = now_ms();
-        let (mut since, mut longest) = (t_all, 0f64);
+        let (mut since, mut longest, mut busy) = (t_all, 0f64, 0f64);
         // after a step: give the browser a turn once SLICE_MS of work has piled up; false when
         // the load was cancelled meanwhile
         let mut turn = async || {
             let t = now_ms();
             if t - since >= SLICE_MS {
                 longest = longest.max(t - since);
+                busy += t - since;
                 yield_now().await;
                 if cancelled() {
                     return false;
@@ -290,7 +291,10 @@ impl TraceData {
         }
         data.auto_legend = Some(legend.finish(&data, crate::canvas::colour::LEGEND_TOP));
         longest = longest.max(now_ms() - since);
+        busy += now_ms() - since;
         record_stage("indexMs", now_ms() - t_all);
+        // the steps' own time: the rest of indexMs went to the browser (frames, input, idle)
+        record_stage("indexBusyMs", busy);
         record_stage("longestIndexSliceMs", longest);
         // install (every widget's first render, then the first paint) right after a frame, not
         // on top of the last steps' work

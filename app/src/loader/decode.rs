@@ -129,7 +129,7 @@ pub async fn decode_buffer(
     drop(header);
     record_stage("skeletonMs", now_ms() - t);
     let mut scratch = vec![0u8; STEP_BYTES as usize];
-    let (mut slices, mut longest) = (0u32, 0f64);
+    let (mut slices, mut longest, mut busy) = (0u32, 0f64, 0f64);
     let t_all = now_ms();
     while off < total {
         yield_now().await;
@@ -146,9 +146,12 @@ pub async fn decode_buffer(
         }
         slices += 1;
         longest = longest.max(now_ms() - t0);
+        busy += now_ms() - t0;
         progress(u64::from(off), u64::from(total));
     }
     record_stage("columnsMs", now_ms() - t_all);
+    // the steps' own time: the rest of columnsMs went to the browser (frames, input, idle)
+    record_stage("columnsBusyMs", busy);
     record_stage("columnSlices", f64::from(slices));
     record_stage("longestSliceMs", longest);
     let trace = dec.finish().map_err(damaged)?;
