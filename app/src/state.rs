@@ -290,8 +290,9 @@ impl TraceData {
             }
         }
         data.auto_legend = Some(legend.finish(&data, crate::canvas::colour::LEGEND_TOP));
-        longest = longest.max(now_ms() - since);
-        busy += now_ms() - since;
+        let last_ms = now_ms() - since;
+        longest = longest.max(last_ms);
+        busy += last_ms;
         record_stage("indexMs", now_ms() - t_all);
         // the steps' own time: the rest of indexMs went to the browser (frames, input, idle)
         record_stage("indexBusyMs", busy);

@@ -145,8 +145,9 @@ pub async fn decode_buffer(
             off += n;
         }
         slices += 1;
-        longest = longest.max(now_ms() - t0);
-        busy += now_ms() - t0;
+        let step_ms = now_ms() - t0;
+        longest = longest.max(step_ms);
+        busy += step_ms;
         progress(u64::from(off), u64::from(total));
     }
     record_stage("columnsMs", now_ms() - t_all);
