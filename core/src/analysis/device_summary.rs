@@ -196,10 +196,11 @@ impl Serialize for DeviceSummary {
 /// Exact [start, end) of slice `i` in ps relative to `origin_ns`, using the sub-ns remainders
 /// when the importer has them.
 fn span_ps(c: &SliceColumns, i: usize, origin_ns: i64) -> (i64, i64) {
-    let d = c.domain_of(i);
-    let s =
-        c.start_ns[i].saturating_sub(origin_ns).saturating_mul(1000).saturating_add(d.start_sub_ps as i64);
-    let dur = c.dur_ns[i].max(0).saturating_mul(1000).saturating_add(d.dur_sub_ps as i64);
+    // the two sub-ns columns only: a whole `SliceDomain` a slice was most of the device
+    // summary's time in the page
+    let (start_sub_ps, dur_sub_ps) = c.domain.as_ref().map_or((0, 0), |d| d.sub_ps(i));
+    let s = c.start_ns[i].saturating_sub(origin_ns).saturating_mul(1000).saturating_add(start_sub_ps as i64);
+    let dur = c.dur_ns[i].max(0).saturating_mul(1000).saturating_add(dur_sub_ps as i64);
     (s, s.saturating_add(dur))
 }
 
@@ -420,10 +421,10 @@ impl DeviceSummaryBuilder {
             TrackRole::Engine(e) => {
                 let [op_evsem, op_act, op_actq, op_mm] = self.ops;
                 let slot = engine_slot(e);
+                let dom = c.domain.as_ref();
                 for i in from..to {
                     let (s, en) = span_ps(c, i, origin);
-                    let d = c.domain_of(i);
-                    let op = d.opcode;
+                    let op = dom.map_or(crate::StrId::EMPTY, |d| d.opcode(i));
                     self.engines[slot].count += 1;
                     if Self::is(op, op_act) || Self::is(op, op_actq) {
                         self.activate_count += 1;
@@ -432,11 +433,12 @@ impl DeviceSummaryBuilder {
                     if Self::is(op, op_mm) {
                         self.matmul_count += 1;
                     }
-                    if e.stream() == Engine::Tensor && d.flops != u64::MAX {
+                    let flops = dom.map_or(u64::MAX, |d| d.flops(i));
+                    if e.stream() == Engine::Tensor && flops != u64::MAX {
                         self.has_flops = true;
-                        self.hw_flops = self.hw_flops.saturating_add(d.flops);
-                        if d.transpose {
-                            self.transpose_flops = self.transpose_flops.saturating_add(d.flops);
+                        self.hw_flops = self.hw_flops.saturating_add(flops);
+                        if dom.is_some_and(|d| d.transpose(i)) {
+                            self.transpose_flops = self.transpose_flops.saturating_add(flops);
                         }
                     }
                     if !Self::is(op, op_evsem) {
@@ -461,7 +463,7 @@ impl DeviceSummaryBuilder {
                 let mut last = self.run_last;
                 for i in from..to {
                     let (s, en) = span_ps(c, i, origin);
-                    let b = c.domain_of(i).bytes;
+                    let b = c.domain.as_ref().map_or(u64::MAX, |d| d.bytes(i));
                     let b = if b == u64::MAX { 0 } else { b };
                     packets += 1;
                     bytes = bytes.saturating_add(b);
@@ -487,7 +489,7 @@ impl DeviceSummaryBuilder {
             TrackRole::DmaTransfers => {
                 for i in from..to {
                     let (s, en) = span_ps(c, i, origin);
-                    let b = c.domain_of(i).bytes;
+                    let b = c.domain.as_ref().map_or(u64::MAX, |d| d.bytes(i));
                     let b = if b == u64::MAX { 0 } else { b };
                     self.transfers += 1;
                     self.transfer_bytes = self.transfer_bytes.saturating_add(b);
@@ -514,7 +516,9 @@ impl DeviceSummaryBuilder {
     ) -> Option<(usize, i64, i64)> {
         let c = &trace.tracks[run.track as usize].slices;
         while i < run.to as usize {
-            if !(run.skip_wait && Self::is(c.domain_of(i).opcode, evsem)) {
+            if !(run.skip_wait
+                && Self::is(c.domain.as_ref().map_or(crate::StrId::EMPTY, |d| d.opcode(i)), evsem))
+            {
                 let (s, e) = span_ps(c, i, origin);
                 return Some((i, s, e));
             }

@@ -682,6 +682,21 @@ impl DomainColumns {
     pub fn flops(&self, i: usize) -> u64 {
         self.shapes.flops.get(self.shape_of(i)).copied().unwrap_or(u64::MAX)
     }
+    /// Slice `i`'s transpose flag.
+    #[inline]
+    pub fn transpose(&self, i: usize) -> bool {
+        self.shapes.transpose.get(self.shape_of(i)).copied().unwrap_or(false)
+    }
+    /// Slice `i`'s bytes (`u64::MAX` = none).
+    #[inline]
+    pub fn bytes(&self, i: usize) -> u64 {
+        self.bytes.get(i).copied().unwrap_or(u64::MAX)
+    }
+    /// Slice `i`'s picoseconds past its floored start and duration (0 = none).
+    #[inline]
+    pub fn sub_ps(&self, i: usize) -> (u16, u16) {
+        (self.start_sub_ps.get(i).copied().unwrap_or(0), self.dur_sub_ps.get(i).copied().unwrap_or(0))
+    }
     /// The domain fields of slice `i` (all "none" past the end).
     #[inline]
     pub fn get(&self, i: usize) -> SliceDomain {
