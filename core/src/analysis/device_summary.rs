@@ -198,7 +198,7 @@ impl Serialize for DeviceSummary {
 fn span_ps(c: &SliceColumns, i: usize, origin_ns: i64) -> (i64, i64) {
     // the two sub-ns columns only: a whole `SliceDomain` a slice was most of the device
     // summary's time in the page
-    let (start_sub_ps, dur_sub_ps) = c.domain.as_ref().map_or((0, 0), |d| d.sub_ps(i));
+    let (start_sub_ps, dur_sub_ps) = c.sub_ps_of(i);
     let s = c.start_ns[i].saturating_sub(origin_ns).saturating_mul(1000).saturating_add(start_sub_ps as i64);
     let dur = c.dur_ns[i].max(0).saturating_mul(1000).saturating_add(dur_sub_ps as i64);
     (s, s.saturating_add(dur))
@@ -424,7 +424,7 @@ impl DeviceSummaryBuilder {
                 let dom = c.domain.as_ref();
                 for i in from..to {
                     let (s, en) = span_ps(c, i, origin);
-                    let op = dom.map_or(crate::StrId::EMPTY, |d| d.opcode(i));
+                    let op = c.opcode_of(i);
                     self.engines[slot].count += 1;
                     if Self::is(op, op_act) || Self::is(op, op_actq) {
                         self.activate_count += 1;
@@ -463,7 +463,7 @@ impl DeviceSummaryBuilder {
                 let mut last = self.run_last;
                 for i in from..to {
                     let (s, en) = span_ps(c, i, origin);
-                    let b = c.domain.as_ref().map_or(u64::MAX, |d| d.bytes(i));
+                    let b = c.bytes_of(i);
                     let b = if b == u64::MAX { 0 } else { b };
                     packets += 1;
                     bytes = bytes.saturating_add(b);
@@ -489,7 +489,7 @@ impl DeviceSummaryBuilder {
             TrackRole::DmaTransfers => {
                 for i in from..to {
                     let (s, en) = span_ps(c, i, origin);
-                    let b = c.domain.as_ref().map_or(u64::MAX, |d| d.bytes(i));
+                    let b = c.bytes_of(i);
                     let b = if b == u64::MAX { 0 } else { b };
                     self.transfers += 1;
                     self.transfer_bytes = self.transfer_bytes.saturating_add(b);
@@ -516,9 +516,7 @@ impl DeviceSummaryBuilder {
     ) -> Option<(usize, i64, i64)> {
         let c = &trace.tracks[run.track as usize].slices;
         while i < run.to as usize {
-            if !(run.skip_wait
-                && Self::is(c.domain.as_ref().map_or(crate::StrId::EMPTY, |d| d.opcode(i)), evsem))
-            {
+            if !(run.skip_wait && Self::is(c.opcode_of(i), evsem)) {
                 let (s, e) = span_ps(c, i, origin);
                 return Some((i, s, e));
             }
@@ -1012,7 +1010,7 @@ mod tests {
         for t in &trace.tracks {
             let cats = DeviceSummaryBuilder::cats_of(t);
             for i in 0..t.slices.len() {
-                if matches!(t.role, TrackRole::Engine(_)) && t.slices.domain_of(i).opcode == wait {
+                if matches!(t.role, TrackRole::Engine(_)) && t.slices.opcode_of(i) == wait {
                     continue;
                 }
                 let sp = span_ps(&t.slices, i, trace.start_ns);

@@ -700,12 +700,8 @@ impl DomainColumns {
     /// The domain fields of slice `i` (all "none" past the end).
     #[inline]
     pub fn get(&self, i: usize) -> SliceDomain {
-        let d = SliceDomain::default();
-        self.shapes.get(self.shape_of(i)).slice(
-            self.bytes.get(i).copied().unwrap_or(d.bytes),
-            self.start_sub_ps.get(i).copied().unwrap_or(d.start_sub_ps),
-            self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
-        )
+        let (start_sub_ps, dur_sub_ps) = self.sub_ps(i);
+        self.shapes.get(self.shape_of(i)).slice(self.bytes(i), start_sub_ps, dur_sub_ps)
     }
     /// Whether the per-slice columns fit `n` slices (each `n` long or empty) and every shape
     /// index names a shape.

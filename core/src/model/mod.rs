@@ -221,6 +221,21 @@ impl SliceColumns {
     pub fn domain_of(&self, i: usize) -> SliceDomain {
         self.domain.as_ref().map_or_else(SliceDomain::default, |d| d.get(i))
     }
+    /// Slice `i`'s opcode (`StrId::EMPTY` = none); one field, without the whole [`SliceDomain`].
+    #[inline]
+    pub fn opcode_of(&self, i: usize) -> StrId {
+        self.domain.as_ref().map_or(StrId::EMPTY, |d| d.opcode(i))
+    }
+    /// Slice `i`'s bytes (`u64::MAX` = none).
+    #[inline]
+    pub fn bytes_of(&self, i: usize) -> u64 {
+        self.domain.as_ref().map_or(u64::MAX, |d| d.bytes(i))
+    }
+    /// Slice `i`'s picoseconds past its floored start and duration (0 = none).
+    #[inline]
+    pub fn sub_ps_of(&self, i: usize) -> (u16, u16) {
+        self.domain.as_ref().map_or((0, 0), |d| d.sub_ps(i))
+    }
     /// Slices at `depth` overlapping `[t0_ns, t1_ns)`, as an index range (binary search).
     pub fn range_at_depth(&self, depth: usize, t0_ns: i64, t1_ns: i64) -> std::ops::Range<usize> {
         let r = self.depth_range(depth);
