@@ -46,12 +46,16 @@ test('annotations: drop, drag, diff, zoom, save, reload, export/import', async (
   const box = await page.locator('[data-testid=timeline]').boundingBox();
   const y = box.y + 120;
   const xa = box.x + box.width * 0.3;
-  const prevented = page.evaluate(() => new Promise((ok) => {
-    document.querySelector('[data-testid=timeline]').addEventListener('contextmenu', (e) => setTimeout(() => ok(e.defaultPrevented)), { once: true });
-    setTimeout(() => ok('no contextmenu event reached the timeline within 5 s'), 5000);
-  }));
+  // The listener is installed (awaited) before the click is sent: an un-awaited evaluate can reach the
+  // page after the click on a slow machine, and then no event is seen.
+  await page.evaluate(() => {
+    window.__ctxPrevented = undefined;
+    document.querySelector('[data-testid=timeline]').addEventListener('contextmenu', (e) => setTimeout(() => { window.__ctxPrevented = e.defaultPrevented; }), { once: true });
+  });
   await page.mouse.click(xa, y, { button: 'right' });
-  assert.equal(await prevented, true, 'the browser context menu is prevented');
+  const prevented = await page.waitForFunction(() => window.__ctxPrevented !== undefined, null, { timeout: 5000 })
+    .then(() => page.evaluate(() => window.__ctxPrevented), () => 'no contextmenu event reached the timeline within 5 s');
+  assert.equal(prevented, true, 'the browser context menu is prevented');
   await rows(page).first().waitFor();
   let m = await markersN(page, 1);
   assert.equal(m.length, 1);
