@@ -72,11 +72,11 @@ fn main() {
         phase("  (ntff::parse alone)", input);
         let (c, _) = loupe_core::neuron::correlate::correlate(&t, None);
         println!(
-            "  {} instructions ({} B each), {} correlations ({} B each)",
+            "  {} instructions ({} B each), {} correlations (4 B each, {} distinct lineages)",
             t.instructions.len(),
             std::mem::size_of_val(&t.instructions[0]),
             c.len(),
-            std::mem::size_of_val(&c[0])
+            c.lineages().len()
         );
         phase("  (+ correlate, no NEFF)", input);
         drop((t, c));

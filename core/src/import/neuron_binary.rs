@@ -262,13 +262,29 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     );
     // engines in the usual order, even when idle, each with room for its instructions
     // (first-seen order: an engine outside the usual six gets its track where it used to)
-    let mut per_engine: Vec<(&str, usize)> = Vec::new();
+    // A label depends on the engine and, for engine 0, on whether the opcode is MATMUL: counted
+    // per (engine, matmul) in one pass (no string compare per instruction), then per label in
+    // the order the pairs were first seen. `per_engine_id`: instructions per engine id, for the
+    // activity counters below.
+    let mut per_key = [0usize; 512];
+    let mut key_order: Vec<(usize, &str)> = Vec::new();
     for ins in &t.instructions {
-        let label = ins.label();
-        match per_engine.iter_mut().find(|e| e.0 == label) {
-            Some(e) => e.1 += 1,
-            None => per_engine.push((label, 1)),
+        let k = usize::from(ins.engine) * 2 + usize::from(ins.is_tensor_matrix());
+        if per_key[k] == 0 {
+            key_order.push((k, ins.label()));
         }
+        per_key[k] += 1;
+    }
+    let mut per_engine: Vec<(&str, usize)> = Vec::new();
+    for &(k, label) in &key_order {
+        match per_engine.iter_mut().find(|e| e.0 == label) {
+            Some(e) => e.1 += per_key[k],
+            None => per_engine.push((label, per_key[k])),
+        }
+    }
+    let mut per_engine_id = [0usize; 256];
+    for &(k, _) in &key_order {
+        per_engine_id[k / 2] += per_key[k];
     }
     for e in ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"] {
         dev.engine(b, e);
@@ -289,7 +305,7 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
         let tpl = match templates.entry(key) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(e) => {
-                let l = corr.get(i).and_then(|c| c.lineage.as_deref());
+                let l = corr.get(i);
                 e.insert(InstrTemplate::new(ins, l, dev, b))
             }
         };
@@ -380,13 +396,8 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     // counters: engine activity, DMA throughput, pending DMA (DMA_DIRECT2D triggers only without NEFF)
     // one engine's spans at a time (all of them at once were 16 bytes per instruction more at
     // the import's peak)
-    let mut present = [false; 256];
-    for i in &t.instructions {
-        present[usize::from(i.engine)] = true;
-    }
-    for e in (0..=u8::MAX).filter(|&e| present[usize::from(e)]) {
-        let n = t.instructions.iter().filter(|i| i.engine == e).count();
-        let mut spans: Vec<(i64, i64)> = Vec::with_capacity(n);
+    for e in (0..=u8::MAX).filter(|&e| per_engine_id[usize::from(e)] > 0) {
+        let mut spans: Vec<(i64, i64)> = Vec::with_capacity(per_engine_id[usize::from(e)]);
         spans.extend(
             t.instructions
                 .iter()

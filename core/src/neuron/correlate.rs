@@ -9,21 +9,43 @@
 //!                   └─ source_file:source_line, kernel_file:kernel_line
 //! ```
 //!
-//! Runs after both files are parsed; importers never guess joins. The result is one
-//! [`Correlated`] per event (shared per (engine, compiler_pc)) plus a [`CorrelationReport`] that
+//! Runs after both files are parsed; importers never guess joins. The result is a
+//! [`Correlation`] (a lineage per event, shared per (engine, compiler_pc)) plus a [`CorrelationReport`] that
 //! says how many events reached each level and why the rest stopped.
 
 use super::neff::{Engine, Lineage, Neff};
 use super::ntff::Ntff;
 use crate::model::CorrelationReport;
-use std::collections::HashMap;
-use std::sync::Arc;
+use crate::strings::FxHashMap;
 
-/// What correlation found for one instruction event. The lineage is shared by every event of
-/// the same (engine, compiler_pc): a loop's millions of executions hold one copy.
+/// What correlation found for every instruction event: each distinct lineage once (a loop's
+/// millions of executions of one (engine, compiler_pc) share it) and, per event, the index of
+/// its lineage (a plain index: no reference count to touch per event when it is built or dropped).
 #[derive(Debug, Clone, Default)]
-pub struct Correlated {
-    pub lineage: Option<Arc<Lineage>>,
+pub struct Correlation {
+    lineages: Vec<Lineage>,
+    /// per event: index into `lineages`, [`Correlation::NONE`] when the event has none
+    of: Vec<u32>,
+}
+
+impl Correlation {
+    const NONE: u32 = u32::MAX;
+    /// The lineage of instruction event `i` (`ntff.instructions[i]`), if it was resolved.
+    pub fn get(&self, i: usize) -> Option<&Lineage> {
+        let k = *self.of.get(i)?;
+        self.lineages.get(k as usize)
+    }
+    /// The number of events (resolved or not).
+    pub fn len(&self) -> usize {
+        self.of.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.of.is_empty()
+    }
+    /// The distinct lineages.
+    pub fn lineages(&self) -> &[Lineage] {
+        &self.lineages
+    }
 }
 
 pub const LEVELS: [&str; 8] =
@@ -60,16 +82,30 @@ pub fn uuid_mismatch(ntff: &Ntff, neff: &Neff) -> Option<String> {
     notes.into_iter().find(|n| n.starts_with("UUID mismatch"))
 }
 
-/// Correlate every instruction of `ntff` with `neff`. `out[i]` belongs to `ntff.instructions[i]`.
-pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Vec<Correlated>, CorrelationReport) {
+/// Why an event's correlation stopped, in [`LEVELS`] order past the first three levels.
+const REASONS: [&str; 8] = [
+    "no compiler_pc: instruction inserted by the runtime",
+    "no NEFF loaded",
+    "unknown engine",
+    "compiler_pc outside the NEFF instruction stream",
+    "no assembly/BIR debug entry for the slot",
+    "BIR entry without a penguin parent",
+    "penguin entry without an HLO parent",
+    "HLO entry without a framework parent",
+];
+const NO_SOURCE_LINE: &str = "no source line recorded (compile with NEURON_FRAMEWORK_DEBUG=1)";
+
+/// Correlate every instruction of `ntff` with `neff`. `out.get(i)` belongs to `ntff.instructions[i]`.
+pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Correlation, CorrelationReport) {
     let mut reached = [0u64; LEVELS.len()];
-    let mut unmatched: Vec<(String, u64)> = Vec::new();
-    let miss = |reason: &str, unmatched: &mut Vec<(String, u64)>| match unmatched
-        .iter_mut()
-        .find(|(r, _)| r == reason)
-    {
-        Some(e) => e.1 += 1,
-        None => unmatched.push((reason.to_string(), 1)),
+    // per reason (REASONS, then NO_SOURCE_LINE): events, and the reasons in first-seen order
+    let mut missed = [0u64; REASONS.len() + 1];
+    let mut order: Vec<usize> = Vec::new();
+    let mut miss = |r: usize| {
+        if missed[r] == 0 {
+            order.push(r);
+        }
+        missed[r] += 1;
     };
     let mut notes = Vec::new();
     if let Some(neff) = neff {
@@ -88,65 +124,67 @@ pub fn correlate(ntff: &Ntff, neff: Option<&Neff>) -> (Vec<Correlated>, Correlat
             ));
         }
     }
-    let mut cache: HashMap<(u8, u32), Option<Arc<Lineage>>> = HashMap::new();
-    let mut out = Vec::with_capacity(ntff.instructions.len());
+    // per (engine, compiler_pc): the lineage's index (NONE: outside the instruction stream) and
+    // how many of the five levels past the NEFF slot it reaches before the first missing one
+    let mut cache: FxHashMap<(u8, u32), (u32, u8)> = FxHashMap::default();
+    let mut lineages: Vec<Lineage> = Vec::new();
+    let mut of = Vec::with_capacity(ntff.instructions.len());
     for ins in &ntff.instructions {
         reached[0] += 1;
         let Some(cpc) = ins.compiler_pc else {
-            miss("no compiler_pc: instruction inserted by the runtime", &mut unmatched);
-            out.push(Correlated::default());
+            miss(0);
+            of.push(Correlation::NONE);
             continue;
         };
         reached[1] += 1;
         let Some(neff) = neff else {
-            miss("no NEFF loaded", &mut unmatched);
-            out.push(Correlated::default());
+            miss(1);
+            of.push(Correlation::NONE);
             continue;
         };
         let Some(engine) = Engine::from_ntff_index(ins.engine) else {
-            miss("unknown engine", &mut unmatched);
-            out.push(Correlated::default());
+            miss(2);
+            of.push(Correlation::NONE);
             continue;
         };
-        let lineage = cache
-            .entry((ins.engine, cpc))
-            .or_insert_with(|| neff.resolve(&sg, engine, cpc as u64).map(Arc::new))
-            .clone();
-        let Some(l) = lineage else {
-            miss("compiler_pc outside the NEFF instruction stream", &mut unmatched);
-            out.push(Correlated::default());
+        let (k, depth) =
+            *cache.entry((ins.engine, cpc)).or_insert_with(|| match neff.resolve(&sg, engine, cpc as u64) {
+                None => (Correlation::NONE, 0),
+                Some(l) => {
+                    let steps = [
+                        l.bir.is_some(),
+                        l.penguin.is_some(),
+                        l.hlo.is_some(),
+                        l.framework.is_some(),
+                        l.source_line.is_some(),
+                    ];
+                    let depth = steps.iter().take_while(|&&ok| ok).count() as u8;
+                    lineages.push(l);
+                    ((lineages.len() - 1) as u32, depth)
+                }
+            });
+        of.push(k);
+        if k == Correlation::NONE {
+            miss(3);
             continue;
-        };
-        reached[2] += 1;
-        let steps = [
-            l.bir.is_some(),
-            l.penguin.is_some(),
-            l.hlo.is_some(),
-            l.framework.is_some(),
-            l.source_line.is_some(),
-        ];
-        let reasons = [
-            "no assembly/BIR debug entry for the slot",
-            "BIR entry without a penguin parent",
-            "penguin entry without an HLO parent",
-            "HLO entry without a framework parent",
-            "no source line recorded (compile with NEURON_FRAMEWORK_DEBUG=1)",
-        ];
-        for (k, ok) in steps.iter().enumerate() {
-            if *ok {
-                reached[3 + k] += 1;
-            } else {
-                miss(reasons[k], &mut unmatched);
-                break;
-            }
         }
-        out.push(Correlated { lineage: Some(l) });
+        reached[2] += 1;
+        for r in &mut reached[3..3 + usize::from(depth)] {
+            *r += 1;
+        }
+        if depth < 5 {
+            miss(4 + usize::from(depth));
+        }
     }
+    let unmatched = order
+        .iter()
+        .map(|&r| (REASONS.get(r).copied().unwrap_or(NO_SOURCE_LINE).to_string(), missed[r]))
+        .collect();
     let report = CorrelationReport {
         events: ntff.instructions.len() as u64,
         levels: LEVELS.iter().zip(reached).map(|(l, n)| (l.to_string(), n)).collect(),
         unmatched,
         notes,
     };
-    (out, report)
+    (Correlation { lineages, of }, report)
 }

@@ -298,9 +298,13 @@ impl Instruction {
     pub fn subgroup(&self) -> &'static str {
         engine_subgroup(self.engine)
     }
+    /// A MATMUL on the Tensor engine: labelled `TensorMatrix` (see [`Instruction::label`]).
+    pub fn is_tensor_matrix(&self) -> bool {
+        self.engine == 0 && self.opcode_byte == opcodes::OP_MATMUL
+    }
     /// JSON `label`: like `subgroup`, but `TensorMatrix` for MATMUL.
     pub fn label(&self) -> &'static str {
-        if self.engine == 0 && self.opcode_byte == opcodes::OP_MATMUL {
+        if self.is_tensor_matrix() {
             "TensorMatrix"
         } else {
             self.subgroup()
