@@ -228,6 +228,42 @@ fn domain_columns_follow_a_spilled_slice() {
     assert_eq!(tr.tracks[1].role, TrackRole::DmaQueue);
 }
 
+#[test]
+fn a_shared_domain_shape_sets_what_set_slice_domain_sets() {
+    // the same slices through `set_slice_domain` and through one interned shape
+    let build = |shaped: bool| {
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("d", GroupKind::Device);
+        let t = b.add_track(g, "e", TrackKind::Thread, "0");
+        let u = b.add_track(g, "f", TrackKind::Thread, "1");
+        let op = b.intern("MATMUL");
+        let shared = SliceDomain { opcode: op, instruction: 7, flops: 99, ..Default::default() };
+        let shape = b.domain_shape(t, &shared);
+        let other = b.domain_shape(u, &shared);
+        for k in 0..4u16 {
+            let h = slice(&mut b, t, i64::from(k) * 10, 5, "m");
+            if shaped {
+                b.set_slice_domain_shaped(h, shape, u64::MAX, k, 3 * k);
+            } else {
+                b.set_slice_domain(h, SliceDomain { start_sub_ps: k, dur_sub_ps: 3 * k, ..shared });
+            }
+        }
+        // another track's shape is ignored: the slice keeps no domain fields
+        let h = slice(&mut b, t, 100, 5, "n");
+        if shaped {
+            b.set_slice_domain_shaped(h, other, 5, 1, 1);
+        }
+        finish_valid(b)
+    };
+    let (a, b) = (build(false), build(true));
+    for i in 0..5 {
+        assert_eq!(a.tracks[0].slices.domain_of(i), b.tracks[0].slices.domain_of(i), "slice {i}");
+    }
+    assert_eq!(b.tracks[0].slices.domain_of(2).flops, 99);
+    assert_eq!(b.tracks[0].slices.domain_of(2).dur_sub_ps, 6);
+    assert_eq!(b.tracks[0].slices.domain_of(4), SliceDomain::default());
+}
+
 // ---- lanes ----
 
 #[test]

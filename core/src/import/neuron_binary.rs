@@ -9,7 +9,8 @@ use super::neuron_device::{
 };
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
-    ArgValue, CounterRole, DeviceInfo, DmaQueueType, GroupId, SliceDomain, TraceBuilder, TrackId,
+    ArgValue, CounterRole, DeviceInfo, DmaQueueType, DomainShapeRef, GroupId, SliceDomain, TraceBuilder,
+    TrackId,
 };
 use crate::neuron::neff::Lineage;
 use crate::neuron::{correlate, neff, ntff};
@@ -319,9 +320,8 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
             }
         };
         let h = b.add_slice(tpl.track, ins.start_ns(), ins.dur_ns(), tpl.name, tpl.operator, args);
-        let mut d = tpl.domain;
-        (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
-        b.set_slice_domain(h, d);
+        let (start_sub_ps, dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
+        b.set_slice_domain_shaped(h, tpl.domain, u64::MAX, start_sub_ps, dur_sub_ps);
     }
     drop(corr);
     drop(templates);
@@ -432,8 +432,9 @@ struct InstrTemplate {
     name: StrId,
     /// The framework operator (else the HLO name): the slice's category.
     operator: StrId,
-    /// Without the per-event `start_sub_ps` / `dur_sub_ps`.
-    domain: SliceDomain,
+    /// The typed domain fields but the per-event `start_sub_ps` / `dur_sub_ps` (no bytes), as a
+    /// shape of the track's table.
+    domain: DomainShapeRef,
     /// The argument set in display order, with the per-event values zero: the events' base.
     args: crate::model::ArgsId,
     /// The keys of the per-event values: evt_wait_time_ns, wait_cycles, crc_in, crc_out.
@@ -510,6 +511,8 @@ impl InstrTemplate {
         });
         let src = l.and_then(|l| Some((l.source_file.as_deref()?, l.source_line.unwrap_or(0))));
         let domain = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
+        debug_assert_eq!(domain.bytes, u64::MAX);
+        let domain = b.domain_shape(track, &domain);
         let form = b.add_args_form(args, &per_event);
         InstrTemplate { track, name, operator, domain, args, per_event, form }
     }

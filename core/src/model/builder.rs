@@ -13,6 +13,13 @@ pub struct SliceHandle {
     pub index: u32,
 }
 
+/// A domain shape of one track's table ([`TraceBuilder::domain_shape`]). Valid until `finish`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DomainShapeRef {
+    track: TrackId,
+    shape: u32,
+}
+
 /// One end of a flow, to be bound to a slice by `finish`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlowEnd {
@@ -562,13 +569,43 @@ impl TraceBuilder {
         }
         t.domain.set(i, domain);
     }
-    /// What a track is for analyses (an engine, a DMA queue, …).
+    /// The shared part of `domain` (all but the bytes and the sub-ns picoseconds) as a shape of
+    /// `track`'s table, for [`TraceBuilder::set_slice_domain_shaped`]: an importer that gives many
+    /// slices of one track the same shape (every execution of one instruction) interns it once.
+    pub fn domain_shape(&mut self, track: TrackId, domain: &SliceDomain) -> DomainShapeRef {
+        let shape = self.tracks.get_mut(track.idx()).map_or(0, |(_, t)| t.domain.shape_of(domain));
+        DomainShapeRef { track, shape }
+    }
+    /// [`TraceBuilder::set_slice_domain`] with the shared fields as a shape of the slice's track
+    /// (ignored when `shape` is another track's) and the per-slice ones.
+    pub fn set_slice_domain_shaped(
+        &mut self,
+        h: SliceHandle,
+        shape: DomainShapeRef,
+        bytes: u64,
+        start_sub_ps: u16,
+        dur_sub_ps: u16,
+    ) {
+        if shape.track != h.track {
+            return;
+        }
+        let Some((_, t)) = self.tracks.get_mut(h.track.idx()) else { return };
+        let i = h.index as usize;
+        if i >= t.start_ns.len() {
+            return;
+        }
+        if t.domain.len() <= i {
+            t.domain.resize_default(i + 1);
+        }
+        t.domain.set_shaped(i, shape.shape, bytes, start_sub_ps, dur_sub_ps);
+    }
     /// What a counter measures (see [`CounterRole`]).
     pub fn set_counter_role(&mut self, c: CounterId, role: CounterRole) {
         if let Some(c) = self.counters.get_mut(c.idx()) {
             c.role = role;
         }
     }
+    /// What a track is for analyses (an engine, a DMA queue, …).
     pub fn set_track_role(&mut self, t: TrackId, role: TrackRole) {
         if let Some(t) = self.tracks.get_mut(t.idx()) {
             t.0.role = role;

@@ -478,11 +478,25 @@ impl DomainBuild {
             return;
         }
         let s = self.intern(DomainShape::of(&v));
+        self.set_shaped(i, s, v.bytes, v.start_sub_ps, v.dur_sub_ps);
+    }
+    /// The index of `v`'s shape in this track's table (interned now if new), for
+    /// [`DomainBuild::set_shaped`]: an importer that sets the same shape on many slices looks it
+    /// up once.
+    pub fn shape_of(&mut self, v: &SliceDomain) -> u32 {
+        self.intern(DomainShape::of(v))
+    }
+    /// Set slice `i`'s domain fields: shape `s` (from [`DomainBuild::shape_of`] on this track;
+    /// an index outside the table is ignored) and the per-slice fields.
+    pub fn set_shaped(&mut self, i: usize, s: u32, bytes: u64, start_sub_ps: u16, dur_sub_ps: u16) {
+        if i >= self.len || (s as usize >= self.shapes.len() && s != 0) {
+            return;
+        }
         let (len, room) = (self.len, self.room);
         Self::put(&mut self.shape, len, room, i, s, 0);
-        Self::put(&mut self.bytes, len, room, i, v.bytes, u64::MAX);
-        Self::put(&mut self.start_sub_ps, len, room, i, v.start_sub_ps, 0);
-        Self::put(&mut self.dur_sub_ps, len, room, i, v.dur_sub_ps, 0);
+        Self::put(&mut self.bytes, len, room, i, bytes, u64::MAX);
+        Self::put(&mut self.start_sub_ps, len, room, i, start_sub_ps, 0);
+        Self::put(&mut self.dur_sub_ps, len, room, i, dur_sub_ps, 0);
     }
     /// Room for `n` more slices.
     pub fn reserve(&mut self, n: usize) {

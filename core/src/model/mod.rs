@@ -16,7 +16,7 @@ pub mod validate;
 pub mod warnings;
 pub mod wire;
 
-pub use builder::{FlowEnd, SliceHandle, TraceBuilder};
+pub use builder::{DomainShapeRef, FlowEnd, SliceHandle, TraceBuilder};
 pub use domain::{
     CounterRole, DeviceInfo, DmaQueueType, DomainBuild, DomainColumns, DomainShape, DomainShapes, Engine,
     OpId, OpLevel, OpNodeRow, OperatorTree, SliceDomain, SourceId, SourceLoc, TrackRole, WorkKind,
