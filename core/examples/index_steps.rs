@@ -35,6 +35,9 @@ fn main() {
     drop(files);
     println!("{} slices, {} counters", t.slice_count(), t.counters.len());
     let mut s = Steps(Vec::new());
+    // the decoded model's check (`app/src/loader/decode.rs`), before the index steps
+    let mut check = loupe_core::model::validate::Validation::default();
+    while s.time("validate (100 k)", || check.step(&t, 100_000).expect("valid")) {}
     let mut window = summary::WindowIndexBuilder::default();
     loop {
         let ti = window.tracks_done();
