@@ -443,6 +443,16 @@ impl DomainBuild {
             self.dur_sub_ps.get(i).copied().unwrap_or(d.dur_sub_ps),
         )
     }
+    /// Slice `i`'s operator and source line (what [`DomainBuild::get`] gives for them, without
+    /// making the whole [`SliceDomain`]).
+    pub fn operator_source(&self, i: usize) -> (OpId, SourceId) {
+        if i >= self.len {
+            return (OpId::NONE, SourceId::NONE);
+        }
+        self.shapes
+            .get(self.shape_index(i) as usize)
+            .map_or((OpId::NONE, SourceId::NONE), |s| (s.operator, s.source))
+    }
     fn intern(&mut self, shape: DomainShape) -> u32 {
         match self.last {
             Some((l, s)) if l == shape => s,

@@ -54,11 +54,10 @@ impl TraceBuilder {
             };
             let mut items: Vec<Work> = Vec::new();
             for i in 0..tb.start_ns.len() {
-                let d = tb.domain_of(i);
-                let op = d.operator;
+                let (op, source) = tb.domain.operator_source(i);
                 if op.get().is_some() && op.idx() < n_ops {
                     let s = tb.start_ns[i];
-                    items.push((s, s.saturating_add(tb.dur_ns[i].max(0)), op, d.source));
+                    items.push((s, s.saturating_add(tb.dur_ns[i].max(0)), op, source));
                 }
             }
             if items.is_empty() {
