@@ -1,5 +1,6 @@
 //! Debug aid: import files together and print one FNV hash of the whole model (its bincode
-//! encoding), to check that two builds make the same model on the same inputs:
+//! encoding) and one of its device summary (JSON; `-` when it is not a device profile), to
+//! check that two builds make the same model and figures on the same inputs:
 //! `cargo run --release -p loupe-core --example model_hash -- FIXED... [--each FILE...]`
 //! imports the fixed files once, or with `--each` once per following file, together with it.
 use loupe_core::import::{import_files, InputFile, NoProgress};
@@ -15,7 +16,12 @@ fn run(paths: &[String]) {
                 .expect("encode");
             let mut h = Fnv::new();
             h.bytes(&raw);
-            println!("{:016x} {} B {}", h.0, raw.len(), paths.join(" "));
+            let summary = loupe_core::analysis::device_summary::device_summary(&t).map_or("-".into(), |s| {
+                let mut h = Fnv::new();
+                h.bytes(serde_json::to_string(&s).expect("json").as_bytes());
+                format!("{:016x}", h.0)
+            });
+            println!("{:016x} {summary} {} B {}", h.0, raw.len(), paths.join(" "));
         }
         Err(e) => println!("error: {e} {}", paths.join(" ")),
     }
