@@ -10,8 +10,8 @@
 //! ```
 //!
 //! Runs after both files are parsed; importers never guess joins. The result is a
-//! [`Correlation`] (a lineage per event, shared per (engine, compiler_pc)) plus a [`CorrelationReport`] that
-//! says how many events reached each level and why the rest stopped.
+//! [`Correlation`] (a lineage per event, shared per (engine, compiler_pc)) plus a
+//! [`CorrelationReport`] that says how many events reached each level and why the rest stopped.
 
 use super::neff::{Engine, Lineage, Neff};
 use super::ntff::Ntff;
@@ -82,7 +82,9 @@ pub fn uuid_mismatch(ntff: &Ntff, neff: &Neff) -> Option<String> {
     notes.into_iter().find(|n| n.starts_with("UUID mismatch"))
 }
 
-/// Why an event's correlation stopped, in [`LEVELS`] order past the first three levels.
+/// Why an event's correlation stopped, in the order of the checks: before its NEFF slot is found
+/// (0–3), then at the first level past the slot that is missing (4–7; the last level, the source
+/// line, is [`NO_SOURCE_LINE`]).
 const REASONS: [&str; 8] = [
     "no compiler_pc: instruction inserted by the runtime",
     "no NEFF loaded",
