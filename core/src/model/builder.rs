@@ -559,15 +559,22 @@ impl TraceBuilder {
     }
     /// Set the typed domain fields (opcode, operator, program slot, source, bytes) of a slice.
     pub fn set_slice_domain(&mut self, h: SliceHandle, domain: SliceDomain) {
-        let Some((_, t)) = self.tracks.get_mut(h.track.idx()) else { return };
+        if let Some((d, i)) = self.domain_slot(h) {
+            d.set(i, domain);
+        }
+    }
+    /// The domain fields of slice `h` (grown to hold it) and its index; `None` for a slice that
+    /// was never added.
+    fn domain_slot(&mut self, h: SliceHandle) -> Option<(&mut DomainBuild, usize)> {
+        let (_, t) = self.tracks.get_mut(h.track.idx())?;
         let i = h.index as usize;
         if i >= t.start_ns.len() {
-            return;
+            return None;
         }
         if t.domain.len() <= i {
             t.domain.resize_default(i + 1);
         }
-        t.domain.set(i, domain);
+        Some((&mut t.domain, i))
     }
     /// The shared part of `domain` (all but the bytes and the sub-ns picoseconds) as a shape of
     /// `track`'s table, for [`TraceBuilder::set_slice_domain_shaped`]: an importer that gives many
@@ -589,15 +596,9 @@ impl TraceBuilder {
         if shape.track != h.track {
             return;
         }
-        let Some((_, t)) = self.tracks.get_mut(h.track.idx()) else { return };
-        let i = h.index as usize;
-        if i >= t.start_ns.len() {
-            return;
+        if let Some((d, i)) = self.domain_slot(h) {
+            d.set_shaped(i, shape.shape, bytes, start_sub_ps, dur_sub_ps);
         }
-        if t.domain.len() <= i {
-            t.domain.resize_default(i + 1);
-        }
-        t.domain.set_shaped(i, shape.shape, bytes, start_sub_ps, dur_sub_ps);
     }
     /// What a counter measures (see [`CounterRole`]).
     pub fn set_counter_role(&mut self, c: CounterId, role: CounterRole) {
