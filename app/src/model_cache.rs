@@ -1,7 +1,9 @@
 //! Re-open cache: the built model of a profile opened before, kept in the browser's IndexedDB so
 //! opening the same files again skips parsing (issue 10, goal 6).
 //!
-//! * **Key**: a content fingerprint of the input files, computed without reading them whole:
+//! * **Key**: the [`quick_key`] (the files' names, sizes and modification times, the model's
+//!   identity) indexes an entry; the entry holds the files' content fingerprint, which a hit
+//!   must match. The fingerprint is computed without reading the files whole:
 //!   for each file its name, size and last-modified time, and an FNV-1a hash of sampled content
 //!   (the first and last 64 KiB and 16 blocks of 4 KiB spread evenly), plus the model's own
 //!   identity ([`model_identity`]: the app version and a hash of the encoded demo model, which
@@ -13,12 +15,20 @@
 //!   files are parsed.
 //! * **Size cap and eviction**: [`MAX_TOTAL_BYTES`] for all entries together, least recently
 //!   used first out; a model larger than [`MAX_ENTRY_BYTES`] is not cached.
+//! * **Hints**: a key is only worth sampling the files for when the cache may hold them. The
+//!   page keeps, in `localStorage` (synchronous), a short list of [`quick_key`]s — the files'
+//!   names, sizes and modification times, without their content — of the models it stored. A
+//!   load whose quick key is not listed cannot hit, so it starts parsing at once and fingerprints
+//!   the files after the model is shown, only to store it; a listed one is looked up first (the
+//!   entry read while the files are fingerprinted). A hint never decides a hit: a stale one
+//!   costs one lookup, a missing one a parse.
 //! * **Clearing**: [`clear`] (the "Clear cache" button in the help panel); `?cache=0` in the page
 //!   URL turns the cache off for that page (benchmarks that time parsing use it).
 //!
 //! Every failure here (no IndexedDB in a private window, quota, a blocked upgrade) only means
 //! "not cached": the load goes on from the files.
 
+use gloo_storage::Storage;
 use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
 use loupe_core::strings::Fnv;
 use wasm_bindgen::prelude::*;
@@ -37,6 +47,9 @@ pub const MAX_ENTRY_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
 const EDGE_BYTES: f64 = 64.0 * 1024.0;
 const BLOCK_BYTES: f64 = 4096.0;
 const BLOCKS: u32 = 16;
+/// `localStorage` key of the hints ([`quick_key`]s of stored models, newest last).
+const HINTS: &str = "loupe-model-cache-hints";
+const MAX_HINTS: usize = 256;
 
 /// False when the page asked for no cache (`?cache=0`) or the browser has no IndexedDB.
 pub fn enabled() -> bool {
@@ -102,16 +115,51 @@ pub async fn fingerprint(files: &[File]) -> Option<String> {
     Some(format!("{:016x}-{}", h.0, files.len()))
 }
 
+/// What [`fingerprint`] hashes apart from the files' content (the model's identity and each
+/// file's name, size and modification time, then `suffix`): equal for any two loads that could
+/// share a cache entry. No file is read.
+pub fn quick_key(files: &[File], suffix: &str) -> String {
+    let mut h = Fnv::new();
+    h.u64(model_identity());
+    for f in files {
+        h.bytes(f.name().as_bytes());
+        h.u64(f.size() as u64);
+        h.u64(f.last_modified() as u64);
+    }
+    format!("{:016x}-{}{suffix}", h.0, files.len())
+}
+
+fn hints() -> Vec<String> {
+    gloo_storage::LocalStorage::get(HINTS).unwrap_or_default()
+}
+
+/// Whether a model stored by this origin may match `quick` (a [`quick_key`]); false means
+/// the cache cannot hold these files.
+pub fn may_hold(quick: &str) -> bool {
+    hints().iter().any(|h| h == quick)
+}
+
+fn remember(quick: &str) {
+    let mut h = hints();
+    h.retain(|x| x != quick);
+    h.push(quick.to_string());
+    let extra = h.len().saturating_sub(MAX_HINTS);
+    h.drain(..extra);
+    // no room in localStorage: later loads of these files only parse instead of re-opening
+    let _ = gloo_storage::LocalStorage::set(HINTS, h);
+}
+
 fn err_text(e: &JsValue) -> String {
     e.as_string()
         .or_else(|| Reflect::get(e, &"message".into()).ok().and_then(|m| m.as_string()))
         .unwrap_or_else(|| format!("{e:?}"))
 }
 
-/// Wait for an IndexedDB request.
-async fn done(req: &IdbRequest) -> Result<JsValue, String> {
+/// A promise of an IndexedDB request's result, its handlers attached now (so a request that
+/// completes before anyone awaits it is not missed).
+fn request_promise(req: &IdbRequest) -> Promise {
     let r = req.clone();
-    let p = Promise::new(&mut |resolve, reject| {
+    Promise::new(&mut |resolve, reject| {
         let r2 = r.clone();
         let ok = Closure::once_into_js(move |_: JsValue| {
             let _ = resolve.call1(&JsValue::NULL, &r2.result().unwrap_or(JsValue::UNDEFINED));
@@ -123,28 +171,49 @@ async fn done(req: &IdbRequest) -> Result<JsValue, String> {
         });
         r.set_onsuccess(Some(ok.unchecked_ref()));
         r.set_onerror(Some(bad.unchecked_ref()));
-    });
-    JsFuture::from(p).await.map_err(|e| err_text(&e))
+    })
+}
+
+/// Wait for an IndexedDB request.
+async fn done(req: &IdbRequest) -> Result<JsValue, String> {
+    JsFuture::from(request_promise(req)).await.map_err(|e| err_text(&e))
+}
+
+/// The database being opened: started by [`Opening::start`], awaited by [`Opening::db`].
+pub struct Opening(Result<Promise, String>);
+
+impl Opening {
+    /// Start opening the database (creating its stores on first use). Nothing is awaited: a
+    /// load starts this before it fingerprints the files, so both round trips overlap.
+    pub fn start() -> Self {
+        Opening((|| {
+            let factory = web_sys::window()
+                .and_then(|w| w.indexed_db().ok().flatten())
+                .ok_or_else(|| "this browser has no IndexedDB".to_string())?;
+            let req = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| err_text(&e))?;
+            let r = req.clone();
+            let upgrade = Closure::once_into_js(move |_: JsValue| {
+                if let Ok(db) = r.result().and_then(|d| d.dyn_into::<IdbDatabase>()) {
+                    for name in [MODELS, META] {
+                        if !db.object_store_names().contains(name) {
+                            let _ = db.create_object_store(name);
+                        }
+                    }
+                }
+            });
+            req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
+            Ok(request_promise(&req))
+        })())
+    }
+
+    pub async fn db(self) -> Result<IdbDatabase, String> {
+        let db = JsFuture::from(self.0?).await.map_err(|e| err_text(&e))?;
+        db.dyn_into::<IdbDatabase>().map_err(|_| "IndexedDB did not open".to_string())
+    }
 }
 
 async fn open() -> Result<IdbDatabase, String> {
-    let factory = web_sys::window()
-        .and_then(|w| w.indexed_db().ok().flatten())
-        .ok_or_else(|| "this browser has no IndexedDB".to_string())?;
-    let req = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| err_text(&e))?;
-    let r = req.clone();
-    let upgrade = Closure::once_into_js(move |_: JsValue| {
-        if let Ok(db) = r.result().and_then(|d| d.dyn_into::<IdbDatabase>()) {
-            for name in [MODELS, META] {
-                if !db.object_store_names().contains(name) {
-                    let _ = db.create_object_store(name);
-                }
-            }
-        }
-    });
-    req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
-    let db = done(&req).await?;
-    db.dyn_into::<IdbDatabase>().map_err(|_| "IndexedDB did not open".to_string())
+    Opening::start().db().await
 }
 
 fn stores(db: &IdbDatabase, mode: IdbTransactionMode) -> Result<(IdbObjectStore, IdbObjectStore), String> {
@@ -167,26 +236,42 @@ fn meta_record(bytes: f64, label: &str) -> Object {
     o
 }
 
-/// The cached model bytes for `key`, marking the entry as used; `None` on a miss or any error.
-pub async fn lookup(key: &str) -> Option<js_sys::ArrayBuffer> {
-    let db = open().await.ok()?;
-    let result = async {
-        let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
-        let blob = done(&models.get(&key.into()).ok()?).await.ok()?;
-        let blob: Blob = blob.dyn_into().ok()?;
-        let m = done(&meta.get(&key.into()).ok()?).await.ok()?;
-        if m.is_object() {
+/// The cached model of the files whose [`quick_key`] is `quick` and whose content
+/// [`fingerprint`] is `content`, marking the entry as used; `None` on a miss or any error.
+/// `db`: the database being opened ([`Opening::start`]); `content` is computed while the entry
+/// is read (both take tens of milliseconds), and an entry stored for other content is a miss.
+pub async fn lookup(
+    db: Opening,
+    quick: &str,
+    content: impl std::future::Future<Output = Option<String>>,
+) -> Option<js_sys::ArrayBuffer> {
+    let entry = async {
+        let db = db.db().await.ok()?;
+        let result = async {
+            let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
+            // both requests queued at once
+            let blob = request_promise(&models.get(&quick.into()).ok()?);
+            let m = request_promise(&meta.get(&quick.into()).ok()?);
+            let blob: Blob = JsFuture::from(blob).await.ok()?.dyn_into().ok()?;
+            let m = JsFuture::from(m).await.ok().filter(JsValue::is_object)?;
             let _ = Reflect::set(&m, &"lastUsed".into(), &JsValue::from_f64(now()));
-            let _ = meta.put_with_key(&m, &key.into());
+            let _ = meta.put_with_key(&m, &quick.into());
+            let stored = Reflect::get(&m, &"content".into()).ok()?.as_string()?;
+            Some((stored, JsFuture::from(blob.array_buffer())))
         }
-        JsFuture::from(blob.array_buffer()).await.ok()?.dyn_into().ok()
+        .await;
+        db.close();
+        result
+    };
+    let (entry, content) = futures_util::future::join(entry, content).await;
+    let (stored, bytes) = entry?;
+    if Some(stored) != content {
+        return None;
     }
-    .await;
-    db.close();
-    result
+    bytes.await.ok()?.dyn_into().ok()
 }
 
-/// Forget one entry (a model that no longer decodes).
+/// Forget one entry (a model that no longer decodes), by its [`quick_key`].
 pub async fn remove(key: &str) {
     if let Ok(db) = open().await {
         if let Ok((models, meta)) = stores(&db, IdbTransactionMode::Readwrite) {
@@ -202,26 +287,31 @@ pub async fn remove(key: &str) {
 }
 
 /// Store the encoded model (`encoded`: the worker's transferred buffer, copied into a Blob now,
-/// so the caller may drop it), then evict least-recently-used entries over the cap.
-pub fn store(key: String, encoded: &js_sys::ArrayBuffer, label: String) {
+/// so the caller may drop it) under `quick` ([`quick_key`]) with its files' `content`
+/// ([`fingerprint`]), list `quick` in the hints, then evict least-recently-used entries over
+/// the cap.
+pub fn store(quick: String, content: String, encoded: &js_sys::ArrayBuffer, label: String) {
     let bytes = f64::from(encoded.byte_length());
     if bytes > MAX_ENTRY_BYTES || bytes == 0.0 {
         return;
     }
     let Ok(blob) = Blob::new_with_buffer_source_sequence(&Array::of1(encoded)) else { return };
     wasm_bindgen_futures::spawn_local(async move {
-        if let Err(e) = store_blob(&key, &blob, bytes, &label).await {
-            web_sys::console::warn_1(&format!("loupe: model not cached: {e}").into());
+        match store_blob(&quick, &content, &blob, bytes, &label).await {
+            Ok(()) => remember(&quick),
+            Err(e) => web_sys::console::warn_1(&format!("loupe: model not cached: {e}").into()),
         }
     });
 }
 
-async fn store_blob(key: &str, blob: &Blob, bytes: f64, label: &str) -> Result<(), String> {
+async fn store_blob(key: &str, content: &str, blob: &Blob, bytes: f64, label: &str) -> Result<(), String> {
     let db = open().await?;
     let r = async {
         let (models, meta) = stores(&db, IdbTransactionMode::Readwrite)?;
         done(&models.put_with_key(blob, &key.into()).map_err(|e| err_text(&e))?).await?;
-        done(&meta.put_with_key(&meta_record(bytes, label), &key.into()).map_err(|e| err_text(&e))?).await?;
+        let record = meta_record(bytes, label);
+        let _ = Reflect::set(&record, &"content".into(), &JsValue::from_str(content));
+        done(&meta.put_with_key(&record, &key.into()).map_err(|e| err_text(&e))?).await?;
         Ok::<(), String>(())
     }
     .await;
@@ -275,6 +365,7 @@ pub async fn usage() -> Result<(usize, f64), String> {
 
 /// Remove every cached model.
 pub async fn clear() -> Result<(), String> {
+    gloo_storage::LocalStorage::delete(HINTS);
     let db = open().await?;
     let r = async {
         let (models, meta) = stores(&db, IdbTransactionMode::Readwrite)?;

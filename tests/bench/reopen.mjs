@@ -52,6 +52,8 @@ try {
     const t = performance.now();
     while ((await cacheEntries(p1)) < 1 && performance.now() - t < 60000) await p1.waitForTimeout(100);
     const storeMs = performance.now() - t;
+    // the first page stays open unless CLOSE_FIRST=1 (a user re-opening in a new tab)
+    if (process.env.CLOSE_FIRST === '1') await p1.close();
     const p2 = await ctx.newPage();
     const again = await openOnce(p2);
     rows.push({ first: first.ms, again: again.ms, cached: again.fromCache, slices: again.slices, storeMs });

@@ -41,6 +41,8 @@ test('a profile opened before re-opens from the cache, identically; Clear cache 
   const { page, errors, context } = await openApp(env);
   const first = await open(page, file);
   assert.equal(first.fromCache, false, 'the first open parses');
+  // files the cache's hints do not list are parsed at once, without a lookup
+  assert.equal(await page.evaluate(() => window.__loupeLoad.cacheLookedUp), 0, 'no lookup for files never stored');
   assert.equal(first.sliceCount, 160000);
   // the model is stored after it is shown: wait until the cache holds it
   await page.keyboard.press('?');
@@ -63,6 +65,7 @@ test('a profile opened before re-opens from the cache, identically; Clear cache 
     await page2.waitForTimeout(250); // the store may still be running
   }
   assert.equal(again.fromCache, true, 'the second open comes from the cache');
+  assert.equal(await page2.evaluate(() => window.__loupeLoad.cacheLookedUp), 1, 'stored files are looked up first');
   for (const k of ['sliceCount', 'trackCount', 'counterCount', 'format']) assert.equal(again[k], first[k], k);
   assert.match(await page2.getByTestId('stats').textContent(), /re-opened from cache in \d+ ms/);
   console.log(`# first open ${first.loadMs.toFixed(0)} ms, re-open ${again.loadMs.toFixed(0)} ms (${(first.loadMs / again.loadMs).toFixed(1)}×)`);

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! page                                   parser worker (bin `worker`, trunk data-type="worker")
-//! fingerprint the Files, look up the model cache (crate::model_cache)
+//! files the model cache's hints list: fingerprint them, look the model up (crate::model_cache);
+//!   others go to the worker at once (their key is computed after the model is shown)
 //! new Worker(threads/worker_loader.js,    wasm starts (the threaded one: its rayon pool first),
 //!   {type:"module"}) when isolated, else  posts {ready, threads}
 //!   new Worker("worker_loader.js") ──────▶
@@ -78,6 +79,20 @@ struct Job {
     total_bytes: u64,
     /// start the next load's worker ahead when this one ends ([`prewarm`])
     prewarm_next: Option<LoaderMode>,
+    /// where to keep the parsed model in [`crate::model_cache`] (none: not kept)
+    store_as: RefCell<Option<StoreAs>>,
+}
+
+/// A parsed model's place in [`crate::model_cache`].
+struct StoreAs {
+    /// the files' content fingerprint when the lookup computed it; else it is computed after
+    /// the model is shown (sampling the files while the worker reads them slowed the parse)
+    content: Option<String>,
+    files: Vec<web_sys::File>,
+    /// appended to the key ([`crate::model_cache::fingerprint`])
+    knob: String,
+    quick: String,
+    label: String,
 }
 
 impl Job {
@@ -107,6 +122,28 @@ impl Job {
         let closures = std::mem::take(&mut *self.closures.borrow_mut());
         if !closures.is_empty() {
             wasm_bindgen_futures::spawn_local(async move { drop(closures) });
+        }
+    }
+    /// The worker's `{done}` or `{error}`: decoded and shown, then kept in the cache.
+    fn parsed(self: &Rc<Self>, result: Message) {
+        match result {
+            Message::Done { trace, parse_ms, .. } => {
+                let job = self.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let ok = job.decode_buffer(&trace, parse_ms, false).await;
+                    // after the model is shown: keep it for the next open of the same files
+                    let Some(to) = job.store_as.borrow_mut().take().filter(|_| ok) else { return };
+                    let content = match to.content {
+                        Some(c) => Some(c),
+                        None => crate::model_cache::fingerprint(&to.files).await.map(|k| k + &to.knob),
+                    };
+                    if let Some(content) = content {
+                        crate::model_cache::store(to.quick, content, &trace, to.label);
+                    }
+                });
+            }
+            Message::Error { message } => self.emit(LoadEvent::Failed(message)),
+            _ => {}
         }
     }
     fn progress(&self, stage: &str, done: u64, total: u64, since_ms: f64) {
@@ -216,6 +253,7 @@ pub fn start(
         started_ms: now_ms(),
         total_bytes,
         prewarm_next: Some(mode.clone()),
+        store_as: RefCell::new(None),
     });
     ACTIVE_JOBS.with(|n| n.set(n.get() + 1));
     let handle = LoadHandle(job.clone());
@@ -224,52 +262,75 @@ pub fn start(
             job.emit(LoadEvent::Failed("no file was given".into()));
             return;
         }
-        // 0. opened before? (the cache is keyed by sampled content, so this reads little)
-        let cache_key = if matches!(mode, LoaderMode::Worker { .. }) && crate::model_cache::enabled() {
-            job.progress("checking the cache", 0, total_bytes, job.started_ms);
-            // a model built with another lazy-args setting is another model
-            let knob =
-                (lazy_args_above() != LAZY_ARGS_ABOVE_BYTES).then(|| format!("+lazy{}", lazy_args_above()));
-            let key =
-                crate::model_cache::fingerprint(&files).await.map(|k| k + knob.as_deref().unwrap_or(""));
-            record_stage("cacheKeyMs", now_ms() - job.started_ms);
-            key
-        } else {
-            None
-        };
-        if let Some(key) = &cache_key {
-            let t = now_ms();
-            let hit = crate::model_cache::lookup(key).await;
-            record_stage("cacheLookupMs", now_ms() - t);
-            if let Some(buf) = hit {
-                if job.finished.get() {
-                    return;
-                }
-                if job.decode_buffer(&buf, 0.0, true).await {
-                    return;
-                }
-                if job.finished.get() {
-                    return;
-                }
-                // a stale or damaged entry: forget it and parse
-                crate::model_cache::remove(key).await;
-            }
-        }
         let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
         let lazy_above = lazy_args_above();
-        // 1. parse (the worker reads the files itself)
-        match mode {
-            LoaderMode::Worker { script_url } => {
-                let cache = cache_key.map(|k| (k, label));
-                start_worker(&job, &script_url, Message::Load { files, lazy_args_above: lazy_above }, cache)
-            }
+        let load = || Message::Load { files: files.clone(), lazy_args_above: lazy_above };
+        let LoaderMode::Worker { script_url } = &mode else {
             #[cfg(feature = "in-thread-loader")]
-            LoaderMode::InThread => in_thread(&job, files, lazy_above).await,
+            return in_thread(&job, files, lazy_above).await;
             #[cfg(not(feature = "in-thread-loader"))]
-            LoaderMode::InThread => job.emit(LoadEvent::Failed(
+            return job.emit(LoadEvent::Failed(
                 "this build has no in-thread loader (feature `in-thread-loader`)".into(),
-            )),
+            ));
+        };
+        if !crate::model_cache::enabled() {
+            return start_worker(&job, script_url, load());
         }
+        // 0. opened before? Only files the cache's hints list can be in it: those are looked up
+        // first (the key samples their content); any others are parsed at once, and the key to
+        // keep their model under is computed after it is shown.
+        // A model built with another lazy-args setting is another model.
+        let job_started = job.started_ms;
+        let knob = if lazy_args_above() != LAZY_ARGS_ABOVE_BYTES {
+            format!("+lazy{}", lazy_args_above())
+        } else {
+            String::new()
+        };
+        let quick = crate::model_cache::quick_key(&files, &knob);
+        let look_up = crate::model_cache::may_hold(&quick);
+        record_stage("cacheLookedUp", if look_up { 1.0 } else { 0.0 });
+        let store_as = |content: Option<String>| StoreAs {
+            content,
+            files: files.clone(),
+            knob: knob.clone(),
+            quick: quick.clone(),
+            label: label.clone(),
+        };
+        if !look_up {
+            *job.store_as.borrow_mut() = Some(store_as(None));
+            return start_worker(&job, script_url, load());
+        }
+        job.progress("checking the cache", 0, total_bytes, job.started_ms);
+        // the entry is read (the database opening first) while the files are fingerprinted
+        let opening = crate::model_cache::Opening::start();
+        let content = Rc::new(RefCell::new(None));
+        let fingerprint = {
+            let (files, knob, content) = (files.clone(), knob.clone(), content.clone());
+            async move {
+                let key = crate::model_cache::fingerprint(&files).await.map(|k| k + &knob);
+                record_stage("cacheKeyMs", now_ms() - job_started);
+                content.borrow_mut().clone_from(&key);
+                key
+            }
+        };
+        let t = now_ms();
+        let hit = crate::model_cache::lookup(opening, &quick, fingerprint).await;
+        record_stage("cacheLookupMs", now_ms() - t);
+        if job.finished.get() {
+            return;
+        }
+        if let Some(buf) = hit {
+            if job.decode_buffer(&buf, 0.0, true).await || job.finished.get() {
+                return;
+            }
+            // a damaged entry: forget it and parse
+            crate::model_cache::remove(&quick).await;
+        }
+        let content = content.borrow_mut().take();
+        if content.is_some() {
+            *job.store_as.borrow_mut() = Some(store_as(content));
+        }
+        start_worker(&job, script_url, load());
     });
     handle
 }
@@ -356,12 +417,13 @@ pub fn start_demo(slices: u64, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 
         // progress of a demo counts slices, not bytes
         total_bytes: slices,
         prewarm_next: Some(mode.clone()),
+        store_as: RefCell::new(None),
     });
     ACTIVE_JOBS.with(|n| n.set(n.get() + 1));
     let handle = LoadHandle(job.clone());
     job.progress("generating", 0, slices, job.started_ms);
     match mode {
-        LoaderMode::Worker { script_url } => start_worker(&job, &script_url, Message::Demo { slices }, None),
+        LoaderMode::Worker { script_url } => start_worker(&job, &script_url, Message::Demo { slices }),
         #[cfg(feature = "in-thread-loader")]
         LoaderMode::InThread => {
             let start = now_ms();
@@ -446,21 +508,21 @@ pub const PREWARM_AFTER_LOAD_MS: u32 = 1500;
 /// How long after the app starts the first worker is started ([`prewarm`]).
 pub const PREWARM_AT_START_MS: u32 = 300;
 
-/// `cache`: (key, label) to keep the finished model under in [`crate::model_cache`]. The default
-/// script ([`CLASSIC_WORKER`]) is replaced by [`THREADED_WORKER`] when [`threads_wanted`]; if that
-/// one fails before it is ready (not built: `LOUPE_THREADS=0`, or refused by the browser), the
+/// The finished model is kept in [`crate::model_cache`] as the job's `store_as` says. The
+/// default script ([`CLASSIC_WORKER`]) is replaced by [`THREADED_WORKER`] when
+/// [`threads_wanted`]; if that one fails before it is ready (not built: `LOUPE_THREADS=0`, or refused by the browser), the
 /// load goes on once in the classic worker, silently, and later loads start the classic one.
 /// A worker started ahead of time ([`prewarm`]) is used when there is one.
-fn start_worker(job: &Rc<Job>, script_url: &str, request: Message, cache: Option<(String, String)>) {
+fn start_worker(job: &Rc<Job>, script_url: &str, request: Message) {
     if script_url == CLASSIC_WORKER {
         if let Some(spare) = take_spare() {
-            return attach_worker(job, spare.worker, spare.threaded, spare.ready.get(), request, cache);
+            return attach_worker(job, spare.worker, spare.threaded, spare.ready.get(), request);
         }
     }
     if script_url == CLASSIC_WORKER && threads_wanted() {
-        spawn_worker(job, THREADED_WORKER, true, request, cache)
+        spawn_worker(job, THREADED_WORKER, true, request)
     } else {
-        spawn_worker(job, script_url, false, request, cache)
+        spawn_worker(job, script_url, false, request)
     }
 }
 
@@ -569,20 +631,14 @@ fn new_worker(script_url: &str, module: bool) -> Result<Worker, JsValue> {
 }
 
 /// `threaded`: a module worker, and fall back to [`CLASSIC_WORKER`] when it fails before `{ready}`.
-fn spawn_worker(
-    job: &Rc<Job>,
-    script_url: &str,
-    threaded: bool,
-    request: Message,
-    cache: Option<(String, String)>,
-) {
+fn spawn_worker(job: &Rc<Job>, script_url: &str, threaded: bool, request: Message) {
     let threaded = threaded && !THREADED_BROKEN.with(Cell::get);
     let script_url = if threaded || script_url != THREADED_WORKER { script_url } else { CLASSIC_WORKER };
     match new_worker(script_url, threaded) {
-        Ok(w) => attach_worker(job, w, threaded, None, request, cache),
+        Ok(w) => attach_worker(job, w, threaded, None, request),
         Err(_) if threaded => {
             THREADED_BROKEN.with(|b| b.set(true));
-            spawn_worker(job, CLASSIC_WORKER, false, request, cache)
+            spawn_worker(job, CLASSIC_WORKER, false, request)
         }
         Err(e) => job.emit(LoadEvent::Failed(format!("could not start the parser worker: {}", js_err(&e)))),
     }
@@ -590,14 +646,7 @@ fn spawn_worker(
 
 /// Give `worker` the job's callbacks and `request`: at once when it is `ready` (a spare that
 /// already said `{ready}`), else when its `{ready}` arrives.
-fn attach_worker(
-    job: &Rc<Job>,
-    worker: Worker,
-    threaded: bool,
-    ready: Option<u32>,
-    request: Message,
-    cache: Option<(String, String)>,
-) {
+fn attach_worker(job: &Rc<Job>, worker: Worker, threaded: bool, ready: Option<u32>, request: Message) {
     // 1: a worker started ahead and ready (window.__loupeLoad.workerWarm; tests, benchmarks)
     record_stage("workerWarm", if ready.is_some() { 1.0 } else { 0.0 });
     // the request, until the worker is ready for it (then the fallback is off)
@@ -624,7 +673,6 @@ fn attach_worker(
         }
     };
     let job1 = job.clone();
-    let cache1 = cache.clone();
     let ps = parse_start.clone();
     let send1 = send.clone();
     let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
@@ -646,17 +694,9 @@ fn attach_worker(
                 if let Some(w) = job.worker.borrow_mut().take() {
                     w.terminate();
                 }
-                let job = job.clone();
-                let cache = cache1.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let ok = job.decode_buffer(&trace, parse_ms, false).await;
-                    // after the model is shown: keep it for the next open of the same files
-                    if let (true, Some((key, label))) = (ok, &cache) {
-                        crate::model_cache::store(key.clone(), &trace, label.clone());
-                    }
-                });
+                job.parsed(Message::Done { trace, parse_ms, encode_ms, read_ms });
             }
-            Some(Message::Error { message }) => job.emit(LoadEvent::Failed(message)),
+            Some(m @ Message::Error { .. }) => job.parsed(m),
             Some(Message::Load { .. } | Message::Demo { .. }) | None => {
                 job.emit(LoadEvent::Failed("internal: unexpected message from the parser worker".into()))
             }
@@ -678,7 +718,7 @@ fn attach_worker(
                     w.terminate();
                 }
                 THREADED_BROKEN.with(|b| b.set(true));
-                spawn_worker(job, CLASSIC_WORKER, false, request, cache.clone());
+                spawn_worker(job, CLASSIC_WORKER, false, request);
                 return;
             }
         }
