@@ -117,34 +117,60 @@ pub enum ColourKey {
 pub fn key_of(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> ColourKey {
     let t = d.trace.track(tid);
     let cols = &t.slices;
-    let non_empty = |s: StrId| if d.trace.str(s).is_empty() { ColourKey::None } else { ColourKey::Str(s) };
+    match by {
+        ColourBy::Name => ColourKey::Str(cols.name[i]),
+        ColourBy::Category => non_empty(d, cols.category[i]),
+        ColourBy::Track => ColourKey::Track(tid),
+        ColourBy::Duration => ColourKey::Heat(heat_bucket(d, cols.dur_ns[i])),
+        ColourBy::Auto | ColourBy::Opcode | ColourBy::Operator | ColourBy::Layer => {
+            let dom = cols.domain.as_ref();
+            let fields = dom.map(|dom| (dom.opcode(i), dom.operator(i)));
+            domain_key(d, by, t.role, fields).unwrap_or(ColourKey::Str(cols.name[i]))
+        }
+    }
+}
+
+fn non_empty(d: &TraceData, s: StrId) -> ColourKey {
+    if d.trace.str(s).is_empty() {
+        ColourKey::None
+    } else {
+        ColourKey::Str(s)
+    }
+}
+
+/// The key of a slice with these domain fields (opcode, innermost operator; `None`: the track
+/// has none) on a track of `role`, under a colouring by domain fields (Auto, Opcode, Operator,
+/// Layer); `None` when the slice's own name decides. What the executions of one instruction
+/// share decides it, so the legend adds up per domain shape ([`LegendBuild`]).
+fn domain_key(
+    d: &TraceData,
+    by: ColourBy,
+    role: TrackRole,
+    fields: Option<(StrId, OpId)>,
+) -> Option<ColourKey> {
     let op_name = |level: &[OpId]| -> ColourKey {
-        let Some(dom) = cols.domain.as_ref() else { return ColourKey::None };
-        let op = dom.operator(i);
+        let Some((_, op)) = fields else { return ColourKey::None };
         let at = level.get(op.idx()).copied().unwrap_or(OpId::NONE);
         let op = if at.is_none() { op } else { at };
         match d.trace.operators.node(op) {
-            Some(n) => non_empty(n.name),
+            Some(n) => non_empty(d, n.name),
             None => ColourKey::None,
         }
     };
     match by {
         // instructions by their framework operator (else opcode), everything else by name
-        ColourBy::Auto => match (t.role, cols.domain.as_ref()) {
-            (TrackRole::Engine(_), Some(dom)) => match op_name(&d.colours.op_framework) {
-                ColourKey::None if !d.trace.str(dom.opcode(i)).is_empty() => ColourKey::Str(dom.opcode(i)),
-                ColourKey::None => ColourKey::Str(cols.name[i]),
-                k => k,
+        ColourBy::Auto => match (role, fields) {
+            (TrackRole::Engine(_), Some((opcode, _))) => match op_name(&d.colours.op_framework) {
+                ColourKey::None if !d.trace.str(opcode).is_empty() => Some(ColourKey::Str(opcode)),
+                ColourKey::None => None,
+                k => Some(k),
             },
-            _ => ColourKey::Str(cols.name[i]),
+            _ => None,
         },
-        ColourBy::Name => ColourKey::Str(cols.name[i]),
-        ColourBy::Category => non_empty(cols.category[i]),
-        ColourBy::Opcode => cols.domain.as_ref().map_or(ColourKey::None, |dom| non_empty(dom.opcode(i))),
-        ColourBy::Operator => op_name(&d.colours.op_framework),
-        ColourBy::Layer => op_name(&d.colours.op_layer),
-        ColourBy::Track => ColourKey::Track(tid),
-        ColourBy::Duration => ColourKey::Heat(heat_bucket(d, cols.dur_ns[i])),
+        ColourBy::Opcode => Some(fields.map_or(ColourKey::None, |(opcode, _)| non_empty(d, opcode))),
+        ColourBy::Operator => Some(op_name(&d.colours.op_framework)),
+        ColourBy::Layer => Some(op_name(&d.colours.op_layer)),
+        ColourBy::Name | ColourBy::Category | ColourBy::Track | ColourBy::Duration => None,
     }
 }
 
@@ -226,11 +252,30 @@ pub struct LegendBuild {
     acc: FxHashMap<ColourKey, (i64, u64)>,
     track: usize,
     slice: usize,
+    /// The track being added, when its domain shapes decide its keys: per shape (and one
+    /// more for slices past the shape table) the key (`None`: by the slice's name) and the
+    /// time and count so far. Hashing once per shape instead of once per slice.
+    shapes: Option<Vec<(Option<ColourKey>, i64, u64)>>,
 }
 
 impl LegendBuild {
     pub fn new(by: ColourBy) -> LegendBuild {
-        LegendBuild { by, acc: FxHashMap::default(), track: 0, slice: 0 }
+        LegendBuild { by, acc: FxHashMap::default(), track: 0, slice: 0, shapes: None }
+    }
+
+    /// The per-shape keys of track `t`, when colouring by domain fields.
+    fn shape_keys(
+        &self,
+        d: &TraceData,
+        t: &loupe_core::model::Track,
+    ) -> Option<Vec<(Option<ColourKey>, i64, u64)>> {
+        if !matches!(self.by, ColourBy::Auto | ColourBy::Opcode | ColourBy::Operator | ColourBy::Layer) {
+            return None;
+        }
+        let dom = t.slices.domain.as_ref()?;
+        let sh = &dom.shapes;
+        let key = |s: usize| domain_key(d, self.by, t.role, Some((sh.get(s).opcode, sh.get(s).operator)));
+        Some((0..=sh.len()).map(|s| (key(s), 0, 0)).collect())
     }
 
     /// Add at most `budget` more slices; `false` once every slice is in.
@@ -239,13 +284,42 @@ impl LegendBuild {
         while let Some(t) = d.trace.tracks.get(self.track) {
             let tid = TrackId(self.track as u32);
             let end = t.slices.len().min(self.slice.saturating_add(left));
-            for i in self.slice..end {
-                let e = self.acc.entry(key_of(d, self.by, tid, i)).or_default();
-                e.0 = e.0.saturating_add(t.slices.dur_ns[i]);
-                e.1 += 1;
+            if self.slice == 0 {
+                self.shapes = self.shape_keys(d, t);
+            }
+            match (&mut self.shapes, t.slices.domain.as_ref()) {
+                (Some(shapes), Some(dom)) => {
+                    let past = shapes.len() - 1;
+                    for i in self.slice..end {
+                        let dur = t.slices.dur_ns[i];
+                        let e = &mut shapes[dom.shape_index(i).min(past)];
+                        if e.0.is_some() {
+                            e.1 = e.1.saturating_add(dur);
+                            e.2 += 1;
+                        } else {
+                            let e = self.acc.entry(ColourKey::Str(t.slices.name[i])).or_default();
+                            e.0 = e.0.saturating_add(dur);
+                            e.1 += 1;
+                        }
+                    }
+                }
+                _ => {
+                    for i in self.slice..end {
+                        let e = self.acc.entry(key_of(d, self.by, tid, i)).or_default();
+                        e.0 = e.0.saturating_add(t.slices.dur_ns[i]);
+                        e.1 += 1;
+                    }
+                }
             }
             left -= end - self.slice;
             if end == t.slices.len() {
+                for (k, ns, n) in self.shapes.take().into_iter().flatten() {
+                    if let (Some(k), true) = (k, n > 0) {
+                        let e = self.acc.entry(k).or_default();
+                        e.0 = e.0.saturating_add(ns);
+                        e.1 += n;
+                    }
+                }
                 self.track += 1;
                 self.slice = 0;
             } else {
@@ -337,6 +411,51 @@ mod tests {
             }
         }
         assert_eq!(d.auto_legend.as_ref(), Some(&legend(&d, ColourBy::Auto, LEGEND_TOP)));
+    }
+
+    /// The legend as the definition says: every slice's own key ([`key_of`]), hashed.
+    fn legend_per_slice(d: &TraceData, by: ColourBy) -> Vec<LegendEntry> {
+        let mut acc: FxHashMap<ColourKey, (i64, u64)> = FxHashMap::default();
+        for (t, track) in d.trace.tracks.iter().enumerate() {
+            for i in 0..track.slices.len() {
+                let e = acc.entry(key_of(d, by, TrackId(t as u32), i)).or_default();
+                e.0 = e.0.saturating_add(track.slices.dur_ns[i]);
+                e.1 += 1;
+            }
+        }
+        legend_entries(d, acc, LEGEND_TOP)
+    }
+
+    /// On a NEFF + NTFF pair (engine tracks with domain shapes, DMA queues without), the legend
+    /// added up per domain shape is the per-slice legend, in any steps and for every colouring.
+    #[test]
+    fn shape_legend_is_the_per_slice_legend() {
+        use loupe_core::import::{import_files, InputFile, NoProgress};
+        use loupe_core::neuron::{neff, ntff};
+        let mut capture = ntff::writer::minimal_pair_capture(3);
+        ntff::writer::vary_executions(&mut capture);
+        let (neff_bytes, ntff_bytes) = (neff::writer::minimal_neff(), ntff::writer::write(&capture));
+        let files = [
+            InputFile { name: "m.neff", bytes: &neff_bytes },
+            InputFile { name: "m.ntff", bytes: &ntff_bytes },
+        ];
+        let trace = import_files(&files, &mut NoProgress).expect("the pair imports");
+        let shaped = trace
+            .tracks
+            .iter()
+            .filter(|t| t.slices.domain.as_ref().is_some_and(|d| d.shapes.len() > 1))
+            .count();
+        assert!(shaped > 0, "the fixture has tracks with several domain shapes");
+        let d = TraceData::new(trace, "t".into(), false, 0.0);
+        for by in [ColourBy::Auto, ColourBy::Opcode, ColourBy::Operator, ColourBy::Layer, ColourBy::Name] {
+            let want = legend_per_slice(&d, by);
+            assert!(want.iter().any(|e| e.palette != NEUTRAL), "{by:?}: some slices have a key");
+            for budget in [1, 5, 4096, usize::MAX] {
+                let mut b = LegendBuild::new(by);
+                while b.add_next(&d, budget) {}
+                assert_eq!(b.finish(&d, LEGEND_TOP), want, "{by:?} in steps of {budget}");
+            }
+        }
     }
 
     /// The heat scale's duration range scanned in steps is the one-pass range.

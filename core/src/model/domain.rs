@@ -672,7 +672,14 @@ pub struct DomainColumns {
 }
 
 impl DomainColumns {
-    /// The shape row of slice `i` (`usize::MAX` past the end: the "none" shape).
+    /// The row of [`DomainColumns::shapes`] slice `i` has (past the table, e.g. `usize::MAX`
+    /// past the last slice: the "none" shape). A pass that only needs what a shape decides
+    /// (its opcode, operator, …) can add up per shape and look each one up once.
+    #[inline]
+    pub fn shape_index(&self, i: usize) -> usize {
+        self.shape_of(i)
+    }
+    /// See [`DomainColumns::shape_index`].
     #[inline]
     fn shape_of(&self, i: usize) -> usize {
         if self.shape.is_empty() {
