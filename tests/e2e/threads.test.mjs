@@ -55,11 +55,14 @@ async function openWith(base, query, path, shotName) {
   const l = await loupe(page);
   const stats = await page.getByTestId('stats').textContent();
   const isolated = await page.evaluate(() => self.crossOriginIsolated);
+  // shared memory: the worker wrote the model into it and the page decoded it meanwhile
+  const streamed = await page.evaluate(() => window.__loupeLoad?.modelStreamed);
   if (shotName) await shot(page, shotName);
   await context.close();
   return {
     threads: l.threads,
     isolated,
+    streamed,
     errors,
     stats,
     model: {
@@ -129,6 +132,8 @@ test('no COOP/COEP: not isolated, the classic worker, one thread, same model', a
     const ref = await openWith(env.base, '?cache=0&threads=0', file);
     assert.equal(r.isolated, false);
     assert.equal(r.threads, 1);
+    assert.equal(r.streamed, 0, 'no shared memory: the model is transferred whole');
+    assert.equal(ref.streamed, 1, 'isolated: the model is decoded while the worker writes it');
     assert.deepEqual(r.model, ref.model);
     assert.deepEqual(r.errors, []);
   } finally {

@@ -6,7 +6,9 @@
 //! and appended to the model's vectors.
 //!
 //! The model is still copied from the worker's memory into the page's (two wasm instances do
-//! not share memory without threads); what changed is that the copy is cut into pieces.
+//! not share memory without threads); what changed is that the copy is cut into pieces, and on a
+//! cross-origin isolated page that it starts while the worker is still writing the encoding into
+//! shared memory ([`decode_view`]'s `available`).
 
 use js_sys::{ArrayBuffer, Uint8Array};
 use loupe_core::model::wire::{self, Decoder};
@@ -114,16 +116,60 @@ pub async fn decode_buffer(
     progress: &dyn Fn(u64, u64),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Trace, String> {
-    let damaged = |e: wire::WireError| format!("internal: could not decode the parsed trace: {e}");
     let all = Uint8Array::new(buf);
     let total = all.length();
+    decode_view(&all, &|| total, progress, cancelled).await
+}
+
+/// Wait until `available()` reaches `need` bytes (a model still being written by the worker:
+/// [`super::protocol::BufferSink`] in shared memory); `false` when cancelled meanwhile.
+async fn wait_for(need: u64, available: &dyn Fn() -> u32, cancelled: &dyn Fn() -> bool) -> bool {
+    while u64::from(available()) < need {
+        if cancelled() {
+            return false;
+        }
+        let p = js_sys::Promise::new(&mut |resolve, _| {
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, WAIT_MS);
+            } else {
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            }
+        });
+        let _ = JsFuture::from(p).await;
+    }
+    true
+}
+
+/// How long to wait for more of a model the worker is still writing (ms).
+const WAIT_MS: i32 = 3;
+
+/// [`decode_buffer`] over `all`, of which only the first `available()` bytes may be written yet
+/// (the worker writes the rest meanwhile); waits for what it needs.
+pub async fn decode_view(
+    all: &Uint8Array,
+    available: &dyn Fn() -> u32,
+    progress: &dyn Fn(u64, u64),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Trace, String> {
+    let damaged = |e: wire::WireError| format!("internal: could not decode the parsed trace: {e}");
+    let total = all.length();
     let t = now_ms();
-    let prefix = read(&all, 0, wire::PREFIX_BYTES)?;
+    let stop = || Err(String::new());
+    if !wait_for(wire::PREFIX_BYTES as u64, available, cancelled).await {
+        return stop();
+    }
+    let prefix = read(all, 0, wire::PREFIX_BYTES)?;
     let skel_end = wire::skeleton_end(&prefix).map_err(damaged)?;
     let skel_end_u32 =
         u32::try_from(skel_end).map_err(|_| "internal: model transfer header too large".to_string())?;
-    let table = Decoder::table_bytes(&read(&all, skel_end_u32, 8)?).map_err(damaged)?;
-    let header = read(&all, 0, skel_end.saturating_add(table))?;
+    if !wait_for(skel_end as u64 + 8, available, cancelled).await {
+        return stop();
+    }
+    let table = Decoder::table_bytes(&read(all, skel_end_u32, 8)?).map_err(damaged)?;
+    if !wait_for(skel_end.saturating_add(table) as u64, available, cancelled).await {
+        return stop();
+    }
+    let header = read(all, 0, skel_end.saturating_add(table))?;
     let mut dec = Decoder::new(&header, u64::from(total)).map_err(damaged)?;
     let mut off = header.len() as u32;
     drop(header);
@@ -136,9 +182,15 @@ pub async fn decode_buffer(
         if cancelled() {
             return Err(String::new());
         }
+        if !wait_for(u64::from(off.saturating_add(STEP_BYTES).min(total)), available, cancelled).await {
+            return stop();
+        }
         let t0 = now_ms();
         while off < total && now_ms() - t0 < SLICE_MS {
-            let n = STEP_BYTES.min(total - off);
+            let n = STEP_BYTES.min(total - off).min(available().saturating_sub(off));
+            if n == 0 {
+                break;
+            }
             let dst = &mut scratch[..n as usize];
             all.subarray(off, off + n).copy_to(dst);
             dec.feed(dst).map_err(damaged)?;

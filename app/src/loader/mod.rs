@@ -11,6 +11,8 @@
 //!   (File handles, no bytes copied)        one Chrome JSON is streamed, else read whole; import
 //!                                        with progress ──────────────────▶ {progress}…
 //!                                        encode the Trace (model::wire) ──▶ {done, trace} (transferred)
+//!                                          isolated page: into a SharedArrayBuffer ──▶ {encoding},
+//!   decoded while written (Stream)             {encoded, bytes} every 4 MiB…, then {done}
 //! terminate the worker; decode the Trace in slices of ≤ 8 ms between frames (decode.rs),
 //! build the page's indexes the same way (state::TraceData::build), install it
 //! ```
@@ -81,6 +83,17 @@ struct Job {
     prewarm_next: Option<LoaderMode>,
     /// where to keep the parsed model in [`crate::model_cache`] (none: not kept)
     store_as: RefCell<Option<StoreAs>>,
+    /// the model the worker is writing into shared memory, decoded as it comes
+    stream: RefCell<Option<Rc<Stream>>>,
+}
+
+/// A model the worker writes into shared memory ([`Message::Encoding`]) while the page decodes it.
+struct Stream {
+    view: js_sys::Uint8Array,
+    /// bytes written so far ([`Message::Encoded`]; all of them once `{done}` came)
+    available: Cell<u32>,
+    /// the worker's parse time, from `{done}`
+    parse_ms: Cell<f64>,
 }
 
 /// A parsed model's place in [`crate::model_cache`].
@@ -124,26 +137,57 @@ impl Job {
             wasm_bindgen_futures::spawn_local(async move { drop(closures) });
         }
     }
-    /// The worker's `{done}` or `{error}`: decoded and shown, then kept in the cache.
+    /// The worker's `{done}` or `{error}`: decoded and shown, then kept in the cache. A model
+    /// streamed into shared memory is being decoded already: `{done}` says it is all written.
     fn parsed(self: &Rc<Self>, result: Message) {
         match result {
             Message::Done { trace, parse_ms, .. } => {
+                record_stage("modelStreamed", if self.stream.borrow().is_some() { 1.0 } else { 0.0 });
+                if let Some(stream) = self.stream.borrow().as_ref() {
+                    stream.parse_ms.set(parse_ms);
+                    stream.available.set(stream.view.length());
+                    return;
+                }
                 let job = self.clone();
                 wasm_bindgen_futures::spawn_local(async move {
                     let ok = job.decode_buffer(&trace, parse_ms, false).await;
-                    // after the model is shown: keep it for the next open of the same files
-                    let Some(to) = job.store_as.borrow_mut().take().filter(|_| ok) else { return };
-                    let content = match to.content {
-                        Some(c) => Some(c),
-                        None => crate::model_cache::fingerprint(&to.files).await.map(|k| k + &to.knob),
-                    };
-                    if let Some(content) = content {
-                        crate::model_cache::store(to.quick, content, &trace, to.label);
+                    if ok {
+                        job.keep(|| trace).await;
                     }
                 });
             }
             Message::Error { message } => self.emit(LoadEvent::Failed(message)),
             _ => {}
+        }
+    }
+    /// `{encoding}`: decode the model while the worker writes it.
+    fn stream_from(self: &Rc<Self>, buffer: js_sys::SharedArrayBuffer) {
+        let stream = Rc::new(Stream {
+            view: js_sys::Uint8Array::new(&buffer),
+            available: Cell::new(0),
+            parse_ms: Cell::new(0.0),
+        });
+        *self.stream.borrow_mut() = Some(stream.clone());
+        let job = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let ok = job
+                .decode_view(&stream.view, &|| stream.available.get(), &|| stream.parse_ms.get(), false)
+                .await;
+            if ok {
+                // a Blob cannot be made of shared memory: the cache gets a copy
+                job.keep(|| stream.view.slice(0, stream.view.length()).buffer()).await;
+            }
+        });
+    }
+    /// After the model is shown: keep its encoding for the next open of the same files.
+    async fn keep(&self, encoding: impl FnOnce() -> js_sys::ArrayBuffer) {
+        let Some(to) = self.store_as.borrow_mut().take() else { return };
+        let content = match to.content {
+            Some(c) => Some(c),
+            None => crate::model_cache::fingerprint(&to.files).await.map(|k| k + &to.knob),
+        };
+        if let Some(content) = content {
+            crate::model_cache::store(to.quick, content, &encoding(), to.label);
         }
     }
     fn progress(&self, stage: &str, done: u64, total: u64, since_ms: f64) {
@@ -177,6 +221,20 @@ impl Job {
 
     /// Decode a transferred model in slices between frames ([`decode::decode_buffer`]).
     async fn decode_buffer(&self, buf: &js_sys::ArrayBuffer, parse_ms: f64, cached: bool) -> bool {
+        let all = js_sys::Uint8Array::new(buf);
+        let total = all.length();
+        self.decode_view(&all, &|| total, &|| parse_ms, cached).await
+    }
+
+    /// [`Job::decode_buffer`] over a model of which the first `available()` bytes are written
+    /// ([`decode::decode_view`]); `parse_ms()` is read once it is decoded.
+    async fn decode_view(
+        &self,
+        all: &js_sys::Uint8Array,
+        available: &dyn Fn() -> u32,
+        parse_ms: &dyn Fn() -> f64,
+        cached: bool,
+    ) -> bool {
         let t = now_ms();
         let total = self.total_bytes;
         let stage = if cached { "decoding the cached model" } else { "decoding" };
@@ -190,11 +248,11 @@ impl Job {
                 mb_per_s: done as f64 / 1e6 / ((now_ms() - t) / 1000.0).max(1e-3),
             }))
         };
-        match decode::decode_buffer(buf, &progress, &|| self.finished.get()).await {
+        match decode::decode_view(all, available, &progress, &|| self.finished.get()).await {
             Ok(trace) => {
                 let decode_ms = now_ms() - t;
                 record_stage("decodeMs", decode_ms);
-                self.done(trace, parse_ms, decode_ms, cached);
+                self.done(trace, parse_ms(), decode_ms, cached);
                 true
             }
             Err(e) if e.is_empty() => false,
@@ -254,6 +312,7 @@ pub fn start(
         total_bytes,
         prewarm_next: Some(mode.clone()),
         store_as: RefCell::new(None),
+        stream: RefCell::new(None),
     });
     ACTIVE_JOBS.with(|n| n.set(n.get() + 1));
     let handle = LoadHandle(job.clone());
@@ -418,6 +477,7 @@ pub fn start_demo(slices: u64, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 
         total_bytes: slices,
         prewarm_next: Some(mode.clone()),
         store_as: RefCell::new(None),
+        stream: RefCell::new(None),
     });
     ACTIVE_JOBS.with(|n| n.set(n.get() + 1));
     let handle = LoadHandle(job.clone());
@@ -697,6 +757,12 @@ fn attach_worker(job: &Rc<Job>, worker: Worker, threaded: bool, ready: Option<u3
                 job.parsed(Message::Done { trace, parse_ms, encode_ms, read_ms });
             }
             Some(m @ Message::Error { .. }) => job.parsed(m),
+            Some(Message::Encoding { buffer }) => job.stream_from(buffer),
+            Some(Message::Encoded { bytes }) => {
+                if let Some(s) = job.stream.borrow().as_ref() {
+                    s.available.set(bytes.min(s.view.length()));
+                }
+            }
             Some(Message::Load { .. } | Message::Demo { .. }) | None => {
                 job.emit(LoadEvent::Failed("internal: unexpected message from the parser worker".into()))
             }

@@ -11,6 +11,11 @@
 //!                                                    size (threaded worker), else 1
 //!                 {kind:"progress", stage, done, total}                    every ~100 ms
 //!                 {kind:"done", trace:ArrayBuffer, parseMs, encodeMs}      wire encoding, transferred
+//!                 {kind:"encoding", buffer:SharedArrayBuffer}   on a cross-origin isolated page: the
+//!                                                    encoding is written into shared memory instead,
+//!                 {kind:"encoded", bytes}            its first `bytes` written (every few MiB), so the
+//!                                                    page decodes while the worker encodes; `done`
+//!                                                    then carries an empty `trace`
 //!                 {kind:"error", message}
 //! ```
 //!
@@ -52,6 +57,14 @@ pub enum Message {
         encode_ms: f64,
         /// of `parse_ms`, reading whole files before the import (0 when streamed)
         read_ms: f64,
+    },
+    /// The encoding will be written into this `SharedArrayBuffer` (its length is the
+    /// encoding's); [`Message::Encoded`] says how much of it is written.
+    Encoding {
+        buffer: js_sys::SharedArrayBuffer,
+    },
+    Encoded {
+        bytes: u32,
     },
     Error {
         message: String,
@@ -122,6 +135,16 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
             transfer.push(trace);
             o
         }
+        Message::Encoding { buffer } => {
+            let o = with_kind("encoding");
+            set(&o, "buffer", buffer);
+            o
+        }
+        Message::Encoded { bytes } => {
+            let o = with_kind("encoded");
+            set(&o, "bytes", &JsValue::from_f64(f64::from(*bytes)));
+            o
+        }
         Message::Error { message } => {
             let o = with_kind("error");
             set(&o, "message", &JsValue::from_str(message));
@@ -158,6 +181,8 @@ pub fn decode(v: &JsValue) -> Option<Message> {
             encode_ms: get_f64(v, "encodeMs"),
             read_ms: get_f64(v, "readMs"),
         }),
+        "encoding" => Some(Message::Encoding { buffer: get(v, "buffer").dyn_into().ok()? }),
+        "encoded" => Some(Message::Encoded { bytes: get_f64(v, "bytes").max(0.0) as u32 }),
         "error" => Some(Message::Error { message: get_str(v, "message") }),
         _ => None,
     }
@@ -172,25 +197,66 @@ pub fn buffer_to_vec(b: &js_sys::ArrayBuffer) -> Vec<u8> {
 /// wasm memory) a piece at a time through a scratch `Vec`: the worker's memory holds the model and
 /// a piece of at most 4 MiB, not the model and its whole encoding (which doubled the
 /// encoding phase's peak).
+///
+/// [`BufferSink::streaming`]: where shared memory is available (a cross-origin isolated page)
+/// the buffer is a `SharedArrayBuffer`, announced with [`Message::Encoding`] before the first
+/// byte and followed by [`Message::Encoded`] every [`STREAM_EVERY_BYTES`], so the page decodes
+/// while the worker still encodes.
 #[derive(Default)]
 pub struct BufferSink {
     buffer: Option<js_sys::Uint8Array>,
     at: u32,
     scratch: Vec<u8>,
+    /// posts the streaming messages (set by [`BufferSink::streaming`])
+    post: Option<Box<dyn Fn(&Message)>>,
+    shared: bool,
+    told: u32,
 }
 
+/// How often a streaming [`BufferSink`] tells the page how far it has written.
+pub const STREAM_EVERY_BYTES: u32 = 4 << 20;
+
 impl BufferSink {
+    /// A sink that writes into shared memory and tells the page as it goes, when this worker
+    /// has shared memory (`crossOriginIsolated`); else a plain one.
+    pub fn streaming(post: Box<dyn Fn(&Message)>) -> BufferSink {
+        let global = js_sys::global();
+        let isolated = Reflect::get(&global, &JsValue::from_str("crossOriginIsolated"))
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        if !isolated {
+            return BufferSink::default();
+        }
+        BufferSink { post: Some(post), ..BufferSink::default() }
+    }
+    /// Whether the page already has the buffer ([`Message::Encoding`]): `done` then carries an
+    /// empty one.
+    pub fn is_shared(&self) -> bool {
+        self.shared
+    }
     /// The filled buffer (empty when nothing was encoded), to transfer to the page.
     pub fn into_buffer(self) -> js_sys::ArrayBuffer {
+        if self.shared {
+            return js_sys::ArrayBuffer::new(0);
+        }
         self.buffer.unwrap_or_else(|| js_sys::Uint8Array::new_with_length(0)).buffer()
     }
 }
 
 impl loupe_core::model::wire::Sink for BufferSink {
     fn begin(&mut self, total_bytes: usize) {
-        // wasm32: usize is 32 bits
-        self.buffer = Some(js_sys::Uint8Array::new_with_length(total_bytes as u32));
         self.at = 0;
+        self.told = 0;
+        // wasm32: usize is 32 bits
+        if let Some(post) = &self.post {
+            let sab = js_sys::SharedArrayBuffer::new(total_bytes as u32);
+            self.buffer = Some(js_sys::Uint8Array::new(&sab));
+            self.shared = true;
+            post(&Message::Encoding { buffer: sab });
+            return;
+        }
+        self.buffer = Some(js_sys::Uint8Array::new_with_length(total_bytes as u32));
     }
     fn put(&mut self, write: &mut dyn FnMut(&mut Vec<u8>)) {
         write(&mut self.scratch);
@@ -198,6 +264,13 @@ impl loupe_core::model::wire::Sink for BufferSink {
             let end = self.at.saturating_add(self.scratch.len() as u32).min(b.length());
             b.subarray(self.at, end).copy_from(&self.scratch[..(end - self.at) as usize]);
             self.at = end;
+            // the last bytes are announced by `{done}` (which carries the parse time)
+            if let Some(post) = &self.post {
+                if self.at - self.told >= STREAM_EVERY_BYTES && self.at < b.length() {
+                    self.told = self.at;
+                    post(&Message::Encoded { bytes: self.at });
+                }
+            }
         }
         self.scratch.clear();
     }

@@ -262,6 +262,13 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &Message) {
     }
 }
 
+/// The sink the encoding goes to: shared memory the page decodes from while it is written, where
+/// there is shared memory ([`protocol::BufferSink::streaming`]).
+fn streaming_sink(scope: &DedicatedWorkerGlobalScope) -> protocol::BufferSink {
+    let scope = scope.clone();
+    protocol::BufferSink::streaming(Box::new(move |m| post(&scope, m)))
+}
+
 fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     let perf = scope.performance();
     let now_ms = move || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
@@ -271,7 +278,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
             let mut progress = |stage: &str, done: u64, total: u64| {
                 post(scope, &Message::Progress { stage: stage.to_string(), done, total })
             };
-            let mut out = protocol::BufferSink::default();
+            let mut out = streaming_sink(scope);
             match demo_and_encode(slices, &now_ms, &mut progress, &mut out) {
                 Ok(enc) => {
                     let buf = out.into_buffer();
@@ -312,7 +319,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     let mut progress = |stage: &str, done: u64, total: u64| {
         post(scope, &Message::Progress { stage: stage.to_string(), done, total })
     };
-    let mut out = protocol::BufferSink::default();
+    let mut out = streaming_sink(scope);
     match parse_sources(sources, lazy_args_above, &now_ms, &mut progress, &mut out) {
         Ok(enc) => {
             let buf = out.into_buffer();
