@@ -85,8 +85,9 @@ pub fn model_identity() -> u64 {
     })
 }
 
-/// The cache key of opening `files` together (order matters: the importer sees them in order).
-pub async fn fingerprint(files: &[File]) -> Option<String> {
+/// The content fingerprint of opening `files` together (order matters: the importer sees them in
+/// order), then `suffix` (as [`quick_key`]'s).
+pub async fn fingerprint(files: &[File], suffix: &str) -> Option<String> {
     let mut h = Fnv::new();
     h.u64(model_identity());
     for f in files {
@@ -112,7 +113,7 @@ pub async fn fingerprint(files: &[File]) -> Option<String> {
             h.bytes(&Uint8Array::new(&buf).to_vec());
         }
     }
-    Some(format!("{:016x}-{}", h.0, files.len()))
+    Some(format!("{:016x}-{}{suffix}", h.0, files.len()))
 }
 
 /// What [`fingerprint`] hashes apart from the files' content (the model's identity and each
@@ -179,41 +180,24 @@ async fn done(req: &IdbRequest) -> Result<JsValue, String> {
     JsFuture::from(request_promise(req)).await.map_err(|e| err_text(&e))
 }
 
-/// The database being opened: started by [`Opening::start`], awaited by [`Opening::db`].
-pub struct Opening(Result<Promise, String>);
-
-impl Opening {
-    /// Start opening the database (creating its stores on first use). Nothing is awaited: a
-    /// load starts this before it fingerprints the files, so both round trips overlap.
-    pub fn start() -> Self {
-        Opening((|| {
-            let factory = web_sys::window()
-                .and_then(|w| w.indexed_db().ok().flatten())
-                .ok_or_else(|| "this browser has no IndexedDB".to_string())?;
-            let req = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| err_text(&e))?;
-            let r = req.clone();
-            let upgrade = Closure::once_into_js(move |_: JsValue| {
-                if let Ok(db) = r.result().and_then(|d| d.dyn_into::<IdbDatabase>()) {
-                    for name in [MODELS, META] {
-                        if !db.object_store_names().contains(name) {
-                            let _ = db.create_object_store(name);
-                        }
-                    }
-                }
-            });
-            req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
-            Ok(request_promise(&req))
-        })())
-    }
-
-    pub async fn db(self) -> Result<IdbDatabase, String> {
-        let db = JsFuture::from(self.0?).await.map_err(|e| err_text(&e))?;
-        db.dyn_into::<IdbDatabase>().map_err(|_| "IndexedDB did not open".to_string())
-    }
-}
-
 async fn open() -> Result<IdbDatabase, String> {
-    Opening::start().db().await
+    let factory = web_sys::window()
+        .and_then(|w| w.indexed_db().ok().flatten())
+        .ok_or_else(|| "this browser has no IndexedDB".to_string())?;
+    let req = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| err_text(&e))?;
+    let r = req.clone();
+    let upgrade = Closure::once_into_js(move |_: JsValue| {
+        if let Ok(db) = r.result().and_then(|d| d.dyn_into::<IdbDatabase>()) {
+            for name in [MODELS, META] {
+                if !db.object_store_names().contains(name) {
+                    let _ = db.create_object_store(name);
+                }
+            }
+        }
+    });
+    req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
+    let db = done(&req).await?;
+    db.dyn_into::<IdbDatabase>().map_err(|_| "IndexedDB did not open".to_string())
 }
 
 fn stores(db: &IdbDatabase, mode: IdbTransactionMode) -> Result<(IdbObjectStore, IdbObjectStore), String> {
@@ -237,16 +221,16 @@ fn meta_record(bytes: f64, label: &str) -> Object {
 }
 
 /// The cached model of the files whose [`quick_key`] is `quick` and whose content
-/// [`fingerprint`] is `content`, marking the entry as used; `None` on a miss or any error.
-/// `db`: the database being opened ([`Opening::start`]); `content` is computed while the entry
-/// is read (both take tens of milliseconds), and an entry stored for other content is a miss.
+/// [`fingerprint`] `content` computes, marking the entry as used, and that fingerprint (to store
+/// the model under on a miss). The model is `None` on a miss or any error, and for an entry
+/// stored for other content. The entry is read while `content` runs (both take tens of
+/// milliseconds).
 pub async fn lookup(
-    db: Opening,
     quick: &str,
     content: impl std::future::Future<Output = Option<String>>,
-) -> Option<js_sys::ArrayBuffer> {
+) -> (Option<js_sys::ArrayBuffer>, Option<String>) {
     let entry = async {
-        let db = db.db().await.ok()?;
+        let db = open().await.ok()?;
         let result = async {
             let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
             // both requests queued at once
@@ -264,11 +248,13 @@ pub async fn lookup(
         result
     };
     let (entry, content) = futures_util::future::join(entry, content).await;
-    let (stored, bytes) = entry?;
-    if Some(stored) != content {
-        return None;
-    }
-    bytes.await.ok()?.dyn_into().ok()
+    let model = match entry {
+        Some((stored, bytes)) if Some(&stored) == content.as_ref() => {
+            bytes.await.ok().and_then(|b| b.dyn_into().ok())
+        }
+        _ => None,
+    };
+    (model, content)
 }
 
 /// Forget one entry (a model that no longer decodes), by its [`quick_key`].

@@ -297,17 +297,13 @@ impl LegendBuild {
                             e.1 = e.1.saturating_add(dur);
                             e.2 += 1;
                         } else {
-                            let e = self.acc.entry(ColourKey::Str(t.slices.name[i])).or_default();
-                            e.0 = e.0.saturating_add(dur);
-                            e.1 += 1;
+                            add(&mut self.acc, ColourKey::Str(t.slices.name[i]), dur, 1);
                         }
                     }
                 }
                 _ => {
                     for i in self.slice..end {
-                        let e = self.acc.entry(key_of(d, self.by, tid, i)).or_default();
-                        e.0 = e.0.saturating_add(t.slices.dur_ns[i]);
-                        e.1 += 1;
+                        add(&mut self.acc, key_of(d, self.by, tid, i), t.slices.dur_ns[i], 1);
                     }
                 }
             }
@@ -315,9 +311,7 @@ impl LegendBuild {
             if end == t.slices.len() {
                 for (k, ns, n) in self.shapes.take().into_iter().flatten() {
                     if let (Some(k), true) = (k, n > 0) {
-                        let e = self.acc.entry(k).or_default();
-                        e.0 = e.0.saturating_add(ns);
-                        e.1 += n;
+                        add(&mut self.acc, k, ns, n);
                     }
                 }
                 self.track += 1;
@@ -340,6 +334,13 @@ impl LegendBuild {
         }
         legend_entries(d, self.acc, top)
     }
+}
+
+/// Add `n` slices covering `ns` to `key`'s total.
+fn add(acc: &mut FxHashMap<ColourKey, (i64, u64)>, key: ColourKey, ns: i64, n: u64) {
+    let e = acc.entry(key).or_default();
+    e.0 = e.0.saturating_add(ns);
+    e.1 += n;
 }
 
 fn legend_entries(d: &TraceData, mut acc: FxHashMap<ColourKey, (i64, u64)>, top: usize) -> Vec<LegendEntry> {

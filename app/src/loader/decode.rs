@@ -10,7 +10,7 @@
 //! cross-origin isolated page that it starts while the worker is still writing the encoding into
 //! shared memory ([`decode_view`]'s `available`).
 
-use js_sys::{ArrayBuffer, Uint8Array};
+use js_sys::Uint8Array;
 use loupe_core::model::wire::{self, Decoder};
 use loupe_core::Trace;
 use wasm_bindgen::prelude::*;
@@ -67,14 +67,7 @@ pub async fn yield_now() {
             }
         }
     }
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        } else {
-            let _ = resolve.call0(&JsValue::UNDEFINED);
-        }
-    });
-    let _ = JsFuture::from(p).await;
+    timeout(0).await;
 }
 
 /// Resolves in a task after the next frame was rendered (requestAnimationFrame, then a zero
@@ -109,18 +102,6 @@ fn read(all: &Uint8Array, start: u32, len: usize) -> Result<Vec<u8>, String> {
     Ok(all.subarray(start, end as u32).to_vec())
 }
 
-/// Decode and check a transferred model, yielding every [`SLICE_MS`]; `progress(done, total)`
-/// after each slice. `cancelled()` stops it between slices (`Err` with an empty message).
-pub async fn decode_buffer(
-    buf: &ArrayBuffer,
-    progress: &dyn Fn(u64, u64),
-    cancelled: &dyn Fn() -> bool,
-) -> Result<Trace, String> {
-    let all = Uint8Array::new(buf);
-    let total = all.length();
-    decode_view(&all, &|| total, progress, cancelled).await
-}
-
 /// Wait until `available()` reaches `need` bytes (a model still being written by the worker:
 /// [`super::protocol::BufferSink`] in shared memory); `false` when cancelled meanwhile.
 async fn wait_for(need: u64, available: &dyn Fn() -> u32, cancelled: &dyn Fn() -> bool) -> bool {
@@ -128,23 +109,30 @@ async fn wait_for(need: u64, available: &dyn Fn() -> u32, cancelled: &dyn Fn() -
         if cancelled() {
             return false;
         }
-        let p = js_sys::Promise::new(&mut |resolve, _| {
-            if let Some(w) = web_sys::window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, WAIT_MS);
-            } else {
-                let _ = resolve.call0(&JsValue::UNDEFINED);
-            }
-        });
-        let _ = JsFuture::from(p).await;
+        timeout(WAIT_MS).await;
     }
     true
+}
+
+/// Resolves after a `setTimeout` of `ms` (at once without a window).
+async fn timeout(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        } else {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        }
+    });
+    let _ = JsFuture::from(p).await;
 }
 
 /// How long to wait for more of a model the worker is still writing (ms).
 const WAIT_MS: i32 = 3;
 
-/// [`decode_buffer`] over `all`, of which only the first `available()` bytes may be written yet
-/// (the worker writes the rest meanwhile); waits for what it needs.
+/// Decode and check a transferred model, yielding every [`SLICE_MS`]; `progress(done, total)`
+/// after each slice. `cancelled()` stops it between slices (`Err` with an empty message). Only
+/// the first `available()` bytes of `all` may be written yet (the worker writes the rest
+/// meanwhile, in shared memory): it waits for what it needs.
 pub async fn decode_view(
     all: &Uint8Array,
     available: &dyn Fn() -> u32,

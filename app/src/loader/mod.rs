@@ -102,7 +102,7 @@ struct StoreAs {
     /// the model is shown (sampling the files while the worker reads them slowed the parse)
     content: Option<String>,
     files: Vec<web_sys::File>,
-    /// appended to the key ([`crate::model_cache::fingerprint`])
+    /// appended to the fingerprint ([`crate::model_cache::fingerprint`])
     knob: String,
     quick: String,
     label: String,
@@ -137,28 +137,21 @@ impl Job {
             wasm_bindgen_futures::spawn_local(async move { drop(closures) });
         }
     }
-    /// The worker's `{done}` or `{error}`: decoded and shown, then kept in the cache. A model
+    /// The worker's `{done}`: its model decoded and shown, then kept in the cache. A model
     /// streamed into shared memory is being decoded already: `{done}` says it is all written.
-    fn parsed(self: &Rc<Self>, result: Message) {
-        match result {
-            Message::Done { trace, parse_ms, .. } => {
-                record_stage("modelStreamed", if self.stream.borrow().is_some() { 1.0 } else { 0.0 });
-                if let Some(stream) = self.stream.borrow().as_ref() {
-                    stream.parse_ms.set(parse_ms);
-                    stream.available.set(stream.view.length());
-                    return;
-                }
-                let job = self.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let ok = job.decode_buffer(&trace, parse_ms, false).await;
-                    if ok {
-                        job.keep(|| trace).await;
-                    }
-                });
-            }
-            Message::Error { message } => self.emit(LoadEvent::Failed(message)),
-            _ => {}
+    fn parsed(self: &Rc<Self>, trace: js_sys::ArrayBuffer, parse_ms: f64) {
+        record_stage("modelStreamed", if self.stream.borrow().is_some() { 1.0 } else { 0.0 });
+        if let Some(stream) = self.stream.borrow().as_ref() {
+            stream.parse_ms.set(parse_ms);
+            stream.available.set(stream.view.length());
+            return;
         }
+        let job = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            if job.decode_buffer(&trace, parse_ms, false).await {
+                job.keep(|| trace).await;
+            }
+        });
     }
     /// `{encoding}`: decode the model while the worker writes it.
     fn stream_from(self: &Rc<Self>, buffer: js_sys::SharedArrayBuffer) {
@@ -184,7 +177,7 @@ impl Job {
         let Some(to) = self.store_as.borrow_mut().take() else { return };
         let content = match to.content {
             Some(c) => Some(c),
-            None => crate::model_cache::fingerprint(&to.files).await.map(|k| k + &to.knob),
+            None => crate::model_cache::fingerprint(&to.files, &to.knob).await,
         };
         if let Some(content) = content {
             crate::model_cache::store(to.quick, content, &encoding(), to.label);
@@ -219,7 +212,7 @@ impl Job {
         }
     }
 
-    /// Decode a transferred model in slices between frames ([`decode::decode_buffer`]).
+    /// Decode a transferred model in slices between frames ([`decode::decode_view`]).
     async fn decode_buffer(&self, buf: &js_sys::ArrayBuffer, parse_ms: f64, cached: bool) -> bool {
         let all = js_sys::Uint8Array::new(buf);
         let total = all.length();
@@ -339,7 +332,6 @@ pub fn start(
         // first (the key samples their content); any others are parsed at once, and the key to
         // keep their model under is computed after it is shown.
         // A model built with another lazy-args setting is another model.
-        let job_started = job.started_ms;
         let knob = if lazy_args_above() != LAZY_ARGS_ABOVE_BYTES {
             format!("+lazy{}", lazy_args_above())
         } else {
@@ -360,20 +352,14 @@ pub fn start(
             return start_worker(&job, script_url, load());
         }
         job.progress("checking the cache", 0, total_bytes, job.started_ms);
-        // the entry is read (the database opening first) while the files are fingerprinted
-        let opening = crate::model_cache::Opening::start();
-        let content = Rc::new(RefCell::new(None));
-        let fingerprint = {
-            let (files, knob, content) = (files.clone(), knob.clone(), content.clone());
-            async move {
-                let key = crate::model_cache::fingerprint(&files).await.map(|k| k + &knob);
-                record_stage("cacheKeyMs", now_ms() - job_started);
-                content.borrow_mut().clone_from(&key);
-                key
-            }
+        // the entry is read while the files are fingerprinted
+        let fingerprint = async {
+            let content = crate::model_cache::fingerprint(&files, &knob).await;
+            record_stage("cacheKeyMs", now_ms() - job.started_ms);
+            content
         };
         let t = now_ms();
-        let hit = crate::model_cache::lookup(opening, &quick, fingerprint).await;
+        let (hit, content) = crate::model_cache::lookup(&quick, fingerprint).await;
         record_stage("cacheLookupMs", now_ms() - t);
         if job.finished.get() {
             return;
@@ -385,7 +371,6 @@ pub fn start(
             // a damaged entry: forget it and parse
             crate::model_cache::remove(&quick).await;
         }
-        let content = content.borrow_mut().take();
         if content.is_some() {
             *job.store_as.borrow_mut() = Some(store_as(content));
         }
@@ -570,8 +555,9 @@ pub const PREWARM_AT_START_MS: u32 = 300;
 
 /// The finished model is kept in [`crate::model_cache`] as the job's `store_as` says. The
 /// default script ([`CLASSIC_WORKER`]) is replaced by [`THREADED_WORKER`] when
-/// [`threads_wanted`]; if that one fails before it is ready (not built: `LOUPE_THREADS=0`, or refused by the browser), the
-/// load goes on once in the classic worker, silently, and later loads start the classic one.
+/// [`threads_wanted`]; if that one fails before it is ready (not built: `LOUPE_THREADS=0`, or
+/// refused by the browser), the load goes on once in the classic worker, silently, and later
+/// loads start the classic one.
 /// A worker started ahead of time ([`prewarm`]) is used when there is one.
 fn start_worker(job: &Rc<Job>, script_url: &str, request: Message) {
     if script_url == CLASSIC_WORKER {
@@ -754,9 +740,9 @@ fn attach_worker(job: &Rc<Job>, worker: Worker, threaded: bool, ready: Option<u3
                 if let Some(w) = job.worker.borrow_mut().take() {
                     w.terminate();
                 }
-                job.parsed(Message::Done { trace, parse_ms, encode_ms, read_ms });
+                job.parsed(trace, parse_ms);
             }
-            Some(m @ Message::Error { .. }) => job.parsed(m),
+            Some(Message::Error { message }) => job.emit(LoadEvent::Failed(message)),
             Some(Message::Encoding { buffer }) => job.stream_from(buffer),
             Some(Message::Encoded { bytes }) => {
                 if let Some(s) = job.stream.borrow().as_ref() {
