@@ -19,9 +19,10 @@
 //!   page keeps, in `localStorage` (synchronous), a short list of [`quick_key`]s — the files'
 //!   names, sizes and modification times, without their content — of the models it stored. A
 //!   load whose quick key is not listed cannot hit, so it starts parsing at once and fingerprints
-//!   the files after the model is shown, only to store it; a listed one is looked up first (the
-//!   entry read while the files are fingerprinted). A hint never decides a hit: a stale one
-//!   costs one lookup, a missing one a parse.
+//!   the files after the model is shown, only to store it; a listed one is looked up first: the
+//!   entry is read and decoded while the files are fingerprinted, and shown only when the two
+//!   fingerprints agree. A hint never decides a hit: a stale one costs one lookup, a missing one
+//!   a parse.
 //! * **Clearing**: [`clear`] (the "Clear cache" button in the help panel); `?cache=0` in the page
 //!   URL turns the cache off for that page (benchmarks that time parsing use it).
 //!
@@ -220,41 +221,32 @@ fn meta_record(bytes: f64, label: &str) -> Object {
     o
 }
 
-/// The cached model of the files whose [`quick_key`] is `quick` and whose content
-/// [`fingerprint`] `content` computes, marking the entry as used, and that fingerprint (to store
-/// the model under on a miss). The model is `None` on a miss or any error, and for an entry
-/// stored for other content. The entry is read while `content` runs (both take tens of
-/// milliseconds).
-pub async fn lookup(
-    quick: &str,
-    content: impl std::future::Future<Output = Option<String>>,
-) -> (Option<js_sys::ArrayBuffer>, Option<String>) {
-    let entry = async {
-        let db = open().await.ok()?;
-        let result = async {
-            let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
-            // both requests queued at once
-            let blob = request_promise(&models.get(&quick.into()).ok()?);
-            let m = request_promise(&meta.get(&quick.into()).ok()?);
-            let blob: Blob = JsFuture::from(blob).await.ok()?.dyn_into().ok()?;
-            let m = JsFuture::from(m).await.ok().filter(JsValue::is_object)?;
-            let _ = Reflect::set(&m, &"lastUsed".into(), &JsValue::from_f64(now()));
-            let _ = meta.put_with_key(&m, &quick.into());
-            let stored = Reflect::get(&m, &"content".into()).ok()?.as_string()?;
-            Some((stored, JsFuture::from(blob.array_buffer())))
-        }
-        .await;
-        db.close();
-        result
-    };
-    let (entry, content) = futures_util::future::join(entry, content).await;
-    let model = match entry {
-        Some((stored, bytes)) if Some(&stored) == content.as_ref() => {
-            bytes.await.ok().and_then(|b| b.dyn_into().ok())
-        }
-        _ => None,
-    };
-    (model, content)
+/// The entry stored under `quick` (a [`quick_key`]), marked as used: the content
+/// [`fingerprint`] it was stored with (a hit must match it) and the model. `None` on a miss or
+/// any error.
+pub async fn read(quick: &str) -> Option<(String, js_sys::ArrayBuffer)> {
+    let t = crate::loader::now_ms();
+    let db = open().await.ok()?;
+    crate::loader::record_stage("cacheOpenMs", crate::loader::now_ms() - t);
+    let result = async {
+        let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
+        // both requests queued at once
+        let blob = request_promise(&models.get(&quick.into()).ok()?);
+        let m = request_promise(&meta.get(&quick.into()).ok()?);
+        let blob: Blob = JsFuture::from(blob).await.ok()?.dyn_into().ok()?;
+        let m = JsFuture::from(m).await.ok().filter(JsValue::is_object)?;
+        let _ = Reflect::set(&m, &"lastUsed".into(), &JsValue::from_f64(now()));
+        let _ = meta.put_with_key(&m, &quick.into());
+        let stored = Reflect::get(&m, &"content".into()).ok()?.as_string()?;
+        Some((stored, blob))
+    }
+    .await;
+    db.close();
+    let (stored, blob) = result?;
+    crate::loader::record_stage("cacheEntryMs", crate::loader::now_ms() - t);
+    crate::loader::record_stage("cacheModelBytes", blob.size());
+    let bytes = JsFuture::from(blob.array_buffer()).await.ok()?.dyn_into().ok()?;
+    Some((stored, bytes))
 }
 
 /// Forget one entry (a model that no longer decodes), by its [`quick_key`].

@@ -72,6 +72,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                     loader::record_stage("installMs", loader::now_ms() - t);
                     crate::embed::notify_loaded(state, &state.data());
                     state.phase.set(LoadPhase::Ready);
+                    loader::installed();
                 };
                 let (label, kept, loupe_file) = (label.clone(), kept.clone(), loupe_file.clone());
                 // the page's indexes in steps between frames; a newer load makes this one moot
@@ -311,6 +312,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                     state.compare_selection.set(None);
                     state.compare_status.set(None);
                     state.compare_gen.update(|g| *g += 1);
+                    loader::installed();
                 });
             }
             LoadEvent::Failed(message) => {

@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! page                                   parser worker (bin `worker`, trunk data-type="worker")
-//! files the model cache's hints list: fingerprint them, look the model up (crate::model_cache);
-//!   others go to the worker at once (their key is computed after the model is shown)
+//! files the model cache's hints list: read the entry, decode it while fingerprinting the files,
+//!   show it if they match (crate::model_cache); others go to the worker at once (their key is
+//!   computed, and the model stored, after it is shown)
 //! new Worker(threads/worker_loader.js,    wasm starts (the threaded one: its rayon pool first),
 //!   {type:"module"}) when isolated, else  posts {ready, threads}
 //!   new Worker("worker_loader.js") ──────▶
@@ -87,6 +88,9 @@ struct Job {
     stream: RefCell<Option<Rc<Stream>>>,
 }
 
+/// Whether a model read from the cache may be shown (see [`Job::decode_view`]).
+type Gate = std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>;
+
 /// A model the worker writes into shared memory ([`Message::Encoding`]) while the page decodes it.
 struct Stream {
     view: js_sys::Uint8Array,
@@ -148,7 +152,7 @@ impl Job {
         }
         let job = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            if job.decode_buffer(&trace, parse_ms, false).await {
+            if job.decode_buffer(&trace, parse_ms, None).await {
                 job.keep(|| trace).await;
             }
         });
@@ -164,7 +168,7 @@ impl Job {
         let job = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let ok = job
-                .decode_view(&stream.view, &|| stream.available.get(), &|| stream.parse_ms.get(), false)
+                .decode_view(&stream.view, &|| stream.available.get(), &|| stream.parse_ms.get(), None)
                 .await;
             if ok {
                 // a Blob cannot be made of shared memory: the cache gets a copy
@@ -172,8 +176,16 @@ impl Job {
             }
         });
     }
-    /// After the model is shown: keep its encoding for the next open of the same files.
+    /// After the model is shown: keep its encoding for the next open of the same files. It
+    /// waits for the install and its first frames (sampling the files and copying the encoding
+    /// for the cache took 20–50 ms of the page's thread, which the index steps needed).
     async fn keep(&self, encoding: impl FnOnce() -> js_sys::ArrayBuffer) {
+        if self.store_as.borrow().is_none() {
+            return;
+        }
+        until_installed(KEEP_WAIT_MS).await;
+        decode::next_frame().await;
+        decode::next_frame().await;
         let Some(to) = self.store_as.borrow_mut().take() else { return };
         let content = match to.content {
             Some(c) => Some(c),
@@ -213,24 +225,26 @@ impl Job {
     }
 
     /// Decode a transferred model in slices between frames ([`decode::decode_view`]).
-    async fn decode_buffer(&self, buf: &js_sys::ArrayBuffer, parse_ms: f64, cached: bool) -> bool {
+    async fn decode_buffer(&self, buf: &js_sys::ArrayBuffer, parse_ms: f64, cached: Option<Gate>) -> bool {
         let all = js_sys::Uint8Array::new(buf);
         let total = all.length();
         self.decode_view(&all, &|| total, &|| parse_ms, cached).await
     }
 
     /// [`Job::decode_buffer`] over a model of which the first `available()` bytes are written
-    /// ([`decode::decode_view`]); `parse_ms()` is read once it is decoded.
+    /// ([`decode::decode_view`]); `parse_ms()` is read once it is decoded. `cached`: a model
+    /// from [`crate::model_cache`], shown only if its gate (are these the files it was made
+    /// from?) says so once it is decoded; else nothing is shown or reported and it is `false`.
     async fn decode_view(
         &self,
         all: &js_sys::Uint8Array,
         available: &dyn Fn() -> u32,
         parse_ms: &dyn Fn() -> f64,
-        cached: bool,
+        cached: Option<Gate>,
     ) -> bool {
         let t = now_ms();
         let total = self.total_bytes;
-        let stage = if cached { "decoding the cached model" } else { "decoding" };
+        let stage = if cached.is_some() { "decoding the cached model" } else { "decoding" };
         let progress = |done: u64, all: u64| {
             // the bytes of the file, scaled: the bar ends where parsing ended
             let frac = done as f64 / (all.max(1)) as f64;
@@ -245,18 +259,54 @@ impl Job {
             Ok(trace) => {
                 let decode_ms = now_ms() - t;
                 record_stage("decodeMs", decode_ms);
-                self.done(trace, parse_ms(), decode_ms, cached);
+                let from_cache = cached.is_some();
+                if let Some(gate) = cached {
+                    let t = now_ms();
+                    let open = gate.await;
+                    record_stage("cacheGateWaitMs", now_ms() - t);
+                    if !open || self.finished.get() {
+                        return false;
+                    }
+                }
+                self.done(trace, parse_ms(), decode_ms, from_cache);
                 true
             }
             Err(e) if e.is_empty() => false,
             Err(e) => {
-                if !cached {
+                if cached.is_none() {
                     self.emit(LoadEvent::Failed(e));
                 }
                 false
             }
         }
     }
+}
+
+thread_local! {
+    /// resolved by [`installed`]
+    static ON_INSTALL: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How long [`Job::keep`] waits for its model to be installed (a newer load may have made it
+/// moot; it is kept anyway, its files being the same).
+const KEEP_WAIT_MS: i32 = 10_000;
+
+/// The app installed a loaded model (it is shown): work that waited for it goes on.
+pub fn installed() {
+    for resolve in ON_INSTALL.with(|v| std::mem::take(&mut *v.borrow_mut())) {
+        let _ = resolve.call0(&JsValue::UNDEFINED);
+    }
+}
+
+/// Resolves at the next [`installed`], or after `max_ms`.
+async fn until_installed(max_ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, max_ms);
+        }
+        ON_INSTALL.with(|v| v.borrow_mut().push(resolve));
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
 }
 
 /// Record how long one page-side step of the last load took, in `window.__loupeLoad[name]`
@@ -352,27 +402,38 @@ pub fn start(
             return start_worker(&job, script_url, load());
         }
         job.progress("checking the cache", 0, total_bytes, job.started_ms);
-        // the entry is read while the files are fingerprinted
-        let fingerprint = async {
-            let content = crate::model_cache::fingerprint(&files, &knob).await;
-            record_stage("cacheKeyMs", now_ms() - job.started_ms);
-            content
+        // The files are sampled while the entry is read, and the entry is decoded while the
+        // sampling goes on: the model is shown once both are done and the fingerprints agree.
+        let sampled = {
+            let (files, knob, started) = (files.clone(), knob.clone(), job.started_ms);
+            // a promise: started now, awaited by the gate and, on a miss, by the store
+            wasm_bindgen_futures::future_to_promise(async move {
+                let content = crate::model_cache::fingerprint(&files, &knob).await;
+                record_stage("cacheKeyMs", now_ms() - started);
+                Ok(content.map_or(JsValue::NULL, JsValue::from))
+            })
+        };
+        let content = move || {
+            let p = sampled.clone();
+            async move { wasm_bindgen_futures::JsFuture::from(p).await.ok().and_then(|v| v.as_string()) }
         };
         let t = now_ms();
-        let (hit, content) = crate::model_cache::lookup(&quick, fingerprint).await;
+        let entry = crate::model_cache::read(&quick).await;
         record_stage("cacheLookupMs", now_ms() - t);
         if job.finished.get() {
             return;
         }
-        if let Some(buf) = hit {
-            if job.decode_buffer(&buf, 0.0, true).await || job.finished.get() {
+        if let Some((stored, buf)) = entry {
+            let same = content();
+            let gate: Gate = Box::pin(async move { same.await.is_some_and(|c| c == stored) });
+            if job.decode_buffer(&buf, 0.0, Some(gate)).await || job.finished.get() {
                 return;
             }
-            // a damaged entry: forget it and parse
+            // other content, or a damaged entry: forget it and parse
             crate::model_cache::remove(&quick).await;
         }
-        if content.is_some() {
-            *job.store_as.borrow_mut() = Some(store_as(content));
+        if let Some(content) = content().await {
+            *job.store_as.borrow_mut() = Some(store_as(Some(content)));
         }
         start_worker(&job, script_url, load());
     });
