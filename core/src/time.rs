@@ -146,6 +146,21 @@ pub fn parse_decimal_ns_checked(text: &[u8], ns_per_unit: i64) -> Result<i64, De
     i64::try_from(v).map_err(|_| OutOfRange)
 }
 
+/// `x.checked_mul(k)` for a positive `k` (a constant at the call sites), without the overflow
+/// intrinsic: in wasm32 an overflow-checked 64-bit multiply is a 128-bit library call
+/// (`__multi3`), which made the device summary's per-span ns → ps scaling most of its time.
+#[inline(always)]
+pub fn checked_scale(x: i64, k: i64) -> Option<i64> {
+    debug_assert!(k > 0);
+    (x >= i64::MIN / k && x <= i64::MAX / k).then(|| x * k)
+}
+
+/// `x.saturating_mul(k)` for a positive `k`, as [`checked_scale`].
+#[inline(always)]
+pub fn saturating_scale(x: i64, k: i64) -> i64 {
+    checked_scale(x, k).unwrap_or(if x > 0 { i64::MAX } else { i64::MIN })
+}
+
 /// Format a duration in nanoseconds with a readable unit ("1.25 ms", "340 ns").
 pub fn format_duration_ns(ns: i64) -> String {
     let a = ns.unsigned_abs() as f64;
@@ -173,6 +188,31 @@ pub fn format_duration_ns(ns: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scale_is_the_checked_and_saturating_product() {
+        for k in [1, 2, 10, 1000, 1_000_000, 999_983, i64::MAX / 3, i64::MAX] {
+            let (lo, hi) = (i64::MIN / k, i64::MAX / k);
+            for x in [
+                0,
+                1,
+                -1,
+                7,
+                -7,
+                lo,
+                lo.saturating_sub(1),
+                lo + 1,
+                hi,
+                hi - 1,
+                hi.saturating_add(1),
+                i64::MIN,
+                i64::MAX,
+            ] {
+                assert_eq!(checked_scale(x, k), x.checked_mul(k), "{x} × {k}");
+                assert_eq!(saturating_scale(x, k), x.saturating_mul(k), "{x} × {k}");
+            }
+        }
+    }
 
     #[test]
     fn exact_micros() {

@@ -388,3 +388,22 @@ pub fn pair_import(neff: &[u8], ntff_bytes: &[u8], runs: u32) -> String {
     }
     json!({ "pregrow_ms": pregrow_ms, "times_ms": times, "wasm_memory_mb": mem }).to_string()
 }
+
+/// [`loupe_core::analysis::device_summary::device_summary`] on an imported NEFF + NTFF pair,
+/// `runs` times (ms each): the page builds it with its indexes.
+#[wasm_bindgen]
+pub fn pair_device_summary(neff: &[u8], ntff_bytes: &[u8], runs: u32) -> String {
+    use loupe_core::import::{import_files, InputFile};
+    let pair =
+        [InputFile { name: "model.neff", bytes: neff }, InputFile { name: "model.ntff", bytes: ntff_bytes }];
+    let tr = import_files(&pair, &mut NoProgress).expect("import");
+    let mut times = Vec::new();
+    let mut metrics = 0;
+    for _ in 0..runs.max(1) {
+        let t = now();
+        let s = loupe_core::analysis::device_summary::device_summary(&tr);
+        times.push(now() - t);
+        metrics = s.map_or(0, |s| s.metrics.len());
+    }
+    json!({ "times_ms": times, "metrics": metrics, "slices": tr.slice_count() }).to_string()
+}

@@ -81,6 +81,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::model::{DeviceInfo, DmaQueueType, Engine, GroupKind, SliceColumns, Trace, TrackRole};
+use crate::time::saturating_scale;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// Unit of a metric, as neuron-profile's Summary schema states it.
@@ -199,8 +200,10 @@ fn span_ps(c: &SliceColumns, i: usize, origin_ns: i64) -> (i64, i64) {
     // the two sub-ns columns only: a whole `SliceDomain` a slice was most of the device
     // summary's time in the page
     let (start_sub_ps, dur_sub_ps) = c.sub_ps_of(i);
-    let s = c.start_ns[i].saturating_sub(origin_ns).saturating_mul(1000).saturating_add(start_sub_ps as i64);
-    let dur = c.dur_ns[i].max(0).saturating_mul(1000).saturating_add(dur_sub_ps as i64);
+    // not `saturating_mul`: a 128-bit library call in wasm32, four per span
+    let s =
+        saturating_scale(c.start_ns[i].saturating_sub(origin_ns), 1000).saturating_add(start_sub_ps as i64);
+    let dur = saturating_scale(c.dur_ns[i].max(0), 1000).saturating_add(dur_sub_ps as i64);
     (s, s.saturating_add(dur))
 }
 

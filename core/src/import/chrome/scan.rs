@@ -521,7 +521,7 @@ pub fn parse_us(text: &[u8]) -> Option<i64> {
         frac *= 10;
         fd += 1;
     }
-    v.checked_mul(1000)?.checked_add(frac)
+    crate::time::checked_scale(v, 1000)?.checked_add(frac)
 }
 
 /// Parse an integer (optionally negative) that fits in i64.
@@ -534,13 +534,16 @@ pub fn parse_int(text: &[u8]) -> Option<i64> {
     if digits.is_empty() || digits.len() > 19 {
         return None;
     }
-    let mut v: i64 = 0;
+    // at most 19 digits: no u64 overflow (and no per-digit checked multiply, a 128-bit library
+    // call in wasm32)
+    let mut v: u64 = 0;
     for &c in digits {
         if !c.is_ascii_digit() {
             return None;
         }
-        v = v.checked_mul(10)?.checked_add((c - b'0') as i64)?;
+        v = v * 10 + (c - b'0') as u64;
     }
+    let v = i64::try_from(v).ok()?;
     Some(if neg { -v } else { v })
 }
 
