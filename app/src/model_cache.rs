@@ -38,7 +38,6 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, File, IdbDatabase, IdbObjectStore, IdbRequest, IdbTransactionMode};
 
 const DB_NAME: &str = "loupe-model-cache";
-const DB_VERSION: u32 = 1;
 const MODELS: &str = "models";
 const META: &str = "meta";
 /// All cached models together.
@@ -181,11 +180,55 @@ async fn done(req: &IdbRequest) -> Result<JsValue, String> {
     JsFuture::from(request_promise(req)).await.map_err(|e| err_text(&e))
 }
 
+thread_local! {
+    /// A connection opened ahead ([`open_ahead`]) for the next [`read`], which takes it.
+    static OPENED: std::cell::RefCell<Option<IdbDatabase>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Open the database now, while the page is idle, when a file may be re-opened (the page has
+/// hints): opening it took 17–34 ms of a 50 MB re-open. A newer version opened elsewhere closes
+/// it (`versionchange`).
+pub fn open_ahead() {
+    if hints().is_empty() || OPENED.with(|d| d.borrow().is_some()) {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async {
+        let Ok(db) = open().await else { return };
+        let d = db.clone();
+        let on_change = Closure::once_into_js(move |_: JsValue| {
+            d.close();
+            OPENED.with(|o| o.borrow_mut().take());
+        });
+        db.set_onversionchange(Some(on_change.unchecked_ref()));
+        if let Some(old) = OPENED.with(|o| o.borrow_mut().replace(db)) {
+            old.close();
+        }
+    });
+}
+
+/// The database with both object stores. It is opened at its current version (created with the
+/// stores when it does not exist); one that exists without them (made by something else, e.g.
+/// a script that opened the name to look) is upgraded to the next version to add them.
 async fn open() -> Result<IdbDatabase, String> {
     let factory = web_sys::window()
         .and_then(|w| w.indexed_db().ok().flatten())
         .ok_or_else(|| "this browser has no IndexedDB".to_string())?;
-    let req = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| err_text(&e))?;
+    let db = open_at(&factory, None).await?;
+    let names = db.object_store_names();
+    if names.contains(MODELS) && names.contains(META) {
+        return Ok(db);
+    }
+    let next = db.version() as u32 + 1;
+    db.close();
+    open_at(&factory, Some(next)).await
+}
+
+async fn open_at(factory: &web_sys::IdbFactory, version: Option<u32>) -> Result<IdbDatabase, String> {
+    let req = match version {
+        Some(v) => factory.open_with_u32(DB_NAME, v),
+        None => factory.open(DB_NAME),
+    }
+    .map_err(|e| err_text(&e))?;
     let r = req.clone();
     let upgrade = Closure::once_into_js(move |_: JsValue| {
         if let Ok(db) = r.result().and_then(|d| d.dyn_into::<IdbDatabase>()) {
@@ -226,7 +269,10 @@ fn meta_record(bytes: f64, label: &str) -> Object {
 /// any error.
 pub async fn read(quick: &str) -> Option<(String, js_sys::ArrayBuffer)> {
     let t = crate::loader::now_ms();
-    let db = open().await.ok()?;
+    let db = match OPENED.with(|d| d.borrow_mut().take()) {
+        Some(db) => db,
+        None => open().await.ok()?,
+    };
     crate::loader::record_stage("cacheOpenMs", crate::loader::now_ms() - t);
     let result = async {
         let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
@@ -264,16 +310,29 @@ pub async fn remove(key: &str) {
     }
 }
 
-/// Store the encoded model (`encoded`: the worker's transferred buffer, copied into a Blob now,
-/// so the caller may drop it) under `quick` ([`quick_key`]) with its files' `content`
+/// Store the encoded model (`encoded`: the worker's buffer, shared or not, copied now, so the
+/// caller may drop it) under `quick` ([`quick_key`]) with its files' `content`
 /// ([`fingerprint`]), list `quick` in the hints, then evict least-recently-used entries over
-/// the cap.
-pub fn store(quick: String, content: String, encoded: &js_sys::ArrayBuffer, label: String) {
-    let bytes = f64::from(encoded.byte_length());
+/// the cap. The copy is made [`PIECE_BYTES`] at a time with the browser given a turn between
+/// pieces (one copy of a 193 MB model was a 150 ms task); the write goes on in the background.
+pub async fn store(quick: String, content: String, encoded: &Uint8Array, label: String) {
+    let bytes = f64::from(encoded.length());
     if bytes > MAX_ENTRY_BYTES || bytes == 0.0 {
         return;
     }
-    let Ok(blob) = Blob::new_with_buffer_source_sequence(&Array::of1(encoded)) else { return };
+    // a Blob of Blobs refers to its parts (no copy); a Blob cannot be made of shared memory, so
+    // each piece is sliced out (a copy) first
+    let parts = Array::new();
+    let mut at = 0u32;
+    while at < encoded.length() {
+        let end = at.saturating_add(PIECE_BYTES).min(encoded.length());
+        let piece = encoded.slice(at, end);
+        let Ok(blob) = Blob::new_with_u8_array_sequence(&Array::of1(&piece)) else { return };
+        parts.push(&blob);
+        at = end;
+        crate::loader::decode::yield_now().await;
+    }
+    let Ok(blob) = Blob::new_with_blob_sequence(&parts) else { return };
     wasm_bindgen_futures::spawn_local(async move {
         match store_blob(&quick, &content, &blob, bytes, &label).await {
             Ok(()) => remember(&quick),
@@ -281,6 +340,9 @@ pub fn store(quick: String, content: String, encoded: &js_sys::ArrayBuffer, labe
         }
     });
 }
+
+/// Bytes of the model copied per step when it is stored ([`store`]).
+const PIECE_BYTES: u32 = 8 << 20;
 
 async fn store_blob(key: &str, content: &str, blob: &Blob, bytes: f64, label: &str) -> Result<(), String> {
     let db = open().await?;

@@ -309,3 +309,31 @@ async fn widgets_can_be_removed_and_added_back() {
     until("summary back", Duration::from_secs(5), || by_testid("widget-summary").is_some()).await;
     unmount(wrap, handle);
 }
+
+/// The model cache's database exists without its object stores (another script opened the name
+/// first): the cache upgrades it instead of failing every store and lookup.
+#[wasm_bindgen_test]
+async fn model_cache_repairs_a_database_without_its_stores() {
+    let factory = web_sys::window().unwrap().indexed_db().unwrap().unwrap();
+    let name = "loupe-model-cache";
+    let del = factory.delete_database(name).unwrap();
+    JsFuture::from(js_sys::Promise::new(&mut |ok, _| {
+        del.set_onsuccess(Some(&ok));
+        del.set_onerror(Some(&ok));
+    }))
+    .await
+    .unwrap();
+    // an empty database at version 1: no upgrade handler, so no object store
+    let req = factory.open(name).unwrap();
+    let db = JsFuture::from(js_sys::Promise::new(&mut |ok, bad| {
+        req.set_onsuccess(Some(&ok));
+        req.set_onerror(Some(&bad));
+    }))
+    .await
+    .map(|_| req.result().unwrap().unchecked_into::<web_sys::IdbDatabase>())
+    .unwrap();
+    assert_eq!(db.object_store_names().length(), 0);
+    db.close();
+    let usage = loupe_app::model_cache::usage().await;
+    assert_eq!(usage, Ok((0, 0.0)), "an empty cache, not an error");
+}

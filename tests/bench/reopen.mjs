@@ -57,6 +57,8 @@ async function openOnce(page) {
 
 const cacheEntries = (page) => page.evaluate(() => new Promise((ok) => {
   const r = indexedDB.open('loupe-model-cache');
+  // not there yet: do not create it (an empty database the app would have to repair)
+  r.onupgradeneeded = () => r.transaction.abort();
   r.onsuccess = () => {
     const db = r.result;
     if (!db.objectStoreNames.contains('meta')) { db.close(); ok(0); return; }

@@ -153,7 +153,7 @@ impl Job {
         let job = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
             if job.decode_buffer(&trace, parse_ms, None).await {
-                job.keep(|| trace).await;
+                job.keep(&js_sys::Uint8Array::new(&trace)).await;
             }
         });
     }
@@ -171,15 +171,14 @@ impl Job {
                 .decode_view(&stream.view, &|| stream.available.get(), &|| stream.parse_ms.get(), None)
                 .await;
             if ok {
-                // a Blob cannot be made of shared memory: the cache gets a copy
-                job.keep(|| stream.view.slice(0, stream.view.length()).buffer()).await;
+                job.keep(&stream.view).await;
             }
         });
     }
     /// After the model is shown: keep its encoding for the next open of the same files. It
     /// waits for the install and its first frames (sampling the files and copying the encoding
     /// for the cache took 20–50 ms of the page's thread, which the index steps needed).
-    async fn keep(&self, encoding: impl FnOnce() -> js_sys::ArrayBuffer) {
+    async fn keep(&self, encoding: &js_sys::Uint8Array) {
         if self.store_as.borrow().is_none() {
             return;
         }
@@ -192,7 +191,7 @@ impl Job {
             None => crate::model_cache::fingerprint(&to.files, &to.knob).await,
         };
         if let Some(content) = content {
-            crate::model_cache::store(to.quick, content, &encoding(), to.label);
+            crate::model_cache::store(to.quick, content, encoding, to.label).await;
         }
     }
     fn progress(&self, stage: &str, done: u64, total: u64, since_ms: f64) {
@@ -690,6 +689,7 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
         // not when a file is opened
         if crate::model_cache::enabled() {
             crate::model_cache::model_identity();
+            crate::model_cache::open_ahead();
         }
         if SPARE.with(|s| s.borrow().is_some()) || ACTIVE_JOBS.with(Cell::get) > 0 {
             return;
