@@ -269,9 +269,17 @@ fn meta_record(bytes: f64, label: &str) -> Object {
 /// any error.
 pub async fn read(quick: &str) -> Option<(String, js_sys::ArrayBuffer)> {
     let t = crate::loader::now_ms();
-    let db = match OPENED.with(|d| d.borrow_mut().take()) {
-        Some(db) => db,
-        None => open().await.ok()?,
+    // the connection opened ahead, unless the browser closed it meanwhile (a transaction on it
+    // fails at once): then a fresh one, not a miss
+    let ahead = OPENED.with(|d| d.borrow_mut().take());
+    let db = match ahead {
+        Some(db) if stores(&db, IdbTransactionMode::Readonly).is_ok() => db,
+        stale => {
+            if let Some(db) = stale {
+                db.close();
+            }
+            open().await.ok()?
+        }
     };
     crate::loader::record_stage("cacheOpenMs", crate::loader::now_ms() - t);
     let result = async {

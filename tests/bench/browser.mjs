@@ -75,3 +75,18 @@ export async function openAppForLoad(dist) {
   await waitWorkerWarm(page);
   return { srv, browser, page };
 }
+
+/** An init script (`page.addInitScript(changeTimeline)`): `window.__tl` = { t0: the file input's
+ *  change event (performance.now()), ev: [[time, what]] — the change, every data-loupe-state,
+ *  long tasks, and requestAnimationFrame gaps over 20 ms after the change }. */
+export const changeTimeline = () => {
+  const T = (window.__tl = { ev: [], t0: null });
+  const mark = (what) => T.ev.push([performance.now(), what]);
+  document.addEventListener('change', () => { T.t0 = performance.now(); mark('change'); }, true);
+  new MutationObserver(() => mark(`state=${document.body.dataset.loupeState}`))
+    .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-loupe-state'] });
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) T.ev.push([e.startTime, `long task ${e.duration.toFixed(0)} ms`]); }).observe({ type: 'longtask' });
+  let last = performance.now();
+  const tick = (t) => { if (T.t0 != null && t - last > 20) T.ev.push([last, `rAF gap ${(t - last).toFixed(0)} ms`]); last = t; requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+};

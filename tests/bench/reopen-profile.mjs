@@ -7,7 +7,7 @@
 //      NEFF + NTFF pair) instead of the Kineto-like TRACE; BIN (20) ms per bin; FROM (0) ms after
 //      the change event where the bins start.
 import { serve } from './server.mjs';
-import { appBenchInputs, launch, fmt, waitWorkerWarm } from './browser.mjs';
+import { appBenchInputs, changeTimeline, launch, fmt, waitWorkerWarm } from './browser.mjs';
 const { DIST, TRACE } = await appBenchInputs(50);
 const FIRST = process.env.FIRST === '1'; // profile the first open instead
 const BIN = +(process.env.BIN ?? 20);
@@ -16,14 +16,8 @@ const FILES = process.env.FILES ? process.env.FILES.split(',') : TRACE;
 const srv = await serve({ '/': DIST });
 const browser = await launch();
 const ctx = await browser.newContext({ viewport: { width: 1920, height: 1080 } });
-const rec = () => {
-  const T = (window.__tl = { ev: [], t0: null });
-  document.addEventListener('change', () => { T.t0 = performance.now(); }, true);
-  new MutationObserver(() => T.ev.push([performance.now(), `state=${document.body.dataset.loupeState}`]))
-    .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-loupe-state'] });
-};
 async function open(page, profile) {
-  await page.addInitScript(rec);
+  await page.addInitScript(changeTimeline);
   await page.goto(`${srv.url}/`);
   const input = page.locator('[data-testid=open-file]');
   await input.waitFor({ state: 'attached' });

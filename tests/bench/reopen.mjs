@@ -10,7 +10,7 @@
 // setInputFiles round trip and polling).
 import path from 'node:path';
 import { serve } from './server.mjs';
-import { appBenchInputs, launch, fmt, waitWorkerWarm, median } from './browser.mjs';
+import { appBenchInputs, changeTimeline, launch, fmt, waitWorkerWarm, median } from './browser.mjs';
 
 const RUNS = +(process.env.RUNS ?? 3);
 const { DIST, TRACE, mb } = await appBenchInputs(50);
@@ -21,20 +21,8 @@ const twoFrames = () => new Promise((r) => requestAnimationFrame(() => requestAn
 // TIMELINE=1: the re-open's page-side timeline (input change, loader states, long tasks, frame
 // gaps over 20 ms), in ms from the input's change event
 const TIMELINE = process.env.TIMELINE === '1';
-const recorder = () => {
-  const T = (window.__tl = { ev: [], t0: null });
-  const mark = (what) => T.ev.push([performance.now(), what]);
-  document.addEventListener('change', () => { T.t0 = performance.now(); mark('change'); }, true);
-  new MutationObserver(() => mark(`state=${document.body.dataset.loupeState}`))
-    .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-loupe-state'] });
-  new PerformanceObserver((l) => { for (const e of l.getEntries()) T.ev.push([e.startTime, `long task ${e.duration.toFixed(0)} ms`]); }).observe({ type: 'longtask' });
-  let last = performance.now();
-  const tick = (t) => { if (T.t0 != null && t - last > 20) T.ev.push([last, `rAF gap ${(t - last).toFixed(0)} ms`]); last = t; requestAnimationFrame(tick); };
-  requestAnimationFrame(tick);
-};
-
 async function openOnce(page) {
-  await page.addInitScript(recorder);
+  await page.addInitScript(changeTimeline);
   await page.goto(`${srv.url}/`);
   const input = page.locator('[data-testid=open-file]');
   await input.waitFor({ state: 'attached' });
