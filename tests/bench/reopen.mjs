@@ -74,6 +74,7 @@ try {
     const again = await openOnce(p2);
     rows.push({ first: first.ms, again: again.ms, firstPage: first.inPage, againPage: again.inPage, cached: again.fromCache, slices: again.slices, storeMs });
     process.stderr.write(`run ${run + 1}/${RUNS}: open ${fmt(first.ms, 0)} ms, re-open ${fmt(again.ms, 0)} ms (in the page, from the change event: ${fmt(first.inPage, 0)} / ${fmt(again.inPage, 0)} ms; from cache: ${again.fromCache}), stored after +${fmt(storeMs, 0)} ms\n`);
+    process.stderr.write(`  first-open steps (ms): ${Object.entries(first.stages).map(([k, v]) => `${k} ${fmt(v, 0)}`).join(', ')}\n`);
     process.stderr.write(`  re-open steps (ms): ${Object.entries(again.stages).map(([k, v]) => `${k} ${fmt(v, 0)}`).join(', ')}\n`);
     await ctx.close();
   }

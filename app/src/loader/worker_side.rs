@@ -56,8 +56,8 @@ pub const MAX_NTFF_PEAK_BYTES: u64 = 3 << 30;
 pub struct Encoded {
     pub parse_ms: f64,
     pub encode_ms: f64,
-    /// Of `parse_ms`, the time spent reading whole files before the import (0 when the file was
-    /// streamed: its reading overlaps the parse).
+    /// Of `parse_ms`, the time spent reading whole files before the import (the worker reports
+    /// the time in its `File` reads instead, a streamed file's included).
     pub read_ms: f64,
 }
 
@@ -85,8 +85,27 @@ impl FileRead {
     }
 }
 
+thread_local! {
+    /// Milliseconds this thread spent in [`FileRead::read`] since the load began.
+    static READING_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+fn clock_ms() -> f64 {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    scope.performance().map_or_else(js_sys::Date::now, |p| p.now())
+}
+
 impl Read for FileRead {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let t = clock_ms();
+        let got = self.read_slice(out);
+        READING_MS.with(|c| c.set(c.get() + clock_ms() - t));
+        got
+    }
+}
+
+impl FileRead {
+    fn read_slice(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         let n = (out.len() as u64).min(self.size - self.pos).min(READ_CHUNK_BYTES as u64);
         if n == 0 {
             return Ok(0);
@@ -320,8 +339,12 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
         post(scope, &Message::Progress { stage: stage.to_string(), done, total })
     };
     let mut out = streaming_sink(scope);
+    READING_MS.with(|c| c.set(0.0));
     match parse_sources(sources, lazy_args_above, &now_ms, &mut progress, &mut out) {
-        Ok(enc) => {
+        Ok(mut enc) => {
+            // the time in the File reads themselves (a streamed file's too: they overlap the
+            // parse in the threaded worker, and are part of it in the classic one)
+            enc.read_ms = READING_MS.with(|c| c.get());
             let buf = out.into_buffer();
             post(
                 scope,

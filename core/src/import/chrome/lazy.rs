@@ -69,7 +69,10 @@ pub fn import_stream(
     let chunk = opts.chunk_bytes.max(1);
     let mut p = StreamParser::new(b, total);
     p.conv().lazy_file = opts.lazy_args;
-    let mut buf: Vec<u8> = Vec::new();
+    // room for a chunk and the cut event carried over from the last one: a buffer of one chunk
+    // grew (a copy into fresh memory) at the second chunk, ≈ 14 ms of a 50 MB import in the
+    // browser's worker
+    let mut buf: Vec<u8> = Vec::with_capacity(chunk.saturating_add(chunk / 8));
     let mut eof = false;
     let mut checked = false;
     while !eof {
