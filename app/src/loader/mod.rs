@@ -727,10 +727,11 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
             crate::model_cache::model_identity();
             crate::model_cache::open_ahead();
         }
-        warm_page();
         if SPARE.with(|s| s.borrow().is_some()) || ACTIVE_JOBS.with(Cell::get) > 0 {
             return;
         }
+        // not while a load runs: the prewarm after it comes back here
+        warm_page();
         let threaded = threads_wanted() && !THREADED_BROKEN.with(Cell::get);
         let Ok(worker) = new_worker(if threaded { THREADED_WORKER } else { CLASSIC_WORKER }, threaded) else {
             return;
