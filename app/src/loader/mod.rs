@@ -685,8 +685,9 @@ thread_local! {
 /// paid for that in its decode and index steps: a re-open of the 50 MB Kineto-like trace took
 /// 203–300 ms from the change event in a fresh page and 112–162 ms when the same page had loaded
 /// it before (its 13 KB skeleton alone: 16–23 ms → 0). The steps here are the same core functions
-/// the loader's stepped versions call ([`decode::decode_view`], [`TraceData::build`]), run
-/// synchronously, each in its own task. `window.__loupe.pageWarmUpMs` says how long they took.
+/// the loader's stepped versions call ([`decode::decode_view`],
+/// [`crate::state::TraceData::build`]), run synchronously, each in its own task.
+/// `window.__loupe.pageWarmUpMs` says how long they took.
 fn warm_page() {
     if PAGE_WARM.with(|w| w.replace(true)) {
         return;
