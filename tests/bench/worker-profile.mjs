@@ -73,33 +73,25 @@ const ms1 = (n) => `${fmt(n * dt, 1)} ms`;
 console.log(`busiest worker: ${p.samples.length} samples (~${fmt(dt, 2)} ms each), busy ${ms1(busy(p))}`);
 console.log('top self:'); for (const [k, v] of [...self].sort((a, c) => c[1] - a[1]).slice(0, TOP)) console.log(`  ${ms1(v)}\t${k}`);
 console.log('top inclusive:'); for (const [k, v] of [...incl].sort((a, c) => c[1] - a[1]).filter(([k]) => !/^\((idle|program|root)\)/.test(k)).slice(0, TOP)) console.log(`  ${ms1(v)}\t${k}`);
-if (process.env.CALLEES) {
-  const re = new RegExp(process.env.CALLEES);
-  const under = new Map();
-  for (const id of p.samples) {
-    const chain = [];
-    for (let k = id; k != null; k = parent.get(k)) chain.push(label(byId.get(k)));
-    const at = chain.findIndex((l) => re.test(l));
-    if (at < 0) continue;
-    const key = at > 0 ? chain[at - 1] : chain[0];
-    under.set(key, (under.get(key) ?? 0) + 1);
-  }
-  console.log(`under /${process.env.CALLEES}/ (direct callees):`);
-  for (const [k, v] of [...under].sort((a, c) => c[1] - a[1]).slice(0, TOP)) console.log(`  ${ms1(v)}\t${k}`);
-}
-// CALLERS=<regex>: who calls the matching functions (the first frame above the outermost match)
-if (process.env.CALLERS) {
-  const re = new RegExp(process.env.CALLERS);
+// Samples counted by `key(chain)` (the stack, leaf first; null: not counted), the top TOP printed.
+function tally(title, key) {
   const by = new Map();
   for (const id of p.samples) {
     const chain = [];
     for (let k = id; k != null; k = parent.get(k)) chain.push(label(byId.get(k)));
-    let at = -1;
-    chain.forEach((l, i) => { if (re.test(l)) at = i; });
-    if (at < 0) continue;
-    const key = chain[at + 1] ?? '(top)';
-    by.set(key, (by.get(key) ?? 0) + 1);
+    const k = key(chain);
+    if (k != null) by.set(k, (by.get(k) ?? 0) + 1);
   }
-  console.log(`callers of /${process.env.CALLERS}/:`);
+  console.log(title);
   for (const [k, v] of [...by].sort((a, c) => c[1] - a[1]).slice(0, TOP)) console.log(`  ${ms1(v)}\t${k}`);
+}
+// CALLEES=<regex>: what the matching functions call (the frame just below the innermost match)
+if (process.env.CALLEES) {
+  const re = new RegExp(process.env.CALLEES);
+  tally(`under /${process.env.CALLEES}/ (direct callees):`, (c) => { const at = c.findIndex((l) => re.test(l)); return at < 0 ? null : c[Math.max(at - 1, 0)]; });
+}
+// CALLERS=<regex>: who calls the matching functions (the frame just above the outermost match)
+if (process.env.CALLERS) {
+  const re = new RegExp(process.env.CALLERS);
+  tally(`callers of /${process.env.CALLERS}/:`, (c) => { const at = c.findLastIndex((l) => re.test(l)); return at < 0 ? null : c[at + 1] ?? '(top)'; });
 }

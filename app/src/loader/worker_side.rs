@@ -90,6 +90,7 @@ thread_local! {
     static READING_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
 
+/// The worker's clock (ms).
 fn clock_ms() -> f64 {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     scope.performance().map_or_else(js_sys::Date::now, |p| p.now())
@@ -289,8 +290,6 @@ fn streaming_sink(scope: &DedicatedWorkerGlobalScope) -> protocol::BufferSink {
 }
 
 fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
-    let perf = scope.performance();
-    let now_ms = move || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
     let (files, lazy_args_above) = match protocol::decode(data) {
         Some(Message::Load { files, lazy_args_above }) => (files, lazy_args_above),
         Some(Message::Demo { slices }) => {
@@ -298,7 +297,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
                 post(scope, &Message::Progress { stage: stage.to_string(), done, total })
             };
             let mut out = streaming_sink(scope);
-            match demo_and_encode(slices, &now_ms, &mut progress, &mut out) {
+            match demo_and_encode(slices, &clock_ms, &mut progress, &mut out) {
                 Ok(enc) => {
                     let buf = out.into_buffer();
                     post(
@@ -340,7 +339,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     };
     let mut out = streaming_sink(scope);
     READING_MS.with(|c| c.set(0.0));
-    match parse_sources(sources, lazy_args_above, &now_ms, &mut progress, &mut out) {
+    match parse_sources(sources, lazy_args_above, &clock_ms, &mut progress, &mut out) {
         Ok(mut enc) => {
             // the time in the File reads themselves (a streamed file's too: they overlap the
             // parse in the threaded worker, and are part of it in the classic one)
@@ -368,12 +367,12 @@ pub fn run() {
     #[cfg(feature = "threads")]
     wasm_bindgen_futures::spawn_local(async move {
         let threads = start_pool(&scope).await;
-        let warm_up_ms = warm_up(&scope);
+        let warm_up_ms = warm_up();
         listen(&scope, threads, warm_up_ms);
     });
     #[cfg(not(feature = "threads"))]
     {
-        let warm_up_ms = warm_up(&scope);
+        let warm_up_ms = warm_up();
         listen(&scope, 1, warm_up_ms);
     }
 }
@@ -395,10 +394,8 @@ const WARM_JSON_BYTES: usize = 2_000_000;
 /// 0.90–0.93 s; with a 1 MB pair imported first, the first 1.0–1.2 s. The results are thrown
 /// away; wasm memory keeps what the warm-up grew (its largest step, the 2.9 MB pair, peaks at
 /// about 5 bytes per byte of NTFF: ≈ 15 MB). Returns its time in ms.
-fn warm_up(scope: &DedicatedWorkerGlobalScope) -> f64 {
-    let perf = scope.performance();
-    let clock = move || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
-    let t0 = clock();
+fn warm_up() -> f64 {
+    let t0 = clock_ms();
     use loupe_core::neuron::{neff, ntff};
     struct Drop0;
     impl Sink for Drop0 {
@@ -434,7 +431,7 @@ fn warm_up(scope: &DedicatedWorkerGlobalScope) -> f64 {
             web_sys::console::warn_1(&format!("loupe worker: warm-up: {e}").into());
         }
     }
-    clock() - t0
+    clock_ms() - t0
 }
 
 /// Install the message handler, then post `{ready, threads, warmUpMs}`.
