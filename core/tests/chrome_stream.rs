@@ -172,3 +172,73 @@ fn too_large_is_refused_early_with_a_message() {
     // the whole file was not read to find out
     assert!(r.rest.len() > bytes.len() / 2);
 }
+
+/// The trace of `bytes` pushed into a [`StreamImport`] in pieces of the sizes `sizes` cycles
+/// through (as the browser's worker pushes its asynchronous reads), parsed `chunk` bytes at least
+/// at a time.
+fn pushed(name: &str, bytes: &[u8], sizes: &[usize], chunk: usize) -> Result<Trace, String> {
+    use loupe_core::import::chrome::{set_format, StreamImport};
+    use loupe_core::import::finish_chrome_stream;
+    use loupe_core::model::TraceBuilder;
+    let opts = StreamOptions { chunk_bytes: chunk, lazy_args: None, max_peak_bytes: None };
+    let mut b = TraceBuilder::new("");
+    let dialect = {
+        let mut imp = StreamImport::new(&mut b, bytes.len() as u64, opts);
+        let (mut at, mut k) = (0, 0);
+        loop {
+            let end = (at + sizes[k % sizes.len()]).min(bytes.len());
+            imp.push(&bytes[at..end], end == bytes.len(), &mut NoProgress).map_err(|e| e.to_string())?;
+            (at, k) = (end, k + 1);
+            if end == bytes.len() {
+                break;
+            }
+        }
+        imp.finish(&mut NoProgress).map_err(|e| e.to_string())?
+    };
+    set_format(&mut b, dialect);
+    Ok(finish_chrome_stream(name, b))
+}
+
+#[test]
+fn pushed_pieces_same_model_as_whole() {
+    let synth = synth::chrome_trace_json(256 << 10, 11);
+    // one event far longer than the pieces: parsed only once the buffer has doubled
+    let long_arg = "x".repeat(200_000);
+    let long = format!(
+        r#"{{"traceEvents":[{{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,"args":{{"s":"{long_arg}"}}}},{{"ph":"X","name":"b","ts":5,"dur":1,"pid":1,"tid":1}}]}}"#
+    );
+    let docs: [(&str, &[u8]); 3] = [
+        ("synth.json", &synth),
+        ("long.json", long.as_bytes()),
+        ("trunc.json", &synth[..synth.len() * 2 / 3]),
+    ];
+    for (name, bytes) in docs {
+        let whole = import_bytes(name, bytes, &mut NoProgress).map_err(|e| e.to_string());
+        let cases = [
+            (&[1usize, 2, 3][..], 1),
+            (&[1, 2, 3], 1 << 16),
+            (&[997, 5, 40_000], 1 << 16),
+            (&[8 << 20], 1 << 20),
+        ];
+        for (sizes, chunk) in cases {
+            let p = pushed(name, bytes, sizes, chunk);
+            match (&whole, &p) {
+                (Ok(w), Ok(p)) => {
+                    p.validate().expect("valid");
+                    assert!(encode(w) == encode(p), "{name}: model differs pushed in {sizes:?}");
+                }
+                (Err(w), Err(p)) => assert_eq!(w, p, "{name}: error differs pushed in {sizes:?}"),
+                _ => panic!("{name}: whole {:?} vs pushed {:?}", whole.as_ref().err(), p.as_ref().err()),
+            }
+        }
+    }
+}
+
+#[test]
+fn push_finished_early_is_an_error() {
+    use loupe_core::import::chrome::StreamImport;
+    let mut b = loupe_core::model::TraceBuilder::new("");
+    let mut imp = StreamImport::new(&mut b, 100, StreamOptions::default());
+    imp.push(br#"{"traceEvents":["#, false, &mut NoProgress).expect("a first piece");
+    assert!(imp.finish(&mut NoProgress).unwrap_err().to_string().contains("before its last piece"));
+}

@@ -439,13 +439,20 @@ pub fn import_chrome_stream(
     }
     let mut b = TraceBuilder::new("");
     chrome::import_stream(reader, total, &mut b, opts, progress)?;
+    Ok(finish_chrome_stream(file_name, b))
+}
+
+/// The trace of a Chrome JSON file streamed into `b` ([`chrome::import_stream`], or the pieces
+/// pushed into a [`chrome::StreamImport`] and [`chrome::set_format`]): the same steps after the
+/// parse as [`import_files`] takes for that one file.
+pub fn finish_chrome_stream(file_name: &str, mut b: TraceBuilder) -> Trace {
     let mut formats = Vec::new();
     push_format(&mut b, &mut formats, &chrome::ChromeJson);
     tag_groups(&mut b, 0, &[file_name]);
     name_groups_by_file(&mut b);
     b.add_operator_timeline();
     b.set_format(&formats.join("+"));
-    Ok(b.finish())
+    b.finish()
 }
 
 /// The model of a `.loupe` file ([`crate::loupe_file`]), recognised by its magic; `None` when no

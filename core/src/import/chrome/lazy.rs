@@ -18,6 +18,7 @@
 use std::io::Read;
 
 use super::args::ArgBuf;
+use super::convert::Dialect;
 use super::intern::RawInterner;
 use super::parse::StreamParser;
 use super::scan::{parse_int, Scan};
@@ -27,7 +28,8 @@ use crate::model::{ArgValue, GpuIds, TraceBuilder};
 /// How [`import_stream`] reads and what it keeps.
 #[derive(Debug, Clone, Copy)]
 pub struct StreamOptions {
-    /// Bytes asked of the reader per read (grown while one event is longer than this).
+    /// Bytes asked of the reader per read (grown while one event is longer than this); the
+    /// least a [`StreamImport`] parses at once (but for the last piece).
     pub chunk_bytes: usize,
     /// Keep args as byte ranges of input file number `file` (see the module doc).
     pub lazy_args: Option<u8>,
@@ -67,74 +69,172 @@ pub fn import_stream(
     progress: &mut dyn Progress,
 ) -> Result<(), ImportError> {
     let chunk = opts.chunk_bytes.max(1);
-    let mut p = StreamParser::new(b, total);
-    p.conv().lazy_file = opts.lazy_args;
-    // room for a chunk and the cut event carried over from the last one: a buffer of one chunk
-    // grew (a copy into fresh memory) at the second chunk, ≈ 14 ms of a 50 MB import in the
-    // browser's worker
-    let mut buf: Vec<u8> = Vec::with_capacity(chunk.saturating_add(chunk / 8));
+    let mut imp = StreamImport::new(b, total, opts);
     let mut eof = false;
-    let mut checked = false;
     while !eof {
         // read at least a chunk, and as much as is carried over: an event longer than a chunk
         // is re-parsed at most a few times, not once per chunk
-        let want = chunk.max(buf.len());
-        let old = buf.len();
-        buf.resize(old + want, 0);
-        let mut got = 0;
-        while got < want {
-            match reader.read(&mut buf[old + got..]) {
-                Ok(0) => {
-                    eof = true;
-                    break;
+        let want = chunk.max(imp.carried());
+        imp.push_with(
+            want,
+            |out| {
+                let mut got = 0;
+                while got < out.len() {
+                    match reader.read(&mut out[got..]) {
+                        Ok(0) => return Ok((got, true)),
+                        Ok(n) => got += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
                 }
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(ImportError::Invalid {
-                        format: "chrome-json",
-                        message: format!("could not read the file: {e}"),
-                    });
-                }
-            }
-        }
-        buf.truncate(old + got);
-        let used = p.feed(&buf, eof, progress)?;
-        buf.drain(..used.min(buf.len()));
-        if let (Some(limit), false) = (opts.max_peak_bytes, checked) {
-            let (read, events) = (p.consumed(), p.events());
-            // judge from the first chunk that held a fair sample of events
-            if events >= 1000 || eof {
-                checked = true;
-                let est = estimate_peak_bytes(total, read, events, opts.lazy_args.is_some());
-                if est > limit {
-                    let est_events = est
-                        / if opts.lazy_args.is_some() {
-                            PEAK_BYTES_PER_EVENT_LAZY
-                        } else {
-                            PEAK_BYTES_PER_EVENT_EAGER
-                        };
-                    return Err(ImportError::TooLarge {
-                        what: format!(
-                            "this file ({}) holds about {} million events (judging from its first {}); building its model would take about {},",
-                            crate::limits::human_bytes(total),
-                            est_events / 1_000_000,
-                            crate::limits::human_bytes(read),
-                            crate::limits::human_bytes(est)
-                        ),
-                        limit,
-                    });
-                }
-            }
-        }
+                Ok((got, false))
+            },
+            progress,
+        )?;
+        eof = imp.ended();
     }
-    let dialect = p.finish(progress)?;
+    let dialect = imp.finish(progress)?;
+    set_format(b, dialect);
+    Ok(())
+}
+
+/// The builder's format from the dialect the content revealed (as the whole-file importer sets it).
+pub fn set_format(b: &mut TraceBuilder, dialect: Dialect) {
     if dialect.kineto {
         b.set_format("pytorch-kineto");
     } else if dialect.furiosa {
         b.set_format("furiosa");
     }
-    Ok(())
+}
+
+/// A Chrome JSON import that is handed its bytes in pieces as they arrive ([`import_stream`]
+/// pulls them from a reader; the browser's worker pushes what its asynchronous reads of the
+/// `File`'s stream deliver). The pieces may have any sizes: they are gathered until a chunk
+/// ([`StreamOptions::chunk_bytes`]) is buffered, an event cut by the end of what is buffered is
+/// carried over, and while the carried bytes are more than half of what is buffered (an event
+/// longer than a chunk) nothing is parsed, so a long event is parsed again at most a few times.
+pub struct StreamImport<'b> {
+    p: StreamParser<'b>,
+    /// The bytes carried over, then the piece being pushed.
+    buf: Vec<u8>,
+    /// Of `buf`, the bytes carried over from the last parse.
+    carried: usize,
+    opts: StreamOptions,
+    total: u64,
+    checked: bool,
+    ended: bool,
+}
+
+impl<'b> StreamImport<'b> {
+    /// `total` is the file's size in bytes.
+    pub fn new(b: &'b mut TraceBuilder, total: u64, opts: StreamOptions) -> Self {
+        let mut p = StreamParser::new(b, total);
+        p.conv().lazy_file = opts.lazy_args;
+        let chunk = opts.chunk_bytes.max(1);
+        StreamImport {
+            p,
+            // room for a chunk and the cut event carried over from the last one: a buffer of
+            // one chunk grew (a copy into fresh memory) at the second chunk, ≈ 14 ms of a 50 MB
+            // import in the browser's worker
+            buf: Vec::with_capacity(chunk.saturating_add(chunk / 8)),
+            carried: 0,
+            opts,
+            total,
+            checked: false,
+            ended: false,
+        }
+    }
+
+    /// Bytes carried over from the last piece (the start of a cut event).
+    pub fn carried(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Whether the last piece has been pushed.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Push the next piece: `fill` writes up to `n` bytes into the slice it is given and returns
+    /// how many it wrote and whether the file ends there. Parses every complete unit.
+    pub fn push_with(
+        &mut self,
+        n: usize,
+        fill: impl FnOnce(&mut [u8]) -> std::io::Result<(usize, bool)>,
+        progress: &mut dyn Progress,
+    ) -> Result<(), ImportError> {
+        let old = self.buf.len();
+        self.buf.resize(old + n, 0);
+        let (got, eof) = fill(&mut self.buf[old..]).map_err(|e| ImportError::Invalid {
+            format: "chrome-json",
+            message: format!("could not read the file: {e}"),
+        })?;
+        self.buf.truncate(old + got.min(n));
+        self.ended = eof;
+        // parse at least a chunk at once (small pieces are gathered first) and, while an event
+        // is longer than that, wait until the buffer has doubled
+        if !eof && self.buf.len() < self.opts.chunk_bytes.max(2 * self.carried) {
+            return Ok(());
+        }
+        let used = self.p.feed(&self.buf, eof, progress)?;
+        self.buf.drain(..used.min(self.buf.len()));
+        self.carried = self.buf.len();
+        self.check_size()
+    }
+
+    /// Push the next piece, copied from `piece`.
+    pub fn push(&mut self, piece: &[u8], eof: bool, progress: &mut dyn Progress) -> Result<(), ImportError> {
+        self.push_with(
+            piece.len(),
+            |out| {
+                out.copy_from_slice(piece);
+                Ok((piece.len(), eof))
+            },
+            progress,
+        )
+    }
+
+    /// Refuse the file ([`ImportError::TooLarge`]) when the first fair sample of its events
+    /// says its model would not fit [`StreamOptions::max_peak_bytes`].
+    fn check_size(&mut self) -> Result<(), ImportError> {
+        let (Some(limit), false) = (self.opts.max_peak_bytes, self.checked) else {
+            return Ok(());
+        };
+        let (read, events) = (self.p.consumed(), self.p.events());
+        // judge from the first chunk that held a fair sample of events
+        if events < 1000 && !self.ended {
+            return Ok(());
+        }
+        self.checked = true;
+        let lazy = self.opts.lazy_args.is_some();
+        let est = estimate_peak_bytes(self.total, read, events, lazy);
+        if est <= limit {
+            return Ok(());
+        }
+        let est_events = est / if lazy { PEAK_BYTES_PER_EVENT_LAZY } else { PEAK_BYTES_PER_EVENT_EAGER };
+        Err(ImportError::TooLarge {
+            what: format!(
+                "this file ({}) holds about {} million events (judging from its first {}); building its model would take about {},",
+                crate::limits::human_bytes(self.total),
+                est_events / 1_000_000,
+                crate::limits::human_bytes(read),
+                crate::limits::human_bytes(est)
+            ),
+            limit,
+        })
+    }
+
+    /// After the last piece: close what is open and return the dialect the content revealed
+    /// (for [`set_format`]).
+    pub fn finish(self, progress: &mut dyn Progress) -> Result<Dialect, ImportError> {
+        if !self.ended {
+            return Err(ImportError::Invalid {
+                format: "chrome-json",
+                message: "internal: the stream was finished before its last piece".into(),
+            });
+        }
+        self.p.finish(progress)
+    }
 }
 
 /// Kineto's `stream` and `correlation` from an args object's text (top-level keys only).

@@ -21,8 +21,9 @@ mod scan;
 pub mod synth;
 mod threads;
 
+pub use convert::Dialect;
 pub use lazy::{
-    args_from_text, estimate_peak_bytes, import_stream, kineto_ids, StreamOptions,
+    args_from_text, estimate_peak_bytes, import_stream, kineto_ids, set_format, StreamImport, StreamOptions,
     PEAK_BYTES_PER_EVENT_EAGER, PEAK_BYTES_PER_EVENT_LAZY,
 };
 
