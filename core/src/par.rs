@@ -59,16 +59,16 @@ pub fn join<RA: Send, RB: Send>(a: impl FnOnce() -> RA + Send, b: impl FnOnce() 
 }
 
 /// Run `f` over the bytes of `reader`, reading ahead. With feature `rayon`, `f` runs on the pool
-/// while the calling thread reads `reader` in `chunk`-byte pieces into a queue of two: reading
-/// (in the browser, `FileReaderSync` on the worker's own thread, which `reader` is tied to: it
-/// need not be `Send`) overlaps the parse. `f`'s progress reports are relayed to `progress` on
-/// the calling thread between reads (a `false` from it cancels `f` at its next report). Without
-/// the feature: `f(reader, progress)`. The bytes `f` sees are the same either way.
-pub fn with_read_ahead<T: Send>(
+/// while the calling thread reads `reader` in `chunk`-byte pieces into a queue of two ([`Feed`]):
+/// reading (`reader` is tied to the calling thread: it need not be `Send`) overlaps the parse.
+/// `f`'s progress reports are relayed to `progress` on the calling thread between reads (a
+/// `false` from it cancels `f` at its next report). Without the feature: `f(reader, progress)`.
+/// The bytes `f` sees are the same either way.
+pub fn with_read_ahead<T: Send + 'static>(
     reader: &mut dyn std::io::Read,
     chunk: usize,
     progress: &mut dyn crate::import::Progress,
-    f: impl FnOnce(&mut dyn std::io::Read, &mut dyn crate::import::Progress) -> T + Send,
+    f: impl FnOnce(&mut dyn std::io::Read, &mut dyn crate::import::Progress) -> T + Send + 'static,
 ) -> T {
     // on a pool thread the reading loop could block the very thread the consumer needs
     #[cfg(feature = "rayon")]
@@ -80,11 +80,15 @@ pub fn with_read_ahead<T: Send>(
 }
 
 #[cfg(feature = "rayon")]
+pub use read_ahead::Feed;
+
+#[cfg(feature = "rayon")]
 mod read_ahead {
     use crate::import::Progress;
     use std::io::{self, Read};
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    use std::sync::mpsc::{sync_channel, Receiver};
+    use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+    use std::sync::Arc;
 
     /// The consumer's end: a `Read` over the chunks in the queue.
     struct ChannelReader {
@@ -113,18 +117,74 @@ mod read_ahead {
         }
     }
 
-    /// The consumer's progress: kept for the reading thread to pass on.
-    struct Relay<'a> {
-        done: &'a AtomicU64,
-        total: &'a AtomicU64,
-        cancel: &'a AtomicBool,
+    /// The consumer's progress, kept for the sending thread to pass on, and its cancel flag.
+    #[derive(Default)]
+    struct Relay {
+        done: AtomicU64,
+        total: AtomicU64,
+        cancel: AtomicBool,
     }
 
-    impl Progress for Relay<'_> {
+    impl Progress for &Relay {
         fn report(&mut self, done: u64, total: u64) -> bool {
             self.total.store(total, Ordering::Relaxed);
             self.done.store(done, Ordering::Relaxed);
             !self.cancel.load(Ordering::Relaxed)
+        }
+    }
+
+    /// A consumer running on the pool over the bytes this thread sends it: the read-ahead of
+    /// [`super::with_read_ahead`], and of the browser worker's asynchronous reads (which cannot
+    /// be a blocking `Read`). At most two pieces wait in the queue; [`Feed::send`] blocks while
+    /// it is full.
+    pub struct Feed<T> {
+        tx: Option<SyncSender<io::Result<Vec<u8>>>>,
+        result: Receiver<std::thread::Result<T>>,
+        relay: Arc<Relay>,
+        last: (u64, u64),
+    }
+
+    impl<T: Send + 'static> Feed<T> {
+        /// Start `f` on the pool, reading what is sent.
+        pub fn spawn(f: impl FnOnce(&mut dyn Read, &mut dyn Progress) -> T + Send + 'static) -> Feed<T> {
+            let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(2);
+            let (result_tx, result) = sync_channel(1);
+            let relay = Arc::new(Relay::default());
+            let theirs = Arc::clone(&relay);
+            rayon::spawn(move || {
+                let mut r = ChannelReader { rx, cur: Vec::new(), pos: 0 };
+                let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut r, &mut &*theirs)));
+                // dropping `r` closes the queue: the sending side's next send fails
+                drop(r);
+                let _ = result_tx.send(out);
+            });
+            Feed { tx: Some(tx), result, relay, last: (u64::MAX, u64::MAX) }
+        }
+
+        /// Send the next piece (or a read error), then pass the consumer's progress on to
+        /// `progress`. False when the consumer has stopped reading (it failed, or refused the
+        /// input): send no more, [`Feed::finish`] says why.
+        pub fn send(&mut self, piece: io::Result<Vec<u8>>, progress: &mut dyn Progress) -> bool {
+            let sent = self.tx.as_ref().is_some_and(|tx| tx.send(piece).is_ok());
+            let now = (self.relay.done.load(Ordering::Relaxed), self.relay.total.load(Ordering::Relaxed));
+            if now != self.last && now.1 > 0 {
+                self.last = now;
+                if !progress.report(now.0, now.1) {
+                    self.relay.cancel.store(true, Ordering::Relaxed);
+                }
+            }
+            sent
+        }
+
+        /// End of input: wait for the consumer's result (a panic in it resumes here).
+        pub fn finish(mut self) -> T {
+            drop(self.tx.take());
+            match self.result.recv() {
+                Ok(Ok(t)) => t,
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                // the job always sends its result (a panic is caught and sent too)
+                Err(_) => unreachable!("read-ahead consumer finished without a result"),
+            }
         }
     }
 
@@ -142,56 +202,28 @@ mod read_ahead {
         Ok(got)
     }
 
-    pub fn run<T: Send>(
+    pub fn run<T: Send + 'static>(
         reader: &mut dyn Read,
         chunk: usize,
         progress: &mut dyn Progress,
-        f: impl FnOnce(&mut dyn Read, &mut dyn Progress) -> T + Send,
+        f: impl FnOnce(&mut dyn Read, &mut dyn Progress) -> T + Send + 'static,
     ) -> T {
-        let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(2);
-        let done = AtomicU64::new(0);
-        let total = AtomicU64::new(0);
-        let cancel = AtomicBool::new(false);
-        let mut result: Option<T> = None;
-        rayon::in_place_scope(|s| {
-            let out = &mut result;
-            let relay = Relay { done: &done, total: &total, cancel: &cancel };
-            s.spawn(move |_| {
-                let mut r = ChannelReader { rx, cur: Vec::new(), pos: 0 };
-                let mut relay = relay;
-                *out = Some(f(&mut r, &mut relay));
-                // dropping `r` closes the queue: the reading loop below stops at its next send
-            });
-            let mut last = (u64::MAX, u64::MAX);
-            loop {
-                let mut buf = vec![0u8; chunk];
-                let item = match fill(reader, &mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        buf.truncate(n);
-                        Ok(buf)
-                    }
-                    Err(e) => Err(e),
-                };
-                let failed = item.is_err();
-                if tx.send(item).is_err() || failed {
-                    break;
+        let mut feed = Feed::spawn(f);
+        loop {
+            let mut buf = vec![0u8; chunk];
+            let item = match fill(reader, &mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    buf.truncate(n);
+                    Ok(buf)
                 }
-                let now = (done.load(Ordering::Relaxed), total.load(Ordering::Relaxed));
-                if now != last && now.1 > 0 {
-                    last = now;
-                    if !progress.report(now.0, now.1) {
-                        cancel.store(true, Ordering::Relaxed);
-                    }
-                }
+                Err(e) => Err(e),
+            };
+            let failed = item.is_err();
+            if !feed.send(item, progress) || failed {
+                break;
             }
-            drop(tx);
-        });
-        match result {
-            Some(r) => r,
-            // the spawned job always stores its result before the scope ends (a panic in it
-            // would have propagated out of the scope)
-            None => unreachable!("read-ahead consumer finished without a result"),
         }
+        feed.finish()
     }
 }

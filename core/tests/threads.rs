@@ -68,6 +68,7 @@ fn read_ahead_streams_the_same_bytes() {
     use std::io::{Cursor, Read};
     let json = synth::chrome_trace_json(12 << 20, 5);
     let opts = || StreamOptions { chunk_bytes: 1 << 20, lazy_args: Some(0), max_peak_bytes: None };
+    let size = json.len() as u64;
     let direct = wire::encode(
         import_chrome_stream("t.json", json.len() as u64, &mut Cursor::new(&json), opts(), &mut NoProgress)
             .unwrap(),
@@ -79,9 +80,10 @@ fn read_ahead_streams_the_same_bytes() {
         reports += 1;
         true
     };
-    let ahead = loupe_core::par::with_read_ahead(&mut Cursor::new(&json), 300_000, &mut progress, |r, p| {
-        import_chrome_stream("t.json", json.len() as u64, r, opts(), p)
-    });
+    let ahead =
+        loupe_core::par::with_read_ahead(&mut Cursor::new(&json), 300_000, &mut progress, move |r, p| {
+            import_chrome_stream("t.json", size, r, opts(), p)
+        });
     assert!(wire::encode(ahead.unwrap()).unwrap() == direct, "read-ahead built another model");
     assert!(reports > 0, "progress relayed");
     // a read error after 2 MB reaches the parser as an error
@@ -95,10 +97,12 @@ fn read_ahead_streams_the_same_bytes() {
         }
     }
     let mut f = Failing(Cursor::new(json.clone()));
-    let r =
-        loupe_core::par::with_read_ahead(&mut f, 256 << 10, &mut NoProgress, |r, p: &mut dyn Progress| {
-            import_chrome_stream("t.json", json.len() as u64, r, opts(), p)
-        });
+    let r = loupe_core::par::with_read_ahead(
+        &mut f,
+        256 << 10,
+        &mut NoProgress,
+        move |r, p: &mut dyn Progress| import_chrome_stream("t.json", size, r, opts(), p),
+    );
     let e = match r {
         Ok(_) => panic!("a read error must fail the import"),
         Err(e) => e.to_string(),
@@ -106,8 +110,9 @@ fn read_ahead_streams_the_same_bytes() {
     assert!(e.contains("disk gone"), "{e}");
     // the parser refuses early (too large): the reader stops, nothing hangs
     let small = StreamOptions { max_peak_bytes: Some(1), ..opts() };
-    let r = loupe_core::par::with_read_ahead(&mut Cursor::new(&json), 64 << 10, &mut NoProgress, |r, p| {
-        import_chrome_stream("t.json", json.len() as u64, r, small, p)
-    });
+    let r =
+        loupe_core::par::with_read_ahead(&mut Cursor::new(&json), 64 << 10, &mut NoProgress, move |r, p| {
+            import_chrome_stream("t.json", size, r, small, p)
+        });
     assert!(r.is_err(), "refused");
 }

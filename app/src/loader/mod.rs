@@ -8,7 +8,7 @@
 //! new Worker(threads/worker_loader.js,    wasm starts (the threaded one: its rayon pool first),
 //!   {type:"module"}) when isolated, else  posts {ready, threads}
 //!   new Worker("worker_loader.js") ──────▶
-//! {load, files, lazyArgsAbove} ─────────▶ reads the Files itself (FileReaderSync, 16 MiB slices):
+//! {load, files, lazyArgsAbove} ─────────▶ reads the Files itself (each File's stream, BYOB):
 //!   (File handles, no bytes copied)        one Chrome JSON is streamed, else read whole; import
 //!                                        with progress ──────────────────▶ {progress}…
 //!                                        encode the Trace (model::wire) ──▶ {done, trace} (transferred)
@@ -21,7 +21,7 @@
 //! One worker per load, terminated afterwards (its wasm memory grows to the parse's peak and
 //! never shrinks, so reusing it would keep that memory). Cancel = `terminate()`.
 //! [`LoaderMode::InThread`] runs the same [`worker_side::parse_sources`] → encode → decode path on
-//! the page's thread, from the files read whole (no `FileReaderSync` on the page); it exists for
+//! the page's thread, from the files read whole (`Blob.arrayBuffer()`); it exists for
 //! the browser tests, where no worker script is served.
 
 pub mod decode;

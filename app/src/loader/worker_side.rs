@@ -1,11 +1,13 @@
-//! The parser worker: receives the `File`s, reads them itself (`FileReaderSync` over
-//! `Blob.slice`, [`FileRead`]), runs the import, reports progress, and sends the finished trace
-//! back in a transferred `ArrayBuffer` ([`loupe_core::model::wire`]: skeleton + raw columns, so the page can decode it in slices). [`parse_sources`] is shared with the
-//! in-thread loader used by the browser tests (which feeds it in-memory readers).
+//! The parser worker: receives the `File`s, reads them itself (asynchronous reads of each
+//! `File`'s stream, [`StreamReader`]), runs the import, reports progress, and sends the finished
+//! trace back in a transferred `ArrayBuffer` ([`loupe_core::model::wire`]: skeleton + raw
+//! columns, so the page can decode it in slices). [`parse_sources`], the same steps over
+//! blocking readers, is shared with the in-thread loader used by the browser tests (which feeds
+//! it in-memory readers) and the worker's warm-up.
 //!
 //! * **One Chrome JSON file** ([`loupe_core::import::streamable`] on its first bytes) is
-//!   streamed: read [`READ_CHUNK_BYTES`] at a time and parsed as it arrives
-//!   ([`loupe_core::import::import_chrome_stream`]), so it is never resident as a whole. Above
+//!   streamed: parsed as the reads deliver it (the classic worker a 1 MiB chunk at a time, the
+//!   threaded one hands 16 MiB chunks to its pool), so it is never resident as a whole. Above
 //!   the page's `lazy_args_above` ([`super::lazy_args_above`], 64 MB by default) its arguments
 //!   stay in the file as byte ranges (the details panel re-reads them from the `File`, see
 //!   [`crate::lazy_args`]), and [`MAX_PEAK_BYTES`] refuses a file whose model cannot fit.
@@ -26,11 +28,12 @@ use loupe_core::Trace;
 use loupe_sqlite::import_files;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
+use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
 
 use super::protocol::{self, Message};
 
-/// Bytes read from a `File` per `FileReaderSync` call.
+/// Bytes [`parse_sources`] reads at a time from a streamed file's reader (and the threaded
+/// worker hands its pool at once).
 pub const READ_CHUNK_BYTES: usize = 16 << 20;
 
 /// The largest estimated import peak of a streamed Chrome JSON the worker accepts (see
@@ -68,25 +71,8 @@ pub struct Source {
     pub reader: Box<dyn Read>,
 }
 
-/// A `File` read front to back through `FileReaderSync` (workers only), one `Blob.slice` per
-/// call, at most [`READ_CHUNK_BYTES`] at a time, straight into the caller's buffer.
-pub struct FileRead {
-    reader: FileReaderSync,
-    file: File,
-    pos: u64,
-    size: u64,
-}
-
-impl FileRead {
-    pub fn new(file: File) -> Result<FileRead, String> {
-        let reader = FileReaderSync::new().map_err(|e| super::js_err(&e))?;
-        let size = file.size() as u64;
-        Ok(FileRead { reader, file, pos: 0, size })
-    }
-}
-
 thread_local! {
-    /// Milliseconds this thread spent in [`FileRead::read`] since the load began.
+    /// Milliseconds this thread spent waiting for its `File` reads since the load began.
     static READING_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
 
@@ -94,33 +80,6 @@ thread_local! {
 fn clock_ms() -> f64 {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     scope.performance().map_or_else(js_sys::Date::now, |p| p.now())
-}
-
-impl Read for FileRead {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let t = clock_ms();
-        let got = self.read_slice(out);
-        READING_MS.with(|c| c.set(c.get() + clock_ms() - t));
-        got
-    }
-}
-
-impl FileRead {
-    fn read_slice(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = (out.len() as u64).min(self.size - self.pos).min(READ_CHUNK_BYTES as u64);
-        if n == 0 {
-            return Ok(0);
-        }
-        let io = |e: JsValue| std::io::Error::other(super::js_err(&e));
-        let blob = self.file.slice_with_f64_and_f64(self.pos as f64, (self.pos + n) as f64).map_err(io)?;
-        let buf = self.reader.read_as_array_buffer(&blob).map_err(io)?;
-        let a = js_sys::Uint8Array::new(&buf);
-        // a file changed since it was picked may come back shorter: stop there
-        let got = (a.length() as u64).min(n) as usize;
-        a.subarray(0, got as u32).copy_to(&mut out[..got]);
-        self.pos += got as u64;
-        Ok(got)
-    }
 }
 
 /// `progress(stage, done, total)` at most every ~100 ms of `now_ms` (and at the end).
@@ -228,11 +187,11 @@ pub fn parse_sources(
             let mut r = std::io::Cursor::new(prefix).chain(&mut one.reader);
             let trace = {
                 let mut sink = throttled("reading and parsing", now_ms, progress);
-                let (name, size) = (one.name.as_str(), one.size);
-                // threaded worker: this thread reads the File while the pool parses
-                // (loupe_core::par; the classic worker reads and parses in turn)
-                loupe_core::par::with_read_ahead(&mut r, READ_CHUNK_BYTES, &mut sink, |r, p| {
-                    import_chrome_stream(name, size, r, opts, p).map_err(|e| e.to_string())
+                let (name, size) = (one.name.clone(), one.size);
+                // threaded worker: this thread reads while the pool parses (loupe_core::par;
+                // the classic worker reads and parses in turn)
+                loupe_core::par::with_read_ahead(&mut r, READ_CHUNK_BYTES, &mut sink, move |r, p| {
+                    import_chrome_stream(&name, size, r, opts, p).map_err(|e| e.to_string())
                 })?
             };
             return encode(trace, t0, now_ms, progress, out);
@@ -309,22 +268,13 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
             return;
         }
     };
-    // the classic worker reads one file with asynchronous reads, parsing while the next pieces
-    // arrive (the threaded worker's own thread reads ahead of its pool instead)
-    #[cfg(not(feature = "threads"))]
-    if let [file] = files.as_slice() {
-        let (scope, file) = (scope.clone(), file.clone());
-        wasm_bindgen_futures::spawn_local(async move {
-            READING_MS.with(|c| c.set(0.0));
-            let mut out = streaming_sink(&scope);
-            match stream_async(&scope, &file, lazy_args_above, &mut out).await {
-                Streamed::Done(r) => post_done(&scope, out, r),
-                Streamed::NotStreamable => load_sync(&scope, vec![file], lazy_args_above),
-            }
-        });
-        return;
-    }
-    load_sync(scope, files, lazy_args_above);
+    let scope = scope.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        READING_MS.with(|c| c.set(0.0));
+        let mut out = streaming_sink(&scope);
+        let r = load(&scope, files, lazy_args_above, &mut out).await;
+        post_done(&scope, out, r);
+    });
 }
 
 /// Post `{done}` with the encoded trace, or `{error}`.
@@ -346,55 +296,113 @@ fn post_done(scope: &DedicatedWorkerGlobalScope, out: protocol::BufferSink, r: R
     }
 }
 
-/// Load `files` through blocking `FileReaderSync` reads ([`parse_sources`]).
-fn load_sync(scope: &DedicatedWorkerGlobalScope, files: Vec<File>, lazy_args_above: f64) {
-    let mut sources = Vec::with_capacity(files.len());
-    for f in files {
-        let name = f.name();
-        let size = f.size() as u64;
-        match FileRead::new(f) {
-            Ok(r) => sources.push(Source { name, size, reader: Box::new(r) }),
-            Err(e) => {
-                post(scope, &Message::Error { message: format!("could not read '{name}': {e}") });
-                return;
-            }
-        }
-    }
+/// Read `files` and parse them as [`parse_sources`] does (one Chrome JSON streamed, anything else
+/// read whole and imported together), reading with asynchronous reads of each `File`'s stream
+/// ([`StreamReader`]); then encode into `out`.
+async fn load(
+    scope: &DedicatedWorkerGlobalScope,
+    files: Vec<File>,
+    lazy_args_above: f64,
+    out: &mut protocol::BufferSink,
+) -> Result<Encoded, String> {
+    let t0 = clock_ms();
     let mut progress = |stage: &str, done: u64, total: u64| {
         post(scope, &Message::Progress { stage: stage.to_string(), done, total })
     };
-    let mut out = streaming_sink(scope);
-    READING_MS.with(|c| c.set(0.0));
-    let r = parse_sources(sources, lazy_args_above, &clock_ms, &mut progress, &mut out).map(|mut enc| {
-        // the time in the File reads themselves (a streamed file's too: they overlap the
-        // parse in the threaded worker, and are part of it in the classic one)
-        enc.read_ms = READING_MS.with(|c| c.get());
-        enc
-    });
-    post_done(scope, out, r);
+    let finish = |r: Result<Encoded, String>| {
+        r.map(|mut enc| {
+            // the time waiting for the File reads (they overlap the parse when streamed)
+            enc.read_ms = READING_MS.with(|c| c.get());
+            enc
+        })
+    };
+    if let [file] = files.as_slice() {
+        let (name, size) = (file.name(), file.size() as u64);
+        let prefix =
+            read_range(file, 0, size.min(SNIFF_BYTES as u64)).await.map_err(|e| read_js_err(&name, e))?;
+        if size > 0 && streamable(&name, &prefix) {
+            let opts = StreamOptions {
+                chunk_bytes: STREAM_CHUNK_BYTES,
+                lazy_args: (size as f64 > lazy_args_above).then_some(0),
+                max_peak_bytes: Some(MAX_PEAK_BYTES),
+            };
+            let trace = {
+                let mut sink = throttled("reading and parsing", &clock_ms, &mut progress);
+                stream(file, prefix, opts, &mut sink).await?
+            };
+            return finish(encode(trace, t0, &clock_ms, &mut progress, out));
+        }
+    }
+    let total: u64 = files.iter().map(|f| f.size() as u64).sum();
+    let mut whole = Vec::with_capacity(files.len());
+    {
+        let mut sink = throttled("reading", &clock_ms, &mut progress);
+        let mut done = 0u64;
+        for f in &files {
+            let name = f.name();
+            // read straight into the file's buffer
+            let size = usize::try_from(f.size() as u64)
+                .map_err(|_| read_err(&name, std::io::Error::other("larger than this worker can address")))?;
+            let mut bytes = vec![0u8; size];
+            let mut at = 0;
+            for_each_piece(f, 0, |piece| {
+                let n = piece.length() as usize;
+                let to = bytes.get_mut(at..at + n).ok_or_else(|| changed(&name))?;
+                piece.copy_to(to);
+                at += n;
+                done += n as u64;
+                sink(done, total);
+                Ok(())
+            })
+            .await?;
+            whole.push((name, bytes));
+        }
+    }
+    drop(files);
+    let mut enc = parse_and_encode(whole, &clock_ms, &mut progress, out)?;
+    enc.parse_ms = clock_ms() - t0 - enc.encode_ms;
+    finish(Ok(enc))
 }
 
-/// Bytes [`stream_async`] parses at once (what its reads deliver is gathered until then), and the
-/// size of its reads' buffer.
-#[cfg(not(feature = "threads"))]
-const ASYNC_CHUNK_BYTES: u32 = 1 << 20;
+fn read_js_err(name: &str, e: JsValue) -> String {
+    read_err(name, std::io::Error::other(super::js_err(&e)))
+}
+
+fn changed(name: &str) -> String {
+    read_err(name, std::io::Error::other("the file changed while it was read"))
+}
+
+/// `file[from..to]`, read asynchronously (`Blob.arrayBuffer()`).
+async fn read_range(file: &File, from: u64, to: u64) -> Result<Vec<u8>, JsValue> {
+    let blob = file.slice_with_f64_and_f64(from as f64, to as f64)?;
+    let buf = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// Size of the buffer [`StreamReader`] reads a byte stream into.
+const STREAM_READ_BYTES: u32 = 1 << 20;
 
 /// The bytes of a `File`'s stream (`Blob.stream()`), read a piece at a time. A byte stream is
-/// read into one buffer of [`ASYNC_CHUNK_BYTES`] that every read hands back (a "BYOB" reader);
+/// read into one buffer of [`STREAM_READ_BYTES`] that every read hands back (a "BYOB" reader);
 /// other streams (browsers whose `Blob.stream()` is not a byte stream) in the pieces they give.
-#[cfg(not(feature = "threads"))]
+///
+/// Why not `FileReaderSync` or `Blob.arrayBuffer()`: measured on a 200 MB file in a worker,
+/// with 2 ms/MiB of simulated parsing after each read, 721–758 ms in all with blocking 16 MiB
+/// `FileReaderSync` reads, 695–724 with two 8 MiB `Blob.arrayBuffer()` reads in flight, 510–550
+/// with this reader: a fresh 8 or 16 MiB `ArrayBuffer` per read is fresh memory to the kernel
+/// (≈ 0.7 ms per MB here), the stream's one buffer is not, and the browser goes on reading into
+/// the stream while the worker parses.
 enum StreamReader {
     Byob { reader: web_sys::ReadableStreamByobReader, buffer: Option<js_sys::ArrayBuffer> },
     Pieces(web_sys::ReadableStreamDefaultReader),
 }
 
-#[cfg(not(feature = "threads"))]
 impl StreamReader {
     fn new(blob: &web_sys::Blob) -> Result<StreamReader, JsValue> {
         let stream = blob.stream();
         Ok(match web_sys::ReadableStreamByobReader::new(&stream) {
             Ok(reader) => {
-                StreamReader::Byob { reader, buffer: Some(js_sys::ArrayBuffer::new(ASYNC_CHUNK_BYTES)) }
+                StreamReader::Byob { reader, buffer: Some(js_sys::ArrayBuffer::new(STREAM_READ_BYTES)) }
             }
             Err(_) => StreamReader::Pieces(web_sys::ReadableStreamDefaultReader::new(&stream)?),
         })
@@ -423,104 +431,136 @@ impl StreamReader {
     }
 }
 
-/// What [`stream_async`] did.
-#[cfg(not(feature = "threads"))]
-enum Streamed {
-    Done(Result<Encoded, String>),
-    /// Not one Chrome JSON (or empty): to be read whole.
-    NotStreamable,
-}
-
-/// `file[from..to]`, read asynchronously (`Blob.arrayBuffer()`).
-#[cfg(not(feature = "threads"))]
-async fn read_range(file: &File, from: u64, to: u64) -> Result<Vec<u8>, JsValue> {
-    let blob = file.slice_with_f64_and_f64(from as f64, to as f64)?;
-    let buf = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await?;
-    Ok(js_sys::Uint8Array::new(&buf).to_vec())
-}
-
-/// Stream one Chrome JSON `File` into the model with asynchronous reads of its stream
-/// ([`StreamReader`]), parsing a [`ASYNC_CHUNK_BYTES`] chunk at a time
-/// ([`loupe_core::import::chrome::StreamImport`]) while the browser reads on. Measured on a
-/// 200 MB file in a worker, with 2 ms/MiB of simulated parsing after each read: 721–758 ms in
-/// all with blocking 16 MiB `FileReaderSync` reads, 695–724 with two 8 MiB `Blob.arrayBuffer()`
-/// reads in flight, 510–550 with this stream's reader (a fresh 8 MiB `ArrayBuffer` per read
-/// is fresh memory to the kernel; the stream's one buffer is not). Same model as
-/// [`parse_sources`] (the same parser, other pieces), then encoded into `out`.
-#[cfg(not(feature = "threads"))]
-async fn stream_async(
-    scope: &DedicatedWorkerGlobalScope,
+/// `f` on each piece of `file[from..]`, as the reads deliver them ([`StreamReader`]); the time
+/// waiting for them counts in [`READING_MS`]. Fails when the file is not `file.size()` long
+/// (changed since it was picked).
+async fn for_each_piece(
     file: &File,
-    lazy_args_above: f64,
-    out: &mut protocol::BufferSink,
-) -> Streamed {
+    from: u64,
+    mut f: impl FnMut(&js_sys::Uint8Array) -> Result<(), String>,
+) -> Result<(), String> {
+    let name = file.name();
+    let size = file.size() as u64;
+    let mut at = from;
+    if at < size {
+        let rest = file.slice_with_f64(at as f64).map_err(|e| read_js_err(&name, e))?;
+        let mut reader = StreamReader::new(&rest).map_err(|e| read_js_err(&name, e))?;
+        loop {
+            let t = clock_ms();
+            let piece = reader.next().await.map_err(|e| read_js_err(&name, e))?;
+            READING_MS.with(|c| c.set(c.get() + clock_ms() - t));
+            let Some(piece) = piece else { break };
+            at += u64::from(piece.length());
+            if at > size {
+                return Err(changed(&name));
+            }
+            f(&piece)?;
+        }
+    }
+    if at != size {
+        return Err(changed(&name));
+    }
+    Ok(())
+}
+
+/// Bytes the classic worker parses at once (what its reads deliver is gathered until then).
+#[cfg(not(feature = "threads"))]
+const STREAM_CHUNK_BYTES: usize = 1 << 20;
+
+/// Stream one Chrome JSON `File` (whose first bytes `prefix` were read to sniff it) into its
+/// model: a chunk of [`STREAM_CHUNK_BYTES`] at a time as the reads deliver it
+/// ([`loupe_core::import::chrome::StreamImport`]), the browser reading on in the meantime. Same
+/// model as [`parse_sources`] (the same parser, other pieces).
+#[cfg(not(feature = "threads"))]
+async fn stream(
+    file: &File,
+    prefix: Vec<u8>,
+    opts: StreamOptions,
+    progress: &mut dyn loupe_core::import::Progress,
+) -> Result<Trace, String> {
     use loupe_core::import::chrome::{set_format, StreamImport};
     use loupe_core::model::TraceBuilder;
-    let t0 = clock_ms();
     let (name, size) = (file.name(), file.size() as u64);
-    let err = |e: JsValue| read_err(&name, std::io::Error::other(super::js_err(&e)));
-    let mut post_progress = |stage: &str, done: u64, total: u64| {
-        post(scope, &Message::Progress { stage: stage.to_string(), done, total })
-    };
-    // the first bytes, to sniff (and then parsed as the first piece)
-    let prefix = match read_range(file, 0, size.min(SNIFF_BYTES as u64)).await {
-        Ok(p) if size > 0 && streamable(&name, &p) => p,
-        Ok(_) => return Streamed::NotStreamable,
-        Err(e) => return Streamed::Done(Err(err(e))),
-    };
-    let opts = StreamOptions {
-        chunk_bytes: ASYNC_CHUNK_BYTES as usize,
-        lazy_args: (size as f64 > lazy_args_above).then_some(0),
-        max_peak_bytes: Some(MAX_PEAK_BYTES),
-    };
     let mut b = TraceBuilder::new("");
-    let parsed: Result<(), String> = async {
-        let mut sink = throttled("reading and parsing", &clock_ms, &mut post_progress);
+    {
         let mut imp = StreamImport::new(&mut b, size, opts);
-        let mut at = prefix.len() as u64;
-        imp.push(&prefix, at >= size, &mut sink).map_err(|e| e.to_string())?;
+        let first = prefix.len() as u64;
+        imp.push(&prefix, first >= size, progress).map_err(|e| e.to_string())?;
         drop(prefix);
-        if at < size {
-            let rest = file.slice_with_f64(at as f64).map_err(err)?;
-            let mut reader = StreamReader::new(&rest).map_err(err)?;
-            loop {
-                let t = clock_ms();
-                let piece = reader.next().await.map_err(err)?;
-                READING_MS.with(|c| c.set(c.get() + clock_ms() - t));
-                let Some(piece) = piece else { break };
-                let n = piece.length() as usize;
-                at += n as u64;
-                if at > size {
-                    return Err(read_err(&name, std::io::Error::other("the file changed while it was read")));
-                }
-                let eof = at == size;
-                imp.push_with(
-                    n,
-                    |out| {
-                        piece.copy_to(out);
-                        Ok((n, eof))
-                    },
-                    &mut sink,
-                )
-                .map_err(|e| e.to_string())?;
-            }
-            if at < size {
-                return Err(read_err(&name, std::io::Error::other("the file changed while it was read")));
-            }
-        }
-        let dialect = imp.finish(&mut sink).map_err(|e| e.to_string())?;
+        let mut at = first;
+        for_each_piece(file, first, |piece| {
+            let n = piece.length() as usize;
+            at += n as u64;
+            let eof = at == size;
+            imp.push_with(
+                n,
+                |out| {
+                    piece.copy_to(out);
+                    Ok((n, eof))
+                },
+                progress,
+            )
+            .map_err(|e| e.to_string())
+        })
+        .await?;
+        let dialect = imp.finish(progress).map_err(|e| e.to_string())?;
         set_format(&mut b, dialect);
+    }
+    Ok(loupe_core::import::finish_chrome_stream(&name, b))
+}
+
+/// Bytes the threaded worker sends its pool at once.
+#[cfg(feature = "threads")]
+const STREAM_CHUNK_BYTES: usize = 2 << 20;
+
+/// Stream one Chrome JSON `File` (whose first bytes `prefix` were read to sniff it) into its
+/// model: the pool parses ([`loupe_core::import::import_chrome_stream`] on a
+/// [`loupe_core::par::Feed`]) while this thread reads and sends it chunks of
+/// [`STREAM_CHUNK_BYTES`] (blocking while two wait). Same model as [`parse_sources`].
+#[cfg(feature = "threads")]
+async fn stream(
+    file: &File,
+    prefix: Vec<u8>,
+    opts: StreamOptions,
+    progress: &mut dyn loupe_core::import::Progress,
+) -> Result<Trace, String> {
+    let (name, size) = (file.name(), file.size() as u64);
+    let first = prefix.len() as u64;
+    let mut feed = {
+        let name = name.clone();
+        loupe_core::par::Feed::spawn(move |r, p| {
+            import_chrome_stream(&name, size, r, opts, p).map_err(|e| e.to_string())
+        })
+    };
+    let mut chunk = prefix;
+    chunk.reserve(STREAM_CHUNK_BYTES.saturating_sub(chunk.len()));
+    let mut stopped = false;
+    let read = for_each_piece(file, first, |piece| {
+        if stopped {
+            return Ok(());
+        }
+        let old = chunk.len();
+        chunk.resize(old + piece.length() as usize, 0);
+        piece.copy_to(&mut chunk[old..]);
+        if chunk.len() >= STREAM_CHUNK_BYTES {
+            let full = std::mem::replace(&mut chunk, Vec::with_capacity(STREAM_CHUNK_BYTES));
+            // the parser stopped (it refused the file, or failed): its result says why
+            stopped = !feed.send(Ok(full), progress);
+        }
         Ok(())
-    }
+    })
     .await;
-    if let Err(e) = parsed {
-        return Streamed::Done(Err(e));
+    match read {
+        Ok(()) if !stopped && !chunk.is_empty() => {
+            feed.send(Ok(chunk), progress);
+        }
+        Ok(()) => {}
+        // the parser ends with the read error
+        Err(e) => {
+            feed.send(Err(std::io::Error::other(e)), progress);
+        }
     }
-    let trace = loupe_core::import::finish_chrome_stream(&name, b);
-    Streamed::Done(encode(trace, t0, &clock_ms, &mut post_progress, out).map(|mut enc| {
-        enc.read_ms = READING_MS.with(|c| c.get());
-        enc
-    }))
+    feed.finish()
 }
 
 /// Entry point of the worker binary. The threaded build (feature `threads`) first starts its
