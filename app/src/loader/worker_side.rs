@@ -490,6 +490,9 @@ async fn stream(
         let mut at = first;
         for_each_piece(file, first, |piece| {
             let n = piece.length() as usize;
+            if n == 0 {
+                return Ok(());
+            }
             at += n as u64;
             let eof = at == size;
             imp.push_with(
@@ -536,25 +539,28 @@ async fn stream(
     chunk.reserve(STREAM_CHUNK_BYTES.saturating_sub(chunk.len()));
     let mut stopped = false;
     let read = for_each_piece(file, first, |piece| {
-        if stopped {
-            return Ok(());
-        }
         let old = chunk.len();
         chunk.resize(old + piece.length() as usize, 0);
         piece.copy_to(&mut chunk[old..]);
         if chunk.len() >= STREAM_CHUNK_BYTES {
             let full = std::mem::replace(&mut chunk, Vec::with_capacity(STREAM_CHUNK_BYTES));
-            // the parser stopped (it refused the file, or failed): its result says why
-            stopped = !feed.send(Ok(full), progress);
+            if !feed.send(Ok(full), progress) {
+                // the parser stopped (it refused the file, or failed; its result says why):
+                // read no further
+                stopped = true;
+                return Err(String::new());
+            }
         }
         Ok(())
     })
     .await;
     match read {
-        Ok(()) if !stopped && !chunk.is_empty() => {
-            feed.send(Ok(chunk), progress);
+        _ if stopped => {}
+        Ok(()) => {
+            if !chunk.is_empty() {
+                feed.send(Ok(chunk), progress);
+            }
         }
-        Ok(()) => {}
         // the parser ends with the read error
         Err(e) => {
             feed.send(Err(std::io::Error::other(e)), progress);
