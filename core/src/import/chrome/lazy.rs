@@ -74,7 +74,7 @@ pub fn import_stream(
     while !eof {
         // read at least a chunk, and as much as is carried over: an event longer than a chunk
         // is re-parsed at most a few times, not once per chunk
-        let want = chunk.max(imp.carried());
+        let want = chunk.max(imp.buffered());
         imp.push_with(
             want,
             |out| {
@@ -145,8 +145,8 @@ impl<'b> StreamImport<'b> {
         }
     }
 
-    /// Bytes carried over from the last piece (the start of a cut event).
-    pub fn carried(&self) -> usize {
+    /// Bytes pushed and not parsed yet (the start of a cut event, or pieces being gathered).
+    pub fn buffered(&self) -> usize {
         self.buf.len()
     }
 
