@@ -1,5 +1,5 @@
 // Big-file open benchmark (issue 10, goal 3): a generated Kineto-like Chrome JSON opened in the
-// release app through the file input; the worker streams it (16 MiB `Blob.slice` reads) with lazy
+// release app through the file input; the worker streams it (the `File`'s stream, BYOB reads) with lazy
 // arguments (above 64 MB). Numbers only; not part of CI.
 //   node tests/bench/open-big.mjs
 // Env: TRACE (path; default target/bench/kineto-<TRACE_MB>MB.json, generated when missing),
