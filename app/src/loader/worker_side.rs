@@ -345,7 +345,7 @@ async fn load(
                 .map_err(|_| read_err(&name, std::io::Error::other("larger than this worker can address")))?;
             let mut bytes = vec![0u8; size];
             let mut at = 0;
-            for_each_piece(f, 0, |piece| {
+            for_each_piece(f, 0, |piece, _| {
                 let n = piece.length() as usize;
                 let to = bytes.get_mut(at..at + n).ok_or_else(|| changed(&name))?;
                 piece.copy_to(to);
@@ -431,13 +431,13 @@ impl StreamReader {
     }
 }
 
-/// `f` on each piece of `file[from..]`, as the reads deliver them ([`StreamReader`]); the time
-/// waiting for them counts in [`READING_MS`]. Fails when the file is not `file.size()` long
-/// (changed since it was picked).
+/// `f(piece, last)` on each non-empty piece of `file[from..]`, as the reads deliver them
+/// ([`StreamReader`]); `last` says the piece ends the file. The time waiting for the reads counts
+/// in [`READING_MS`]. Fails when the file is not `file.size()` long (changed since it was picked).
 async fn for_each_piece(
     file: &File,
     from: u64,
-    mut f: impl FnMut(&js_sys::Uint8Array) -> Result<(), String>,
+    mut f: impl FnMut(&js_sys::Uint8Array, bool) -> Result<(), String>,
 ) -> Result<(), String> {
     let name = file.name();
     let size = file.size() as u64;
@@ -450,11 +450,14 @@ async fn for_each_piece(
             let piece = reader.next().await.map_err(|e| read_js_err(&name, e))?;
             READING_MS.with(|c| c.set(c.get() + clock_ms() - t));
             let Some(piece) = piece else { break };
+            if piece.length() == 0 {
+                continue;
+            }
             at += u64::from(piece.length());
             if at > size {
                 return Err(changed(&name));
             }
-            f(&piece)?;
+            f(&piece, at == size)?;
         }
     }
     if at != size {
@@ -487,14 +490,8 @@ async fn stream(
         let first = prefix.len() as u64;
         imp.push(&prefix, first >= size, progress).map_err(|e| e.to_string())?;
         drop(prefix);
-        let mut at = first;
-        for_each_piece(file, first, |piece| {
+        for_each_piece(file, first, |piece, eof| {
             let n = piece.length() as usize;
-            if n == 0 {
-                return Ok(());
-            }
-            at += n as u64;
-            let eof = at == size;
             imp.push_with(
                 n,
                 |out| {
@@ -538,7 +535,7 @@ async fn stream(
     let mut chunk = prefix;
     chunk.reserve(STREAM_CHUNK_BYTES.saturating_sub(chunk.len()));
     let mut stopped = false;
-    let read = for_each_piece(file, first, |piece| {
+    let read = for_each_piece(file, first, |piece, _| {
         let old = chunk.len();
         chunk.resize(old + piece.length() as usize, 0);
         piece.copy_to(&mut chunk[old..]);
