@@ -38,20 +38,24 @@ fn encode(t: &Trace) -> Vec<u8> {
     bincode::encode_to_vec(t, bincode::config::standard()).expect("encodes")
 }
 
-/// Whole buffer vs streamed at several chunk sizes: the same trace, byte for byte once encoded
-/// (or the same error).
+/// The whole-buffer import and another way of importing (`how`) agree: the same trace, byte for
+/// byte once encoded (and valid), or the same error.
+fn assert_same(name: &str, how: &str, whole: &Result<Trace, String>, other: &Result<Trace, String>) {
+    match (whole, other) {
+        (Ok(w), Ok(o)) => {
+            o.validate().expect("valid");
+            assert!(encode(w) == encode(o), "{name}: model differs {how}");
+        }
+        (Err(w), Err(o)) => assert_eq!(w, o, "{name}: error differs {how}"),
+        _ => panic!("{name}: whole {:?} vs {how} {:?}", whole.as_ref().err(), other.as_ref().err()),
+    }
+}
+
+/// Whole buffer vs streamed at several chunk sizes.
 fn check_same(name: &str, bytes: &[u8], chunks: &[usize]) {
     let whole = import_bytes(name, bytes, &mut NoProgress).map_err(|e| e.to_string());
     for &c in chunks {
-        let s = stream(name, bytes, c, false);
-        match (&whole, &s) {
-            (Ok(w), Ok(s)) => {
-                s.validate().expect("valid");
-                assert!(encode(w) == encode(s), "{name}: model differs with {c}-byte chunks");
-            }
-            (Err(w), Err(s)) => assert_eq!(w, s, "{name}: error differs with {c}-byte chunks"),
-            _ => panic!("{name}: whole {:?} vs {c}-byte chunks {:?}", whole.as_ref().err(), s.as_ref().err()),
-        }
+        assert_same(name, &format!("with {c}-byte chunks"), &whole, &stream(name, bytes, c, false));
     }
 }
 
@@ -222,14 +226,7 @@ fn pushed_pieces_same_model_as_whole() {
         ];
         for (sizes, chunk) in cases {
             let p = pushed(name, bytes, sizes, chunk);
-            match (&whole, &p) {
-                (Ok(w), Ok(p)) => {
-                    p.validate().expect("valid");
-                    assert!(encode(w) == encode(p), "{name}: model differs pushed in {sizes:?}");
-                }
-                (Err(w), Err(p)) => assert_eq!(w, p, "{name}: error differs pushed in {sizes:?}"),
-                _ => panic!("{name}: whole {:?} vs pushed {:?}", whole.as_ref().err(), p.as_ref().err()),
-            }
+            assert_same(name, &format!("pushed in {sizes:?}, {chunk}-byte chunks"), &whole, &p);
         }
     }
 }
