@@ -190,7 +190,7 @@ impl<'b> Conv<'b> {
             if args::is_empty_object(text) {
                 return ArgsId::NONE;
             }
-            let ids = super::lazy::kineto_ids(text);
+            let ids = ev.ids.unwrap_or_else(|| super::lazy::kineto_ids(text));
             let at = self.base + ev.args_at as u64;
             let id = self.b.add_lazy_args(file, at, text.len(), ids);
             if id != ArgsId::NONE {

@@ -1,7 +1,9 @@
 //! One trace event object → [`Ev`]: the known keys as raw slices, everything else skipped.
 
 use super::convert::Conv;
+use super::lazy::walk_ids;
 use super::scan::{parse_int, RawStr, Scan, ScanError};
+use crate::model::GpuIds;
 
 /// A scalar field that may be a number or a string (pid, tid, id, bind_id).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,6 +57,9 @@ pub struct Ev<'a> {
     pub args_ph: u8,
     /// Number of keys seen (0 = `{}`).
     pub keys: u32,
+    /// Kineto's ids of the `args` object, read while skipping it when the args are kept lazily
+    /// (`None`: not read, e.g. a malformed object; the converter then reads them from the text).
+    pub ids: Option<GpuIds>,
 }
 
 /// The keys the importer reads.
@@ -145,10 +150,13 @@ pub fn uses_args(ph: u8) -> bool {
 /// `conv`: parse the args into its argument buffer during the scan (the serial path); `None`
 /// only delimits them (the pipelined path, which may run on another thread: the converter then
 /// parses them with [`Conv::prescan_args`] just before the event, with the same result).
+/// `lazy`: args are kept lazily ([`Conv::lazy_file`]): an args object that is not parsed is
+/// walked key by key instead of skipped, for its [`Ev::ids`] (one pass over it, not two).
 pub fn parse_event<'a>(
     s: &mut Scan<'a>,
     ev: &mut Ev<'a>,
     mut conv: Option<&mut Conv<'_>>,
+    lazy: bool,
 ) -> Result<(), ScanError> {
     s.pos += 1;
     loop {
@@ -183,7 +191,11 @@ pub fn parse_event<'a>(
                     };
                     if !ev.args_ready {
                         s.pos = start;
-                        s.skip_value()?;
+                        ev.ids = if lazy { walk_ids(s) } else { None };
+                        if ev.ids.is_none() {
+                            s.pos = start;
+                            s.skip_value()?;
+                        }
                     }
                     ev.args = Some(&s.b[start..s.pos]);
                 } else {
@@ -349,7 +361,7 @@ mod tests {
         let text = br#"{"name":"a\"b","ph":"X","ts":"12.5","dur":3,"pid":"Spans","tid":-1,"args":{"x":[1]},"id2":{"global":"0x1"},"flow_in":true,"other":{"z":"}"}}"#;
         let mut s = Scan::new(text);
         let mut ev = Ev::default();
-        parse_event(&mut s, &mut ev, Some(&mut conv)).unwrap();
+        parse_event(&mut s, &mut ev, Some(&mut conv), false).unwrap();
         assert_eq!(s.pos, text.len());
         assert_eq!(ev.ph, b'X');
         assert_eq!(ev.name.unwrap().raw, br#"a\"b"#);
@@ -369,14 +381,14 @@ mod tests {
         let mut conv = Conv::new(&mut b);
         for t in [&br#"{"ph" "X"}"#[..], br#"{"ph":"X" "ts":1}"#, br#"{"ph":"X""#, br#"{"ph":"#] {
             let mut s = Scan::new(t);
-            assert!(parse_event(&mut s, &mut Ev::default(), Some(&mut conv)).is_err());
+            assert!(parse_event(&mut s, &mut Ev::default(), Some(&mut conv), false).is_err());
         }
         let mut s = Scan::new(b"{}");
         let mut ev = Ev::default();
-        parse_event(&mut s, &mut ev, Some(&mut conv)).unwrap();
+        parse_event(&mut s, &mut ev, Some(&mut conv), false).unwrap();
         assert_eq!(ev.keys, 0);
         // trailing comma inside an event is tolerated
         let mut s = Scan::new(br#"{"ph":"i",}"#);
-        parse_event(&mut s, &mut Ev::default(), Some(&mut conv)).unwrap();
+        parse_event(&mut s, &mut Ev::default(), Some(&mut conv), false).unwrap();
     }
 }

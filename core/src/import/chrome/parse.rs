@@ -22,13 +22,13 @@ const PIPELINE_BATCH: usize = 4096;
 /// Delimit up to [`PIPELINE_BATCH`] events of a plain run `{…}, {…}, …` from `at` (a `{`) into
 /// `out` as (start, event). Stops before anything else, and before an event that does not parse
 /// whole (that one is left to the serial loop). Returns the position after the last event taken.
-fn delimit<'a>(b: &'a [u8], at: usize, more: bool, out: &mut Vec<(usize, Ev<'a>)>) -> usize {
+fn delimit<'a>(b: &'a [u8], at: usize, more: bool, lazy: bool, out: &mut Vec<(usize, Ev<'a>)>) -> usize {
     let mut s = Scan { b, pos: at, more };
     let mut end = at;
     while out.len() < PIPELINE_BATCH {
         let start = s.pos;
         let mut ev = Ev::default();
-        if parse_event(&mut s, &mut ev, None).is_err() {
+        if parse_event(&mut s, &mut ev, None, lazy).is_err() {
             break;
         }
         out.push((start, ev));
@@ -377,7 +377,8 @@ impl<'b> StreamParser<'b> {
                 Some(b'{') => {
                     let start = s.pos;
                     let mut ev = Ev::default();
-                    match parse_event(s, &mut ev, Some(&mut self.conv)) {
+                    let lazy = self.conv.lazy_file.is_some();
+                    match parse_event(s, &mut ev, Some(&mut self.conv), lazy) {
                         Ok(()) => {
                             if !*expect_value {
                                 let at = self.abs(start);
@@ -457,12 +458,13 @@ impl<'b> StreamParser<'b> {
         let more = s.more;
         let mut cur: Vec<(usize, Ev<'_>)> = Vec::with_capacity(PIPELINE_BATCH);
         let mut next: Vec<(usize, Ev<'_>)> = Vec::with_capacity(PIPELINE_BATCH);
-        let mut end = delimit(b, s.pos, more, &mut cur);
+        let lazy = self.conv.lazy_file.is_some();
+        let mut end = delimit(b, s.pos, more, lazy, &mut cur);
         let mut any = false;
         while !cur.is_empty() {
             let follow = next_event_at(b, end);
             let (next_end, ()) = crate::par::join(
-                || follow.map(|at| delimit(b, at, more, &mut next)),
+                || follow.map(|at| delimit(b, at, more, lazy, &mut next)),
                 || self.convert_batch(&mut cur),
             );
             any = true;
