@@ -36,7 +36,8 @@ export CARGO_UNSTABLE_BUILD_STD=panic_abort,std   # = -Z build-std (std rebuilt 
 # wasm-ld, and wasm-bindgen then silently skips its threads transform (toolchain.md, pitfall).
 # --max-memory: a shared memory cannot grow past its declared maximum; 4 GiB (wasm32's ceiling,
 # like the classic worker) so the threaded worker holds the same files (toolchain.md used 1 GiB).
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+atomics,+bulk-memory,+mutable-globals \
+# +simd128 as in .cargo/config.toml, whose rustflags this variable replaces.
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+atomics,+bulk-memory,+mutable-globals,+simd128 \
 -C link-arg=--shared-memory -C link-arg=--max-memory=4294967296 -C link-arg=--import-memory \
 -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
 -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base"
@@ -70,7 +71,7 @@ cat >"$OUT/worker_loader.js" <<'EOF'
 import init from './worker.js';
 await init();
 EOF
-wasm-opt -O3 --enable-threads --enable-bulk-memory --enable-mutable-globals \
+wasm-opt -O3 --enable-threads --enable-bulk-memory --enable-mutable-globals --enable-simd \
   "$OUT/worker_bg.wasm" -o "$OUT/worker_bg.wasm"
 T2=$(date +%s.%N)
 printf '::: threads: %s/worker_bg.wasm %s bytes (cargo %.0f s, wasm-bindgen + wasm-opt %.0f s)\n' \
