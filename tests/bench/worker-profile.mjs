@@ -3,7 +3,9 @@
 // Prints the top self and inclusive functions of the busiest worker. Needs a build with names
 // (see load-profile.mjs); QUERY=threads=0 profiles the classic worker. Numbers only.
 //   LOUPE_DIST=/tmp/dist-prof QUERY=threads=0 node tests/bench/worker-profile.mjs
-// Env: TRACE / TRACE_MB (50) / FILES=a,b (several files), TOP (30), CALLEES=regex (what the
+// Env: SETTLE_MS (300: the wait between the worker's attach and the file input; 1000 or more
+//      profiles a worker whose warm-up code the browser has finished optimising),
+//      TRACE / TRACE_MB (50) / FILES=a,b (several files), TOP (30), CALLEES=regex (what the
 //      matching functions spend their samples in).
 import { appBenchInputs, openAppForLoad, fmt } from './browser.mjs';
 const { DIST, TRACE } = await appBenchInputs(50);
@@ -30,7 +32,7 @@ const send = (sessionId, method, params = {}) => new Promise((resolve) => {
   cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(() => resolve(null));
 });
 await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
-await page.waitForTimeout(300);
+await page.waitForTimeout(+(process.env.SETTLE_MS ?? 300));
 if (!workers.size) throw new Error('no worker target attached');
 if (process.env.DEBUG) console.error('workers', [...workers.values()].map((w) => w.url));
 for (const s of workers.keys()) {
