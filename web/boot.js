@@ -25,6 +25,11 @@
   }
   if (typeof WebAssembly !== 'object') {
     show('This browser has no WebAssembly, or it is turned off (some locked-down browsers disable it).');
+  } else if (typeof WebAssembly.validate === 'function' &&
+    // a function returning a v128 (i32.const 0, i8x16.splat, i8x16.popcnt): valid only with SIMD
+    !WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]))) {
+    // the app's wasm is built with +simd128 (.cargo/config.toml) and would fail to compile
+    show('This browser does not support WebAssembly SIMD, which Loupe needs: use Chrome or Edge 91, Firefox 89, Safari 16.4 or later.');
   }
   // capture: resource errors (a <script> or preload that failed) do not bubble
   window.addEventListener('error', function (e) {

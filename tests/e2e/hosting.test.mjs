@@ -105,6 +105,23 @@ test('opened from file://: a readable message, not a white page', async () => {
   await context.close();
 });
 
+test('a browser without WebAssembly SIMD: the page says what it needs', async () => {
+  const { context, page } = await newPage();
+  // such a browser's WebAssembly.validate refuses any module with SIMD instructions (0xfd prefix)
+  await page.addInitScript(() => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (bytes) => !new Uint8Array(bytes.buffer || bytes).includes(0xfd) && validate(bytes);
+  });
+  // ... and fails to compile the app's wasm (here: it does not arrive), so the app never mounts
+  await page.route(/app-[0-9a-f]+_bg\.wasm$/, (r) => r.abort());
+  await page.goto(`${origin}${PREFIX}`);
+  await page.waitForSelector('#loupe-boot.failed', { timeout: 10000 });
+  const text = await page.locator('#loupe-boot').innerText();
+  assert.match(text, /does not support WebAssembly SIMD/, `names the missing feature: ${text}`);
+  assert.match(text, /Safari 16\.4/);
+  await context.close();
+});
+
 test('the app wasm cannot load: the page says so', async () => {
   const { context, page } = await newPage();
   await page.route(/app-[0-9a-f]+_bg\.wasm$/, (r) => r.abort());
