@@ -18,7 +18,7 @@ await page.evaluate(() => {
 });
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Profiler.enable');
-await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+await cdp.send('Profiler.setSamplingInterval', { interval: +(process.env.INTERVAL_US ?? 500) });
 await cdp.send('Profiler.start');
 // the profile's clock and performance.now() differ by an offset: a named busy function run at a
 // known performance.now() finds it in the profile

@@ -3,7 +3,8 @@
 // arguments (above 64 MB). Numbers only; not part of CI.
 //   node tests/bench/open-big.mjs
 // Env: TRACE (path; default target/bench/kineto-<TRACE_MB>MB.json, generated when missing),
-//      TRACE_MB (1000), QUERY (extra page query, e.g. `lazyargs=0`), LOUPE_DIST (default dist/).
+//      TRACE_MB (1000), QUERY (extra page query, e.g. `lazyargs=0`), LOUPE_DIST (default dist/),
+//      PICK_MS (wait this long after the worker is warm before picking the file).
 // Timed from setInputFiles to data-loupe-state="ready" + two animation frames, with ?cache=0.
 // Then one slice is clicked and the time until its (lazy) arguments show is measured.
 import path from 'node:path';
@@ -24,6 +25,9 @@ try {
   await page.goto(`${srv.url}/?cache=0${q}`);
   await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0);
   if (!process.env.NOWARM) await waitWorkerWarm(page);
+  // PICK_MS: pick the file this long after the worker's ready signal (the browser may still be
+  // optimising the code the worker's warm-up ran)
+  if (process.env.PICK_MS) await page.waitForTimeout(+process.env.PICK_MS);
   // the page's longest main-thread gap during the load (rAF gaps)
   await page.evaluate(() => {
     window.__gap = 0;
