@@ -20,9 +20,10 @@
 //!   names, sizes and modification times, without their content — of the models it stored. A
 //!   load whose quick key is not listed cannot hit, so it starts parsing at once and fingerprints
 //!   the files after the model is shown, only to store it; a listed one is looked up first: the
-//!   entry is read and decoded while the files are fingerprinted, and shown only when the two
-//!   fingerprints agree. A hint never decides a hit: a stale one costs one lookup, a missing one
-//!   a parse.
+//!   entry is read, then decoded while the files are fingerprinted (not sampled during the read:
+//!   their reads held it back), and shown only when the two fingerprints agree. A hint never
+//!   decides a hit: a stale one costs one lookup (then the files are parsed at once and
+//!   fingerprinted after the model is shown), a missing one a parse.
 //! * **Clearing**: [`clear`] (the "Clear cache" button in the help panel); `?cache=0` in the page
 //!   URL turns the cache off for that page (benchmarks that time parsing use it).
 //!
