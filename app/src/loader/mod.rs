@@ -396,9 +396,13 @@ pub fn start(
             quick: quick.clone(),
             label: label.clone(),
         };
-        if !look_up {
+        // parse at once; the key to keep the model under is computed after it is shown
+        let parse_now = || {
             *job.store_as.borrow_mut() = Some(store_as(None));
-            return start_worker(&job, script_url, load());
+            start_worker(&job, script_url, load())
+        };
+        if !look_up {
+            return parse_now();
         }
         job.progress("checking the cache", 0, total_bytes, job.started_ms);
         let t = now_ms();
@@ -407,14 +411,10 @@ pub fn start(
         if job.finished.get() {
             return;
         }
-        let Some((stored, buf)) = entry else {
-            // not there (a stale hint): parse at once; the key to keep the model under is
-            // computed after it is shown, as for files without a hint
-            *job.store_as.borrow_mut() = Some(store_as(None));
-            return start_worker(&job, script_url, load());
-        };
+        // not there (a stale hint): as for files without a hint
+        let Some((stored, buf)) = entry else { return parse_now() };
         // The files are sampled once the entry is read, while it decodes: sampled while it was
-        // read, their reads held the entry's back (a 13.6 MB entry 35 → 60 ms,
+        // read, their reads held the read back (a 13.6 MB entry took 60 ms instead of 35,
         // tests/bench/cache-read.mjs). The model is shown once both are done and the
         // fingerprints agree.
         let sampled = {
