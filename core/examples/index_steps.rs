@@ -66,11 +66,14 @@ fn main() {
         s.time("finish: counter LOD", || b.finish());
     }
     s.time("zero counters", || loupe_core::rows::zero_counters(&t));
-    let mut runs = s.time("busy: sampled runs", || busy::sampled_runs(&t));
+    let mut sampler = busy::RunSampler::new(&t);
+    while s.time("busy: sample a run", || sampler.next_run(&t)) {}
+    let mut runs = sampler.finish();
     for r in &mut runs {
         s.time("busy: sort a run", || busy::sort_run(r));
     }
-    let merged = s.time("finish: busy merge", || busy::merge_runs(runs));
+    while s.time("busy: merge two runs", || busy::merge_step(&mut runs)) {}
+    let merged = runs.pop().unwrap_or_default();
     s.time("finish: busy of sorted", || busy::busy_of_sorted(&merged));
     s.time("finish: device summary", || device.finish(&t));
     s.time("finish: names", || names.finish(&t));

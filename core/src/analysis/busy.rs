@@ -37,25 +37,111 @@ pub fn busy_range(trace: &Trace) -> Option<(i64, i64)> {
 /// [`RUN_LEN`]: an even stride of ≤ [`MAX_SAMPLES`] slices over every track, else every
 /// instant, else every counter sample. Cheap; the sorting is the work ([`sort_run`], one run at a
 /// time if the caller wants to yield between them, then [`merge_runs`] and [`busy_of_sorted`]).
+/// [`RunSampler`] gives the same runs one at a time.
 pub fn sampled_runs(trace: &Trace) -> Vec<Vec<(i64, i64)>> {
-    let total: usize = trace.slice_count();
-    let mut ev: Vec<(i64, i64)> = Vec::new();
-    if total > 0 {
-        let stride = total.div_ceil(MAX_SAMPLES).max(1);
-        for t in &trace.tracks {
-            let s = &t.slices;
-            ev.extend((0..s.len()).step_by(stride).map(|i| (s.start_ns[i], s.end_ns(i))));
-        }
-    } else if trace.instant_count() > 0 {
-        for t in &trace.tracks {
-            ev.extend(t.instants.ts_ns.iter().map(|&x| (x, x)));
-        }
-    } else {
-        for c in &trace.counters {
-            ev.extend(c.ts_ns.iter().map(|&x| (x, x)));
+    let mut s = RunSampler::new(trace);
+    while s.next_run(trace) {}
+    s.finish()
+}
+
+/// Which events [`RunSampler`] samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Slices,
+    Instants,
+    Counters,
+}
+
+/// [`sampled_runs`] one run at a time, each allocated once at its final size: a page can yield
+/// between runs (on a 9.5 M-slice trace the whole sampling was one 50–60 ms task in the browser,
+/// most of it the vector's doubling copies).
+#[derive(Debug)]
+pub struct RunSampler {
+    source: Source,
+    stride: usize,
+    /// the track (or counter) being sampled, and the next index in it
+    item: usize,
+    index: usize,
+    /// events still to sample
+    left: usize,
+    runs: Vec<Vec<(i64, i64)>>,
+}
+
+impl RunSampler {
+    pub fn new(trace: &Trace) -> RunSampler {
+        let slices = trace.slice_count();
+        let (source, stride, left) = if slices > 0 {
+            let stride = slices.div_ceil(MAX_SAMPLES).max(1);
+            let left = trace.tracks.iter().map(|t| t.slices.len().div_ceil(stride)).sum();
+            (Source::Slices, stride, left)
+        } else if trace.instant_count() > 0 {
+            (Source::Instants, 1, trace.tracks.iter().map(|t| t.instants.ts_ns.len()).sum())
+        } else {
+            (Source::Counters, 1, trace.counters.iter().map(|c| c.ts_ns.len()).sum())
+        };
+        RunSampler {
+            source,
+            stride,
+            item: 0,
+            index: 0,
+            left,
+            runs: Vec::with_capacity(left.div_ceil(RUN_LEN)),
         }
     }
-    ev.chunks(RUN_LEN).map(<[_]>::to_vec).collect()
+
+    /// Sample the next run (at most [`RUN_LEN`] events); `false` once every event is sampled.
+    pub fn next_run(&mut self, trace: &Trace) -> bool {
+        if self.left == 0 {
+            return false;
+        }
+        let mut run = Vec::with_capacity(self.left.min(RUN_LEN));
+        while run.len() < run.capacity() {
+            let room = run.capacity() - run.len();
+            let (len, done) = match self.source {
+                Source::Slices => {
+                    let Some(t) = trace.tracks.get(self.item) else { break };
+                    let s = &t.slices;
+                    let take = (s.len().saturating_sub(self.index)).div_ceil(self.stride).min(room);
+                    let (from, stride) = (self.index, self.stride);
+                    run.extend((0..take).map(|k| from + k * stride).map(|i| (s.start_ns[i], s.end_ns(i))));
+                    (s.len(), from + take * stride)
+                }
+                Source::Instants => {
+                    let Some(t) = trace.tracks.get(self.item) else { break };
+                    let ts = &t.instants.ts_ns[self.index.min(t.instants.ts_ns.len())..];
+                    let ts = &ts[..ts.len().min(room)];
+                    run.extend(ts.iter().map(|&x| (x, x)));
+                    (t.instants.ts_ns.len(), self.index + ts.len())
+                }
+                Source::Counters => {
+                    let Some(c) = trace.counters.get(self.item) else { break };
+                    let ts = &c.ts_ns[self.index.min(c.ts_ns.len())..];
+                    let ts = &ts[..ts.len().min(room)];
+                    run.extend(ts.iter().map(|&x| (x, x)));
+                    (c.ts_ns.len(), self.index + ts.len())
+                }
+            };
+            if done >= len {
+                self.item += 1;
+                self.index = 0;
+            } else {
+                self.index = done;
+            }
+        }
+        self.left = self.left.saturating_sub(run.len());
+        if run.is_empty() {
+            // the counts said more than the tracks hold (cannot happen on a finished trace)
+            self.left = 0;
+            return false;
+        }
+        self.runs.push(run);
+        true
+    }
+
+    /// The runs sampled so far (all of them once [`RunSampler::next_run`] said `false`).
+    pub fn finish(self) -> Vec<Vec<(i64, i64)>> {
+        self.runs
+    }
 }
 
 /// The union of `[start, end)` spans as disjoint blocks sorted by start; spans that overlap or
@@ -90,26 +176,34 @@ pub fn sort_run(run: &mut [(i64, i64)]) {
 
 /// Merge runs sorted by [`sort_run`] into one sequence sorted by start.
 pub fn merge_runs(mut runs: Vec<Vec<(i64, i64)>>) -> Vec<(i64, i64)> {
-    // pairwise, smallest first: few runs, linear merges
-    while runs.len() > 1 {
-        runs.sort_by_key(|r| std::cmp::Reverse(r.len()));
-        let (Some(a), Some(b)) = (runs.pop(), runs.pop()) else { break };
-        let mut out = Vec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            if b[j].0 < a[i].0 {
-                out.push(b[j]);
-                j += 1;
-            } else {
-                out.push(a[i]);
-                i += 1;
-            }
-        }
-        out.extend_from_slice(&a[i..]);
-        out.extend_from_slice(&b[j..]);
-        runs.push(out);
-    }
+    while merge_step(&mut runs) {}
     runs.pop().unwrap_or_default()
+}
+
+/// One step of [`merge_runs`]: merge the two shortest runs (few runs, linear merges); `false`
+/// once at most one run is left. A page can yield between steps (on 400 k samples the whole
+/// merge was ≈ 9 ms natively and a large part of a 64 ms task in the browser).
+pub fn merge_step(runs: &mut Vec<Vec<(i64, i64)>>) -> bool {
+    if runs.len() < 2 {
+        return false;
+    }
+    runs.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    let (Some(a), Some(b)) = (runs.pop(), runs.pop()) else { return false };
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if b[j].0 < a[i].0 {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    runs.push(out);
+    runs.len() > 1
 }
 
 /// [`busy_range`] over events already sorted by start.
@@ -203,6 +297,88 @@ mod tests {
         );
         assert_eq!(busy_of_sorted(&merged), busy_of_sorted(&whole));
         assert_eq!(busy_range(&tr), busy_of_sorted(&whole));
+    }
+
+    /// The sampling as it was written before [`RunSampler`]: every track's strided samples in one
+    /// vector, cut into runs.
+    fn reference_runs(trace: &Trace) -> Vec<Vec<(i64, i64)>> {
+        let total = trace.slice_count();
+        let mut ev: Vec<(i64, i64)> = Vec::new();
+        if total > 0 {
+            let stride = total.div_ceil(MAX_SAMPLES).max(1);
+            for t in &trace.tracks {
+                let s = &t.slices;
+                ev.extend((0..s.len()).step_by(stride).map(|i| (s.start_ns[i], s.end_ns(i))));
+            }
+        } else if trace.instant_count() > 0 {
+            for t in &trace.tracks {
+                ev.extend(t.instants.ts_ns.iter().map(|&x| (x, x)));
+            }
+        } else {
+            for c in &trace.counters {
+                ev.extend(c.ts_ns.iter().map(|&x| (x, x)));
+            }
+        }
+        ev.chunks(RUN_LEN).map(<[_]>::to_vec).collect()
+    }
+
+    #[test]
+    fn run_sampler_gives_the_reference_runs() {
+        // slices: tracks of uneven lengths (empty ones too) past MAX_SAMPLES, so the stride is 2
+        // and track ends fall inside runs
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("g", GroupKind::Process);
+        let n = b.intern("x");
+        for (k, len) in [0usize, 250_001, 3, 0, 180_000, 7, 1].into_iter().enumerate() {
+            let t = b.add_track(g, "t", TrackKind::Stream, "");
+            for i in 0..len as i64 {
+                b.add_slice(t, i * 10 + k as i64, 3, n, StrId::EMPTY, crate::model::ArgsId::NONE);
+            }
+        }
+        let tr = b.finish();
+        assert!(tr.slice_count() > MAX_SAMPLES);
+        let runs = sampled_runs(&tr);
+        assert_eq!(runs, reference_runs(&tr));
+        assert!(runs.iter().all(|r| r.len() <= RUN_LEN && r.capacity() == r.len()));
+        // one run per call, then false (and false again)
+        let mut s = RunSampler::new(&tr);
+        let mut calls = 0;
+        while s.next_run(&tr) {
+            calls += 1;
+        }
+        assert!(!s.next_run(&tr));
+        assert_eq!(calls, runs.len());
+
+        // instants only, more than one run
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("g", GroupKind::Process);
+        let n = b.intern("i");
+        for len in [RUN_LEN + 5, 0, 17] {
+            let t = b.add_track(g, "t", TrackKind::Thread, "");
+            for i in 0..len as i64 {
+                b.add_instant(t, i * 7, n, StrId::EMPTY, crate::model::ArgsId::NONE);
+            }
+        }
+        let tr = b.finish();
+        assert_eq!(sampled_runs(&tr), reference_runs(&tr));
+        assert_eq!(sampled_runs(&tr).len(), 2);
+
+        // counter samples only
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("g", GroupKind::Process);
+        for len in [3, RUN_LEN, 0, 2] {
+            let c = b.add_counter(g, "c", "");
+            for i in 0..len as i64 {
+                b.add_counter_sample(c, i * 5, 1.0);
+            }
+        }
+        let tr = b.finish();
+        assert_eq!(sampled_runs(&tr), reference_runs(&tr));
+
+        // nothing at all
+        let tr = trace_with(&[]);
+        assert!(sampled_runs(&tr).is_empty());
+        assert!(!RunSampler::new(&tr).next_run(&tr));
     }
 
     #[test]
