@@ -666,3 +666,21 @@ impl AppState {
 pub fn use_app_state() -> AppState {
     expect_context::<AppState>()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// The busy range built in the page's steps (a run sampled, sorted, two runs merged per step)
+    /// is the core's one-call `busy_range`.
+    #[test]
+    fn stepped_busy_range_is_the_core_busy_range() {
+        let trace = loupe_core::demo::large_demo(120_000, &mut |_, _| {});
+        assert!(trace.slice_count() > 2 * loupe_core::analysis::busy::RUN_LEN);
+        let expected = loupe_core::analysis::busy::busy_range(&trace);
+        assert!(expected.is_some());
+        let d = TraceData::new(trace, "t".into(), false, 0.0);
+        assert_eq!(d.busy, expected);
+    }
+}

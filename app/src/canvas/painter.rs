@@ -171,13 +171,16 @@ pub fn paint(
             c.fill_rect(0.0, y + row.h_px - 1.0, w, 1.0);
         }
     }
-    // grid lines and iteration boundaries
+    // grid lines and iteration boundaries (not when the iterations in view are packed closer
+    // than a few pixels: the lines would wash the rows grey; the ruler's bands still show them)
+    let iterations = visible_iterations(&trace.iterations, t0_ns, t1_ns);
+    let iteration_lines = if iterations.clone().count() as f64 * MIN_ITERATION_LINE_GAP_PX <= w {
+        &trace.iterations[..]
+    } else {
+        &[]
+    };
     let lines = ticks.iter().map(|t| t.x_px.round()).chain(
-        trace
-            .iterations
-            .iter()
-            .filter(|it| it.end_ns >= t0_ns && it.start_ns <= t1_ns)
-            .map(|it| f.scale.x_from_time(it.start_ns).round()),
+        visible_iterations(iteration_lines, t0_ns, t1_ns).map(|it| f.scale.x_from_time(it.start_ns).round()),
     );
     if let Some(r) = cx.raster.as_deref_mut() {
         let grid = r.colours.grid;
@@ -831,6 +834,20 @@ fn paint_flows(cx: &mut Ctx, f: &Frame, sel: SliceRef) {
     }
 }
 
+/// Iteration lines across the rows are drawn only while the iterations in view are at least
+/// this far apart on average.
+const MIN_ITERATION_LINE_GAP_PX: f64 = 4.0;
+
+/// The iterations overlapping `[t0_ns, t1_ns]`, from a list sorted by start (the builder sorts it).
+fn visible_iterations(
+    all: &[loupe_core::model::Iteration],
+    t0_ns: i64,
+    t1_ns: i64,
+) -> impl Iterator<Item = &loupe_core::model::Iteration> + Clone {
+    let end = all.partition_point(|it| it.start_ns <= t1_ns);
+    all[..end].iter().filter(move |it| it.end_ns >= t0_ns)
+}
+
 fn paint_ruler(cx: &mut Ctx, f: &Frame, ticks: &[loupe_core::view::Tick], t0_ns: i64, t1_ns: i64) {
     let c = cx.c;
     let w = f.width_px;
@@ -841,16 +858,31 @@ fn paint_ruler(cx: &mut Ctx, f: &Frame, ticks: &[loupe_core::view::Tick], t0_ns:
     let band_h = 11.0;
     c.set_font(FONT);
     c.set_text_baseline("middle");
-    for it in &trace.iterations {
-        if it.end_ns < t0_ns || it.start_ns > t1_ns {
+    // at most one band per pixel column: an iteration ending in a column already painted adds
+    // nothing but work (a 4 GB Kineto trace has 13 k of them in view at full zoom-out: a fill
+    // style, a fillRect and a label string each, every frame)
+    let mut painted_to_px = f64::NEG_INFINITY;
+    let mut style = None;
+    for it in visible_iterations(&trace.iterations, t0_ns, t1_ns) {
+        let (x0, x1) = clamp_x(f.scale.x_from_time(it.start_ns), f.scale.x_from_time(it.end_ns), w);
+        if x1.round() <= painted_to_px {
             continue;
         }
-        let (x0, x1) = clamp_x(f.scale.x_from_time(it.start_ns), f.scale.x_from_time(it.end_ns), w);
-        cx.fill_css(if it.number % 2 == 0 { &f.theme.iteration_a } else { &f.theme.iteration_b });
+        painted_to_px = x1.round();
+        let even = it.number % 2 == 0;
+        if style != Some(even) {
+            cx.fill_css(if even { &f.theme.iteration_a } else { &f.theme.iteration_b });
+            style = Some(even);
+        }
         c.fill_rect(x0, 0.0, x1 - x0, band_h);
+        let room = x1.min(w) - x0.max(0.0) - 6.0;
+        if room < f.char_w_px * 3.0 {
+            continue;
+        }
         let label = format!("step {}", it.number);
-        if let Some(l) = fit_label(&label, x1.min(w) - x0.max(0.0) - 6.0, f.char_w_px) {
+        if let Some(l) = fit_label(&label, room, f.char_w_px) {
             cx.fill_css(&f.theme.iteration_text);
+            style = None;
             let _ = c.fill_text(&l, x0.max(0.0) + 3.0, band_h / 2.0 + 0.5);
         }
     }
@@ -872,5 +904,26 @@ fn paint_ruler(cx: &mut Ctx, f: &Frame, ticks: &[loupe_core::view::Tick], t0_ns:
         c.fill_rect(bx, RULER_H_PX - 17.0, lw + 8.0, 16.0);
         cx.fill_css(&f.theme.text_light);
         let _ = c.fill_text(&label, bx + 4.0, RULER_H_PX - 9.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loupe_core::model::Iteration;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// The iterations in view are those overlapping it, from a list sorted by start (a long
+    /// early one included, ones that end before or start after excluded).
+    #[test]
+    fn visible_iterations_are_those_overlapping_the_view() {
+        let it = |number, start_ns, end_ns| Iteration { number, start_ns, end_ns };
+        let all = vec![it(0, 0, 100), it(1, 5, 1_000), it(2, 100, 200), it(3, 250, 300), it(4, 301, 400)];
+        let numbers = |t0, t1| visible_iterations(&all, t0, t1).map(|i| i.number).collect::<Vec<_>>();
+        assert_eq!(numbers(150, 260), vec![1, 2, 3]);
+        assert_eq!(numbers(301, 301), vec![1, 4]);
+        assert_eq!(numbers(1_001, 2_000), Vec::<i64>::new());
+        assert_eq!(numbers(-10, -1), Vec::<i64>::new());
+        assert_eq!(numbers(-10, 0), vec![0]);
     }
 }
