@@ -5,7 +5,7 @@
 #
 #   bash scripts/bench.sh            # everything (≈ 15–25 min on 2 cores, most of it compiling)
 #   bash scripts/bench.sh --quick    # smaller inputs, no criterion (≈ 5 min once built)
-# Env: SKIP_SETUP=1, SKIP_NATIVE=1, SKIP_BROWSER=1, SKIP_SPEEDSCOPE=1, SKIP_FRAMES=1, SKIP_REOPEN=1, WASM_OPT=0 (skip wasm-opt -O3),
+# Env: SKIP_SETUP=1, SKIP_NATIVE=1, SKIP_BROWSER=1, SKIP_SPEEDSCOPE=1, SKIP_FRAMES=1, SKIP_REOPEN=1, SKIP_GAPS=1 (GAPS_MB, 1000), SKIP_NTFF_APP=1, WASM_OPT=0 (skip wasm-opt -O3),
 #      LOUPE_DIST=<app build> (default dist/ when present), RUNS (browser runs, default 3).
 # Raw outputs land in target/bench/.
 set -euo pipefail
@@ -17,7 +17,8 @@ OUT=target/bench
 mkdir -p "$OUT"
 # outputs of an earlier run must not show up in this run's summary (generated inputs are kept)
 rm -f "$OUT"/native-*.txt "$OUT"/criterion.txt "$OUT"/browser.txt "$OUT"/browser.json "$OUT"/speedscope.txt "$OUT"/speedscope-vs-loupe.json \
-  "$OUT"/frames.txt "$OUT"/frames.json "$OUT"/paint-probe.txt
+  "$OUT"/frames.txt "$OUT"/frames.json "$OUT"/paint-probe.txt \
+  "$OUT"/reopen.txt "$OUT"/load-gaps.txt "$OUT"/ntff-app.txt
 T0=$(date +%s)
 step() { echo "::: [+$(( $(date +%s) - T0 ))s] $*"; }
 
@@ -88,6 +89,11 @@ fi
 if [ "${SKIP_REOPEN:-0}" != 1 ] && [ -f dist/index.html ]; then
   step "re-open from the model cache (issue 10 goal 6): 50 MB and 200 MB"
   for mb in 50 200; do TRACE_MB=$mb RUNS=2 node tests/bench/reopen.mjs | tee -a "$OUT/reopen.txt"; done
+fi
+
+if [ "${SKIP_GAPS:-0}" != 1 ] && [ -f dist/index.html ]; then
+  step "main thread during a ${GAPS_MB:-1000} MB open (issue 10 goal 5): long tasks and rAF gaps"
+  TRACE_MB=${GAPS_MB:-1000} node tests/bench/load-gaps.mjs | tee "$OUT/load-gaps.txt"
 fi
 
 if [ "${SKIP_NTFF_APP:-0}" != 1 ] && [ -f dist/index.html ]; then

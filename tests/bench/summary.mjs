@@ -83,5 +83,22 @@ if (ss) {
   for (const [k, v] of Object.entries(ss.summary)) add(`open ${fmt(mb, 0)} MB trace: ${k}`, `${fmt(v.median_ms, 0)} ms`, `median of ${v.runs.length} (min ${fmt(v.min_ms, 0)}); ${fmt(v.mbps_median, 1)} MB/s`, '');
   add('speedscope / Loupe', `${fmt(ss.ratio_median, 1)}x`, `median (min: ${fmt(ss.ratio_min, 1)}x); Loupe = ${ss.app_dist ? 'app build' : 'bench wasm page (no app build)'}`, '>= 5x');
 }
+// issue 10, goal 1: the file input -> first complete paint lines of speedscope-vs-loupe.mjs
+const sst = read('speedscope.txt');
+for (const m of sst?.matchAll(/issue 10 goal 1 \(file input (.*?) -> first complete timeline paint\): speedscope (\d+) ms .*? \/ Loupe (\d+) ms = ([\d.]+)x/g) ?? []) {
+  add(`goal 1: speedscope / Loupe, file input ${m[1]}`, `${m[4]}x`, `speedscope ${m[2]} ms, Loupe ${m[3]} ms (medians); ${+m[4] >= 20 ? 'MET' : 'NOT MET'}`, '>= 20x');
+}
+// issue 10, goal 6: reopen.mjs's last line per size
+for (const m of read('reopen.txt')?.matchAll(/re-open \((.*?), ([\d.]+) MB, .*?first open median (\d+) ms .*?re-open median (\d+) ms → ([\d.]+)×/g) ?? []) {
+  add(`goal 6: re-open ${fmt(+m[2], 0)} MB from the cache`, `${m[5]}x`, `first open ${m[3]} ms, re-open ${m[4]} ms (medians); ${+m[5] >= 5 ? 'MET' : 'NOT MET'}`, '>= 5x');
+}
+// issue 10, goal 5: load-gaps.mjs (long tasks and rAF gaps during a big open)
+const lg = read('load-gaps.txt');
+if (lg) {
+  const tasks = [...lg.matchAll(/^longtask at .*?: (\d+) ms/gm)].map((m) => +m[1]);
+  const gaps = [...lg.matchAll(/^rAF gap at .*?: (\d+) ms/gm)].map((m) => +m[1]);
+  const worst = Math.max(0, ...tasks, ...gaps);
+  add(`goal 5: main thread during a ${process.env.GAPS_MB ?? 1000} MB open`, `${tasks.length} long tasks`, `longest long task ${tasks.length ? Math.max(...tasks) : '-'} ms, longest rAF gap over 40 ms ${gaps.length ? Math.max(...gaps) : '-'} ms; ${worst <= 50 ? 'MET' : 'NOT MET'}`, 'no stall > 50 ms');
+}
 console.log('\nLoupe benchmark summary (numbers only; targets for reference)\n');
 table(['measure', 'value', 'target', 'detail'], rows.map(([a, b, c, d]) => [a, b, d, c]), [0, 3]);
