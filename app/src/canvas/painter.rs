@@ -173,12 +173,8 @@ pub fn paint(
     }
     // grid lines and iteration boundaries (not when the iterations in view are packed closer
     // than a few pixels: the lines would wash the rows grey; the ruler's bands still show them)
-    let iterations = visible_iterations(&trace.iterations, t0_ns, t1_ns);
-    let iteration_lines = if iterations.clone().count() as f64 * MIN_ITERATION_LINE_GAP_PX <= w {
-        &trace.iterations[..]
-    } else {
-        &[]
-    };
+    let iteration_lines =
+        if iterations_packed(&trace.iterations, t0_ns, t1_ns, w) { &[] } else { &trace.iterations[..] };
     let lines = ticks.iter().map(|t| t.x_px.round()).chain(
         visible_iterations(iteration_lines, t0_ns, t1_ns).map(|it| f.scale.x_from_time(it.start_ns).round()),
     );
@@ -834,9 +830,14 @@ fn paint_flows(cx: &mut Ctx, f: &Frame, sel: SliceRef) {
     }
 }
 
-/// Iteration lines across the rows are drawn only while the iterations in view are at least
-/// this far apart on average.
+/// Iterations in view closer than this on average are *packed*: no lines across the rows, and
+/// the ruler shows one band over each stretch they cover instead of alternating bands.
 const MIN_ITERATION_LINE_GAP_PX: f64 = 4.0;
+
+/// Whether the iterations in view are packed (see [`MIN_ITERATION_LINE_GAP_PX`]).
+fn iterations_packed(all: &[loupe_core::model::Iteration], t0_ns: i64, t1_ns: i64, w: f64) -> bool {
+    visible_iterations(all, t0_ns, t1_ns).count() as f64 * MIN_ITERATION_LINE_GAP_PX > w
+}
 
 /// The iterations overlapping `[t0_ns, t1_ns]`, from a list sorted by start (the builder sorts it).
 fn visible_iterations(
@@ -854,16 +855,39 @@ fn paint_ruler(cx: &mut Ctx, f: &Frame, ticks: &[loupe_core::view::Tick], t0_ns:
     let trace = &f.data.trace;
     cx.fill_css(&f.theme.ruler_bg);
     c.fill_rect(0.0, 0.0, w, RULER_H_PX);
-    // iterations: alternating bands in the upper part of the ruler
+    // iterations: alternating bands in the upper part of the ruler, with their step numbers
     let band_h = 11.0;
     c.set_font(FONT);
     c.set_text_baseline("middle");
-    // at most one band per pixel column: an iteration ending in a column already painted adds
-    // nothing but work (a 4 GB Kineto trace has 13 k of them in view at full zoom-out: a fill
-    // style, a fillRect and a label string each, every frame)
+    // packed iterations (a 4 GB Kineto trace has 13 k in view at full zoom-out): one band over
+    // each stretch they cover, without labels — alternating 1 px bands say nothing, and each
+    // cost a fill style and a fillRect every frame (a third of a frame's work on a 1 GB trace)
+    let packed = iterations_packed(&trace.iterations, t0_ns, t1_ns, w);
+    if packed {
+        cx.fill_css(&f.theme.iteration_a);
+        let mut stretch: Option<(f64, f64)> = None;
+        for it in visible_iterations(&trace.iterations, t0_ns, t1_ns) {
+            let (x0, x1) = clamp_x(f.scale.x_from_time(it.start_ns), f.scale.x_from_time(it.end_ns), w);
+            stretch = match stretch {
+                Some((a, b)) if x0 <= b + 1.0 => Some((a, b.max(x1))),
+                other => {
+                    if let Some((a, b)) = other {
+                        c.fill_rect(a, 0.0, b - a, band_h);
+                    }
+                    Some((x0, x1))
+                }
+            };
+        }
+        if let Some((a, b)) = stretch {
+            c.fill_rect(a, 0.0, b - a, band_h);
+        }
+    }
+    // else at most one band per pixel column: an iteration ending in a column already painted
+    // adds nothing but work
     let mut painted_to_px = f64::NEG_INFINITY;
     let mut style = None;
-    for it in visible_iterations(&trace.iterations, t0_ns, t1_ns) {
+    let spaced = if packed { &[] } else { &trace.iterations[..] };
+    for it in visible_iterations(spaced, t0_ns, t1_ns) {
         let (x0, x1) = clamp_x(f.scale.x_from_time(it.start_ns), f.scale.x_from_time(it.end_ns), w);
         if x1.round() <= painted_to_px {
             continue;
@@ -925,5 +949,10 @@ mod tests {
         assert_eq!(numbers(1_001, 2_000), Vec::<i64>::new());
         assert_eq!(numbers(-10, -1), Vec::<i64>::new());
         assert_eq!(numbers(-10, 0), vec![0]);
+        // packed: more than one iteration per MIN_ITERATION_LINE_GAP_PX of width, counting only
+        // those in view
+        assert!(iterations_packed(&all, 0, 400, 5.0 * MIN_ITERATION_LINE_GAP_PX - 1.0));
+        assert!(!iterations_packed(&all, 0, 400, 5.0 * MIN_ITERATION_LINE_GAP_PX));
+        assert!(!iterations_packed(&all, 150, 260, 3.0 * MIN_ITERATION_LINE_GAP_PX));
     }
 }
