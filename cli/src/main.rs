@@ -3,10 +3,11 @@
 //! ```text
 //! loupe summary FILE... [--json]     (a FILE may be a folder: its files form one profile)
 //! loupe events FILE... [--csv] [--kind slice]
-//! loupe analyze FILE... [--json] [--exact] [--keep-last-step]
+//! loupe analyze FILE... [--json] [--definitions loupe|hta] [--exact] [--keep-last-step]
 //! loupe dashboard FILE... [--json] [--iterations A:B]
 //! loupe convert FILE... --to parquet|json|csv|loupe OUT
 //! loupe diff A B [--json] [--top N]
+//! loupe critical-path FILE [--rank R] [--annotation NAME] [--instance K] [--json]
 //! ```
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -19,6 +20,7 @@ use std::io::Write;
 
 mod analyze;
 mod convert;
+mod critical_path;
 mod dlprof;
 mod neuron_rows;
 mod safe;
@@ -32,12 +34,14 @@ const USAGE: &str = "usage:
         every event as CSV; K = slice (default: track,name,start_ns,dur_ns),
         instruction (engine,pc,start_ns,dur_ns,opcode), dma (dma_engine,queue,start_ns,dur_ns,size),
         semaphore (id,start_ns,value) for Neuron NTFF, JSON export and Parquet inputs
-  loupe analyze FILE... [--json] [--exact] [--keep-last-step]
-        GPU breakdowns as HTA defines them (temporal, kernel types, top kernels, idle per stream,
-        comm/compute overlap, launch delay, utilisation, exposed comm/memcpy) and the latency
-        summary per name (nearest-rank percentiles, split device/host). The FILEs form ONE profile
-        (one rank per file). --exact: exact ns instead of HTA's whole µs; --keep-last-step: do not
-        drop the last ProfilerStep
+  loupe analyze FILE... [--json] [--definitions loupe|hta] [--exact] [--keep-last-step]
+        GPU breakdowns (temporal, kernel types, top kernels, idle per stream, comm/compute overlap,
+        launch delay, utilisation, exposed comm/memcpy, tensor-core time) and the latency summary
+        per name (nearest-rank percentiles, split device/host). The FILEs form ONE profile (one
+        rank per file). --definitions: loupe (default: typed kernels/memcpys/memsets, extended
+        communication families, exact ns) or hta (Holistic Trace Analysis' rules, for parity);
+        with hta, --exact: exact ns instead of HTA's whole µs; --keep-last-step: do not drop the
+        last ProfilerStep
   loupe dashboard FILE... [--json] [--iterations A:B]  DLProf-style GPU dashboard (utilisation, resource
         usage, top ops, iterations, ops/kernels tables, recommendations) and DLProf report CSV tables;
         --json prints one object per input: file, and dlprof with gpu (the dashboard) and tables
@@ -48,6 +52,11 @@ const USAGE: &str = "usage:
   loupe diff A B [--json] [--top N]           compare two profiles: per operator (device profiles) or name,
         count and time in A and B, delta, ratio, by impact; Neuron instructions by engine+pc when both
         ran the same program; Kineto iterations then kernels by edit distance (N rows shown, default 30)
+  loupe critical-path FILE [--rank R] [--annotation NAME] [--instance K] [--json]
+        HTA 0.5.0's critical path of one rank (default: the first) over the K-th (from 0) slice whose
+        name contains NAME (default: the whole rank): path length, nodes, edges, percent of the path
+        by what bounds it (cpu_bound, gpu_compute_bound, gpu_communication_bound,
+        gpu_kernel_launch_overhead, gpu_kernel_kernel_overhead) and the longest edges
   loupe formats                               list supported formats
 A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
 --neff F adds a NEFF to each input (correlation of an NTFF with its program).";
@@ -60,9 +69,13 @@ struct Args {
     neff: Option<String>,
     exact: bool,
     keep_last_step: bool,
+    definitions: loupe_core::analysis::gpu::Definitions,
     iterations: Option<(i64, i64)>,
     to: Option<String>,
     top: usize,
+    rank: Option<i64>,
+    annotation: Option<String>,
+    instance: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -76,9 +89,13 @@ fn parse_args() -> Result<Args, String> {
         neff: None,
         exact: false,
         keep_last_step: false,
+        definitions: Default::default(),
         iterations: None,
         to: None,
         top: 30,
+        rank: None,
+        annotation: None,
+        instance: 0,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -86,9 +103,19 @@ fn parse_args() -> Result<Args, String> {
             "--csv" => {}
             "--exact" => a.exact = true,
             "--keep-last-step" => a.keep_last_step = true,
+            "--definitions" => {
+                let v = it.next().ok_or("--definitions needs loupe or hta")?;
+                a.definitions = loupe_core::analysis::gpu::Definitions::from_name(&v)
+                    .ok_or_else(|| format!("--definitions: {v}: expected loupe or hta"))?;
+            }
             "--kind" => a.kind = it.next().ok_or("--kind needs a value")?,
             "--to" => a.to = Some(it.next().ok_or("--to needs parquet, json, csv or loupe")?),
             "--top" => a.top = it.next().and_then(|n| n.parse().ok()).ok_or("--top needs a number")?,
+            "--rank" => a.rank = Some(it.next().and_then(|n| n.parse().ok()).ok_or("--rank needs a number")?),
+            "--annotation" => a.annotation = Some(it.next().ok_or("--annotation needs a name")?),
+            "--instance" => {
+                a.instance = it.next().and_then(|n| n.parse().ok()).ok_or("--instance needs a number")?
+            }
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
             "--iterations" => {
                 a.iterations = Some(dlprof::parse_range(&it.next().ok_or("--iterations needs A:B")?)?)
@@ -200,12 +227,17 @@ fn run(a: &Args) -> Result<(), String> {
             for f in &a.files {
                 let t = load(f, a.neff.as_deref())?;
                 let s = query::summary(&t);
-                let ds = device_summary(&t);
+                // a capture cut short: the runtime's totals describe events that are not there
+                let withheld = loupe_core::analysis::evidence::device_summary_withheld(&t);
+                let ds = if withheld.is_some() { None } else { device_summary(&t) };
                 if a.json {
                     let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
                     v["file"] = serde_json::Value::String(f.clone());
                     if let Some(ds) = &ds {
                         v["device_summary"] = serde_json::to_value(ds).map_err(|e| e.to_string())?;
+                    }
+                    if let Some(why) = &withheld {
+                        v["device_summary_withheld"] = serde_json::Value::String(why.clone());
                     }
                     writeln!(out, "{v}").map_err(io)?;
                 } else {
@@ -221,13 +253,17 @@ fn run(a: &Args) -> Result<(), String> {
                     if let Some(ds) = &ds {
                         writeln!(out, "  device summary (neuron-profile keys):").map_err(io)?;
                         for m in ds.rows() {
-                            let v = match m.value {
+                            let v = match &m.value {
                                 Value::Count(n) => n.to_string(),
                                 Value::Number(x) => format!("{x:.9e}"),
+                                Value::Text(t) => text(t).into_owned(),
                             };
                             let (g, k) = (text(m.group), text(m.key));
                             writeln!(out, "    {g:<22} {k:<45} {v} {}", text(m.unit.label())).map_err(io)?;
                         }
+                    }
+                    if let Some(why) = &withheld {
+                        writeln!(out, "  {}", text(why)).map_err(io)?;
                     }
                 }
             }
@@ -337,7 +373,11 @@ fn run(a: &Args) -> Result<(), String> {
                 return Err(format!("analyze needs at least one FILE\n{USAGE}"));
             }
             let t = load_all(&a.files, a.neff.as_deref())?;
-            let o = analyze::Options { exact: a.exact, keep_last_step: a.keep_last_step };
+            let o = analyze::Options {
+                exact: a.exact,
+                keep_last_step: a.keep_last_step,
+                definitions: a.definitions,
+            };
             if a.json {
                 writeln!(out, "{}", analyze::json(&a.files, &t, &o)?).map_err(io)?;
             } else {
@@ -390,6 +430,26 @@ fn run(a: &Args) -> Result<(), String> {
                 writeln!(out, "{}", convert::diff_json(pa, pb, &c, a.top)?).map_err(io)?;
             } else {
                 convert::diff_text(&mut out, pa, pb, &c, a.top).map_err(io)?;
+            }
+        }
+        "critical-path" => {
+            let [f] = a.files.as_slice() else {
+                return Err(format!("critical-path needs one FILE\n{USAGE}"));
+            };
+            let t = load(f, a.neff.as_deref())?;
+            let o = loupe_core::analysis::critical_path::CriticalPathOptions {
+                rank: a.rank,
+                annotation: a.annotation.clone(),
+                instance: a.instance,
+            };
+            let cp = critical_path::compute(&t, &o).map_err(|e| format!("{f}: {e}"))?;
+            if a.json {
+                writeln!(out, "{}", critical_path::json(f, &t, &cp)).map_err(io)?;
+            } else {
+                writeln!(out, "{}:", text(f)).map_err(io)?;
+                for l in critical_path::text_report(&t, &cp) {
+                    writeln!(out, "  {}", text(&l)).map_err(io)?;
+                }
             }
         }
         "formats" => {

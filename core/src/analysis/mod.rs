@@ -4,11 +4,14 @@
 pub mod annotations;
 pub mod busy;
 pub mod compare;
+pub mod critical_path;
 pub mod device_summary;
 pub mod dlprof;
+pub mod evidence;
 pub mod gpu;
 pub mod interval;
 pub mod latency;
+pub mod measures;
 pub mod operator_views;
 pub mod operators;
 pub mod search;
