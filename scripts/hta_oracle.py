@@ -63,7 +63,7 @@ def hta(files):
 
 
 def loupe(binary, paths):
-    out = subprocess.run([binary, "analyze", *paths, "--json"], capture_output=True, text=True, timeout=600)
+    out = subprocess.run([binary, "analyze", *paths, "--json", "--definitions", "hta"], capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(out.stderr.strip() or f"exit {out.returncode}")
     return json.loads(out.stdout)

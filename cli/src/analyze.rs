@@ -1,10 +1,11 @@
-//! `loupe analyze FILE... [--json] [--exact] [--keep-last-step]`: the GPU breakdowns (HTA and
-//! TraceLens definitions, `loupe_core::analysis::gpu`) and the latency summary
+//! `loupe analyze FILE... [--json] [--definitions loupe|hta] [--exact] [--keep-last-step]`: the
+//! GPU breakdowns (Loupe's definitions by default, HTA's and TraceLens' with `--definitions hta`,
+//! `loupe_core::analysis::gpu`) and the latency summary
 //! (`loupe_core::analysis::latency`) of one profile. Several FILEs are one profile (one rank
 //! per file).
 
 use crate::safe::text;
-use loupe_core::analysis::gpu::{gpu_analysis, GpuAnalysis, GpuOptions};
+use loupe_core::analysis::gpu::{gpu_analysis, Definitions, GpuAnalysis, GpuOptions};
 use loupe_core::analysis::latency::{latency_summary, LatencySummary, OpLatency};
 use loupe_core::analysis::operator_views;
 use loupe_core::time::format_duration_ns as format_duration;
@@ -14,12 +15,26 @@ use std::io::Write;
 pub struct Options {
     pub exact: bool,
     pub keep_last_step: bool,
+    pub definitions: Definitions,
+}
+
+impl Options {
+    /// The analysis options: HTA's preprocessing knobs apply to HTA's definitions only.
+    fn gpu(&self) -> GpuOptions {
+        match self.definitions {
+            Definitions::Loupe => GpuOptions::default(),
+            Definitions::Hta => GpuOptions {
+                hta_rounding: !self.exact,
+                drop_last_step: !self.keep_last_step,
+                ..GpuOptions::hta()
+            },
+        }
+    }
 }
 
 /// The one JSON object of `analyze --json`.
 pub fn json(files: &[String], t: &Trace, o: &Options) -> Result<serde_json::Value, String> {
-    let opts =
-        GpuOptions { hta_rounding: !o.exact, drop_last_step: !o.keep_last_step, ..GpuOptions::default() };
+    let opts = o.gpu();
     let mut v = serde_json::json!({
         "files": files,
         "format": t.format,
@@ -62,8 +77,7 @@ fn d(ns: i64) -> String {
 
 /// The readable form.
 pub fn write_text(out: &mut dyn Write, files: &[String], t: &Trace, o: &Options) -> std::io::Result<()> {
-    let opts =
-        GpuOptions { hta_rounding: !o.exact, drop_last_step: !o.keep_last_step, ..GpuOptions::default() };
+    let opts = o.gpu();
     let names: Vec<String> = files.iter().map(|f| text(f).into_owned()).collect();
     writeln!(out, "{} ({})", names.join(" + "), text(&t.format))?;
     match gpu_analysis(t, &opts) {
@@ -103,24 +117,30 @@ fn operator_views_text(out: &mut dyn Write, t: &Trace) -> std::io::Result<()> {
 }
 
 fn gpu_text(out: &mut dyn Write, g: &GpuAnalysis) -> std::io::Result<()> {
+    let (defs, span) = match g.definitions {
+        Definitions::Loupe => ("Loupe definitions", "GPU span"),
+        Definitions::Hta => ("HTA definitions", "kernel time"),
+    };
     writeln!(
         out,
-        "\nGPU temporal breakdown (HTA definitions; {}; {})",
+        "\nGPU temporal breakdown ({defs}; {}; {}; activities: {})",
         g.method.time_rounding,
-        text(&g.method.last_step)
+        text(&g.method.last_step),
+        g.method.activities
     )?;
     writeln!(
         out,
-        "  {:>6} {:>12} {:>16} {:>16} {:>16}",
-        "rank", "kernel time", "idle", "compute", "non-compute"
+        "  {:>6} {:>12} {:>12} {:>16} {:>16} {:>16}",
+        "rank", span, "busy", "idle in span", "compute", "non-compute"
     )?;
     for r in &g.temporal_breakdown.ranks {
         let x = &r.temporal;
         writeln!(
             out,
-            "  {:>6} {:>12} {:>9} {:>5.1}% {:>9} {:>5.1}% {:>9} {:>5.1}%",
+            "  {:>6} {:>12} {:>12} {:>9} {:>5.1}% {:>9} {:>5.1}% {:>9} {:>5.1}%",
             r.rank,
             d(x.kernel_ns),
+            d(x.busy_ns),
             d(x.idle_ns),
             x.idle_pct,
             d(x.compute_ns),
@@ -180,6 +200,19 @@ fn gpu_text(out: &mut dyn Write, g: &GpuAnalysis) -> std::io::Result<()> {
             d(l.max_ns),
             l.outliers,
             d(l.outlier_threshold_ns)
+        )?;
+    }
+    writeln!(out, "\nTensor cores (union of kernels, by name family)")?;
+    for t in &g.tensor_cores {
+        let prec: Vec<String> = t.by_precision.iter().map(|(p, ns)| format!("{p} {}", d(*ns))).collect();
+        writeln!(
+            out,
+            "  rank {}: tensor core {}, not {}, unknown {}{}",
+            t.rank,
+            d(t.tensor_core_ns),
+            d(t.not_tensor_core_ns),
+            d(t.unknown_ns),
+            if prec.is_empty() { String::new() } else { format!(" ({})", prec.join(", ")) }
         )?;
     }
     writeln!(out, "\nExposed time (TraceLens)")?;

@@ -47,7 +47,10 @@ pub fn text_report(t: &Trace, range: Option<(i64, i64)>) -> Vec<String> {
             out.push(format!("  top op {:>14} ns  {}", o.gpu_total_ns, o.name));
         }
         for r in &d.recommendations {
-            out.push(format!("  recommendation [{}] {} {}", r.key, r.problem, r.advice));
+            out.push(format!(
+                "  recommendation [{}] {} {} (evidence: {})",
+                r.key, r.problem, r.advice, r.evidence
+            ));
         }
     }
     for tab in &t.tables {

@@ -39,7 +39,7 @@ use std::io::{Read, Write};
 /// The first 8 bytes of every `.loupe` file.
 pub const MAGIC: &[u8; 8] = b"LOUPE\0\x1a\n";
 /// The layout this build writes and reads. Bump it with every change of the model's bincode layout.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const HEADER_BYTES: usize = 24;
 /// zlib level: see the module doc.
 const ZLIB_LEVEL: u32 = 1;
@@ -83,7 +83,7 @@ pub enum LoupeFileError {
         else { "It was saved by an older Loupe: re-open the original profile files and save again." }
     )]
     Version { found: u32, supported: u32 },
-    #[error(".loupe file damaged: {0}")]
+    #[error(".loupe file damaged: {0}. Re-open the original profile files and save again.")]
     Damaged(String),
     #[error(".loupe file too large: its model expands to {0} bytes, more than Loupe can hold")]
     TooLarge(u64),
@@ -162,6 +162,14 @@ pub fn read(bytes: &[u8]) -> Result<LoupeFile, LoupeFileError> {
         return Err(LoupeFileError::TooLarge(payload_len));
     }
     let body = &bytes[HEADER_BYTES..];
+    // zlib expands at most ~1032:1: a header that declares more than that for this body is a
+    // lie (a bomb or a corrupt length), refused before anything is inflated
+    if compression == 1 && payload_len > (body.len() as u64).saturating_mul(ZLIB_MAX_RATIO) {
+        return Err(damaged(&format!(
+            "its header declares a {payload_len}-byte model, more than {} compressed bytes can hold",
+            body.len()
+        )));
+    }
     let inflated;
     let payload: &[u8] = match compression {
         0 => body,
@@ -170,7 +178,7 @@ pub fn read(bytes: &[u8]) -> Result<LoupeFile, LoupeFileError> {
             flate2::read::ZlibDecoder::new(body)
                 .take(payload_len.saturating_add(1))
                 .read_to_end(&mut v)
-                .map_err(|e| LoupeFileError::Damaged(format!("compressed model: {e}")))?;
+                .map_err(|e| LoupeFileError::Damaged(format!("its compressed model is corrupt ({e})")))?;
             inflated = v;
             &inflated
         }
@@ -183,7 +191,9 @@ pub fn read(bytes: &[u8]) -> Result<LoupeFile, LoupeFileError> {
         )));
     }
     let (meta, state_json, mut trace) = decode_payload(payload)?;
-    trace.validate().map_err(|e| LoupeFileError::Damaged(e.to_string()))?;
+    trace
+        .validate()
+        .map_err(|e| LoupeFileError::Damaged(format!("the saved model is inconsistent ({e})")))?;
     // the level-of-detail indexes are derived data: rebuilt, never trusted from the file
     for t in &mut trace.tracks {
         t.lod = LodIndex::build(&t.slices);
@@ -212,6 +222,9 @@ pub fn frame_uncompressed(payload: &[u8]) -> Vec<u8> {
 
 type Payload = (FileMeta, String, Trace);
 
+/// The largest expansion DEFLATE allows (258 bytes per 2-bit code, ≈ 1032:1), rounded up.
+const ZLIB_MAX_RATIO: u64 = 1040;
+
 /// bincode with a memory limit scaled to the payload: a lying length can make the decoder
 /// reserve at most a few times the payload, never gigabytes for a small file.
 /// Only the metadata and the app's state of a `.loupe` file (they come first in the payload, so
@@ -236,11 +249,31 @@ pub fn read_state(bytes: &[u8]) -> Result<(FileMeta, String), LoupeFileError> {
         1 => Box::new(flate2::read::ZlibDecoder::new(body)),
         c => return Err(damaged(format!("unknown compression {c}"))),
     };
-    let meta: FileMeta =
-        bincode::decode_from_std_read(&mut reader, cfg).map_err(|e| damaged(format!("metadata: {e}")))?;
-    let state: String =
-        bincode::decode_from_std_read(&mut reader, cfg).map_err(|e| damaged(format!("state: {e}")))?;
+    let meta: FileMeta = bincode::decode_from_std_read(&mut reader, cfg)
+        .map_err(|e| damaged(decode_damage("its metadata", &e)))?;
+    let state: String = bincode::decode_from_std_read(&mut reader, cfg)
+        .map_err(|e| damaged(decode_damage("the saved view (annotations, layout)", &e)))?;
     Ok((meta, state))
+}
+
+/// What a decoder error means for someone holding the file — never the decoder's Debug text.
+fn decode_damage(part: &str, e: &bincode::error::DecodeError) -> String {
+    use bincode::error::DecodeError as E;
+    let what = match e {
+        E::UnexpectedEnd { .. } => "it ends early (the file was cut short)".to_string(),
+        E::Io { .. } => "it ends early or its compressed data is corrupt".to_string(),
+        E::LimitExceeded => "it declares more data than the file can hold (a corrupt length)".to_string(),
+        E::Utf8 { .. } | E::InvalidCharEncoding(_) => "a piece of text in it is not valid UTF-8".to_string(),
+        E::UnexpectedVariant { type_name, .. } => {
+            format!("a value of type {} is out of range", type_name.rsplit("::").next().unwrap_or(type_name))
+        }
+        E::InvalidBooleanValue(_) => "a yes/no value is neither".to_string(),
+        E::OutsideUsizeRange(_) | E::ArrayLengthMismatch { .. } | E::InvalidIntegerType { .. } => {
+            "a length or number in it is corrupt".to_string()
+        }
+        _ => "its content does not decode".to_string(),
+    };
+    format!("{part} cannot be read: {what}")
 }
 
 fn decode_payload(p: &[u8]) -> Result<Payload, LoupeFileError> {
@@ -257,8 +290,8 @@ fn decode_payload(p: &[u8]) -> Result<Payload, LoupeFileError> {
 
 fn decode_limited<const LIMIT: usize>(p: &[u8]) -> Result<Payload, LoupeFileError> {
     let cfg = bincode::config::standard().with_fixed_int_encoding().with_limit::<LIMIT>();
-    let (v, used): (Payload, usize) =
-        bincode::decode_from_slice(p, cfg).map_err(|e| LoupeFileError::Damaged(format!("model: {e}")))?;
+    let (v, used): (Payload, usize) = bincode::decode_from_slice(p, cfg)
+        .map_err(|e| LoupeFileError::Damaged(decode_damage("the saved model", &e)))?;
     if used != p.len() {
         return Err(LoupeFileError::Damaged(format!("{} bytes after the model", p.len() - used)));
     }
@@ -334,6 +367,50 @@ mod tests {
         let n = flipped.len();
         flipped[n - 3] ^= 0xff;
         assert!(read(&flipped).is_err());
+    }
+
+    #[test]
+    fn damage_is_described_for_a_person_not_as_decoder_debug_text() {
+        let t = synth::nested_trace(30, 2, 4);
+        let raw = frame_uncompressed(&{
+            let mut p = Vec::new();
+            let cfg = bincode_config();
+            bincode::encode_into_std_write(FileMeta::default(), &mut p, cfg).unwrap();
+            bincode::encode_into_std_write("", &mut p, cfg).unwrap();
+            bincode::encode_into_std_write(&t, &mut p, cfg).unwrap();
+            p
+        });
+        assert!(read(&raw).is_ok());
+        // every single-byte flip and every cut of the uncompressed payload: a message a person can
+        // act on (no `{`/`}` of a Debug print, names what to do)
+        let mut seen = 0;
+        for i in (HEADER_BYTES..raw.len()).step_by(7) {
+            for bad in [
+                {
+                    let mut b = raw.clone();
+                    b[i] ^= 0xa5;
+                    b
+                },
+                raw[..i].to_vec(),
+            ] {
+                let Err(e) = read(&bad) else { continue };
+                let m = e.to_string();
+                assert!(!m.contains('{') && !m.contains('}'), "decoder text leaked: {m}");
+                assert!(m.contains("Re-open the original profile") || m.contains("too large"), "{m}");
+                seen += 1;
+            }
+        }
+        assert!(seen > 10, "{seen}");
+    }
+
+    #[test]
+    fn a_compressed_payload_declaring_more_than_zlib_can_expand_is_refused_before_inflating() {
+        let t = synth::nested_trace(30, 2, 4);
+        let mut bomb = to_bytes(&t, "", &FileMeta::default()).unwrap();
+        let body = (bomb.len() - HEADER_BYTES) as u64;
+        bomb[16..24].copy_from_slice(&(body * 2000).to_le_bytes());
+        let e = read(&bomb).unwrap_err().to_string();
+        assert!(e.contains("more than") && e.contains("compressed bytes can hold"), "{e}");
     }
 
     #[test]

@@ -200,7 +200,7 @@ fn pushed(name: &str, bytes: &[u8], sizes: &[usize], chunk: usize) -> Result<Tra
         imp.finish(&mut NoProgress).map_err(|e| e.to_string())?
     };
     set_format(&mut b, dialect);
-    Ok(finish_chrome_stream(name, b))
+    finish_chrome_stream(name, b).map_err(|e| e.to_string())
 }
 
 #[test]

@@ -5,15 +5,22 @@
 //! export itself (imported like any other input) against its own `summary` table, and from
 //! Neuron Explorer Parquet folders when there are any.
 //!
+//! The same loop checks the Overall Summary's engine rows (the window summary of the whole
+//! profile, [`WindowSummary::use_device_summary`]): each engine's active time and active % equal
+//! the export's `<engine>_engine_active_time` / `_percent` × 100, read here from the JSON with
+//! serde_json, on every pair, from the NTFF and from the export.
+//!
 //! Samples live outside the repository (unlicensed): `../shared/samples/neuron/ntff-v5/*.ntff`
-//! (+ `.json`), relative to the workspace root. Skips with a message when they are absent. Run
+//! (+ `.json`), relative to the workspace root; the test fails when they are absent. Run
 //! with `--nocapture` to see the per-key table.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use loupe_core::analysis::device_summary::{device_summary, DeviceSummary, Unit, Value};
+use loupe_core::analysis::summary::WindowIndex;
 use loupe_core::import::{import_files, InputFile, NoProgress};
+use loupe_core::model::Engine;
 use serde_json::Value as Json;
 
 fn samples_root() -> PathBuf {
@@ -77,18 +84,51 @@ fn read(p: &Path) -> (String, Vec<u8>) {
 
 /// Per key: (passed, compared, worst relative error, an example of a failure).
 #[derive(Default)]
-struct Tally(BTreeMap<&'static str, (usize, usize, f64, String)>);
+struct Tally(BTreeMap<&'static str, (usize, usize, f64, String)>, f64);
+
+/// Relative tolerance per key: counts, bytes, FLOPs and texts exact; `neuroncore_cycle_count`
+/// within 1e-6 (the export's rounding is unknown, 1 cycle high on 2 of 92); `hfu_estimated_percent`
+/// within 1e-7; every other number
+/// (times, fractions, ratios: computed from picoseconds, like the tool) within 1e-9.
+fn tolerance(key: &str, unit: Unit) -> f64 {
+    match unit {
+        Unit::Count | Unit::Bytes | Unit::Flops | Unit::Nanoseconds | Unit::Text => 0.0,
+        Unit::Cycles if key == "neuroncore_cycle_count" => 1e-6,
+        // from the instruction words' FLOPs: 1.2e-8 above the export on every capture (the tool's
+        // peak or time rounding is unknown; the FLOPs themselves are exact)
+        _ if key == "hfu_estimated_percent" => 1e-7,
+        _ => 1e-9,
+    }
+}
 
 impl Tally {
-    fn compare(&mut self, file: &str, ours: &DeviceSummary, oracle: &serde_json::Map<String, Json>) {
+    /// Compares every key of `ours` the export has; returns how many of them are equal.
+    fn compare(&mut self, file: &str, ours: &DeviceSummary, oracle: &serde_json::Map<String, Json>) -> usize {
+        let mut equal = 0;
         for m in ours.rows() {
-            let Some(want) = oracle.get(m.key).and_then(Json::as_f64) else {
+            let Some(want_json) = oracle.get(m.key) else {
                 continue; // the export does not have this key
             };
+            if let Value::Text(got) = &m.value {
+                let ok = want_json.as_str() == Some(got.as_str());
+                let e = self.0.entry(m.key).or_default();
+                e.1 += 1;
+                if ok {
+                    e.0 += 1;
+                    equal += 1;
+                } else if e.3.is_empty() {
+                    e.3 = format!("{file}: got {got:?}, export {want_json}");
+                }
+                continue;
+            }
+            let Some(want) = want_json.as_f64() else { continue };
             let got = m.value.as_f64();
-            let exact = matches!((m.unit, m.value), (Unit::Count, Value::Count(_)));
             let rel = if want == 0.0 { got.abs() } else { ((got - want) / want).abs() };
-            let ok = if exact { got == want } else { rel <= 0.005 };
+            let tol = tolerance(m.key, m.unit);
+            let ok = rel <= if tol == 0.0 { 0.0 } else { tol.max(self.1) };
+            if ok {
+                equal += 1;
+            }
             let e = self.0.entry(m.key).or_default();
             e.1 += 1;
             if ok {
@@ -100,6 +140,7 @@ impl Tally {
                 e.2 = rel;
             }
         }
+        equal
     }
     fn print(&self, title: &str) {
         println!("\n{title}\n{:<45} {:>9}  {:>10}  first failure", "key", "pass", "worst rel");
@@ -116,28 +157,42 @@ fn oracle_summary(json: &Json) -> Option<&serde_json::Map<String, Json>> {
     json.get("summary")?.as_array()?.first()?.as_object()
 }
 
+/// The number of the export's summary keys that the NTFF alone must give, equal, on every
+/// capture (the acceptance bar is 90 of 108).
+const NTFF_KEYS_EQUAL_MIN: usize = 90;
+
 #[test]
 fn device_summary_matches_official_export() {
     let pairs = sample_pairs();
-    if pairs.is_empty() {
-        eprintln!("SKIP device_summary_oracle: no NTFF/JSON pairs under {}", samples_root().display());
-        return;
-    }
-    let (mut from_ntff, mut from_json) = (Tally::default(), Tally::default());
+    assert!(
+        pairs.len() >= 92,
+        "the 92 shared NTFF/JSON pairs are missing under {}",
+        samples_root().display()
+    );
+    // the JSON export's times are floored ns: its time keys are only reported (0.5 % bound)
+    let (mut from_ntff, mut from_json) = (Tally::default(), Tally(BTreeMap::new(), 0.005));
+    // per capture: (export keys, keys produced from the NTFF and equal)
+    let mut per_capture: Vec<(String, usize, usize)> = Vec::new();
+    let mut engine_rows = 0;
     for (ntff, json) in &pairs {
         let name = ntff.file_name().unwrap().to_string_lossy().into_owned();
         let j = read(json);
         let export: Json = serde_json::from_slice(&j.1).expect("export JSON");
-        let Some(oracle) = oracle_summary(&export) else { continue };
+        let oracle = oracle_summary(&export).unwrap_or_else(|| panic!("{name}: the export has no summary"));
 
         let t = import(&[read(ntff)]);
         let s = device_summary(&t).unwrap_or_else(|| panic!("{name}: no device summary from the NTFF"));
-        from_ntff.compare(&name, &s, oracle);
+        let equal = from_ntff.compare(&name, &s, oracle);
+        per_capture.push((name.clone(), oracle.len(), equal));
+        engine_rows += overall_engines_match(&format!("{name} (NTFF)"), &t, &s, oracle);
 
         let t = import(&[j]);
         let s = device_summary(&t).unwrap_or_else(|| panic!("{name}: no device summary from the export"));
         from_json.compare(&name, &s, oracle);
+        engine_rows += overall_engines_match(&format!("{name} (export)"), &t, &s, oracle);
     }
+    println!("Overall Summary engine rows equal to the export's active time and %: {engine_rows}");
+    assert_eq!(engine_rows, pairs.len() * 2 * 5, "every pair has five engines, from the NTFF and the export");
     from_ntff
         .print(&format!("device summary from the NTFF vs the export's summary ({} captures)", pairs.len()));
     from_json.print(&format!(
@@ -147,6 +202,21 @@ fn device_summary_matches_official_export() {
 
     // The NTFF path carries picosecond times: every key must match on every capture.
     assert!(from_ntff.failing().is_empty(), "NTFF keys off the oracle: {:?}", from_ntff.failing());
+    let worst = per_capture.iter().min_by_key(|c| c.2).expect("captures");
+    println!(
+        "\nexport summary keys produced from the NTFF alone and equal: min {} of {} ({}), over {} captures",
+        worst.2,
+        worst.1,
+        worst.0,
+        per_capture.len()
+    );
+    assert!(
+        worst.2 >= NTFF_KEYS_EQUAL_MIN,
+        "{}: only {} of the export's {} summary keys equal from the NTFF",
+        worst.0,
+        worst.2,
+        worst.1
+    );
     // The JSON export floors times to ns: counts and bytes must match; times are reported above.
     let json_must: Vec<_> = from_json
         .failing()
@@ -187,6 +257,59 @@ fn device_summary_matches_official_export() {
         from_parquet
             .print(&format!("device summary from Parquet vs its Summary table ({} profiles)", dirs.len()));
     }
+}
+
+/// The Overall Summary's engine rows for the whole profile of `t` against the export's own
+/// `summary` values (read from the JSON, not through Loupe): active time to the nanosecond the
+/// row shows (the export's seconds rounded), active % to 1e-9 relative. Returns the rows checked.
+fn overall_engines_match(
+    what: &str,
+    t: &loupe_core::Trace,
+    ds: &DeviceSummary,
+    oracle: &serde_json::Map<String, Json>,
+) -> usize {
+    let ix = WindowIndex::build(t);
+    let mut w = ix.window(t, t.start_ns, t.end_ns, None);
+    // the window's own union (ns times, any sub-window) is the same definition: within the ns
+    // the timeline lost per instruction edge
+    let own: Vec<_> = w.engines.clone();
+    w.use_device_summary(ds);
+    let mut n = 0;
+    for (e, key) in [
+        (Engine::Tensor, "tensor"),
+        (Engine::Vector, "vector"),
+        (Engine::Scalar, "scalar"),
+        (Engine::GpSimd, "gpsimd"),
+        (Engine::Sync, "sync"),
+    ] {
+        let want = |k: &str| -> f64 {
+            let k = format!("{key}_engine_{k}");
+            oracle.get(&k).and_then(Json::as_f64).unwrap_or_else(|| panic!("{what}: the export has no {k}"))
+        };
+        let row = w
+            .engines
+            .iter()
+            .find(|r| r.engine == Some(e))
+            .unwrap_or_else(|| panic!("{what}: no {key} row in the Overall Summary"));
+        let (active_s, pct) = (want("active_time"), want("active_time_percent") * 100.0);
+        assert_eq!(row.active_time_ns, (active_s * 1e9).round() as i64, "{what}: {key} active time");
+        assert!(
+            (row.active_percent - pct).abs() <= 1e-9 * pct.abs().max(1e-12),
+            "{what}: {key} active {} %, neuron-profile {pct} %",
+            row.active_percent
+        );
+        let mine = own.iter().find(|r| r.engine == Some(e)).copied().unwrap_or_default();
+        let slack = 2 * mine.instruction_count as i64 + 1;
+        assert!(
+            (mine.active_time_ns - row.active_time_ns).abs() <= slack,
+            "{what}: {key} window active {} ns, neuron-profile {} ns",
+            mine.active_time_ns,
+            row.active_time_ns
+        );
+        assert!(row.active_time_ns + row.waiting_ns <= t.duration_ns(), "{what}: {key} active + waiting");
+        n += 1;
+    }
+    n
 }
 
 /// Without samples: a written NTFF with sub-ns times. The summary from the model must equal the
@@ -246,7 +369,7 @@ fn device_summary_of_a_written_ntff_is_picosecond_exact() {
     let t = import(&[("w.ntff".to_string(), bytes)]);
     t.validate().unwrap();
     let s = device_summary(&t).expect("a device profile");
-    let get = |k: &str| s.get(k).map(Value::as_f64).unwrap_or_else(|| panic!("no {k}"));
+    let get = |k: &str| s.get(k).map(|v| v.as_f64()).unwrap_or_else(|| panic!("no {k}"));
     let close = |k: &str, want: f64| {
         let got = get(k);
         assert!((got - want).abs() <= 1e-12 * want.abs().max(1e-18), "{k}: got {got}, want {want}");
@@ -289,6 +412,15 @@ fn device_summary_of_a_written_ntff_is_picosecond_exact() {
     assert_eq!(get("dma_queue_count"), 2.0);
     assert_eq!(get("event_count"), decoded.profile.event_count as f64);
     assert_eq!(get("neuroncore_cycle_count"), (total * 1.4e9).floor());
-    assert!(s.get("dma_transfer_count").is_none(), "an NTFF alone has no DMA transfers");
-    assert!(s.get("hardware_flops").is_none(), "an NTFF alone states no FLOPs");
+    // the static data queue's packets (type 2, named): one block, its 2048 data bytes
+    assert_eq!(get("dma_transfer_count"), 1.0);
+    assert_eq!(get("dma_transfer_total_bytes"), 2048.0);
+    close("dma_transfer_time", (3_707_999 - 3_606_401) as f64 * 1e-12);
+    assert_eq!(get("weight_queue_bytes"), 2048.0);
+    // the written words carry no operands (data type 0): traffic and FLOPs unknown, not zero
+    assert!(s.get("hardware_flops").is_none() && s.get("sbuf_read_bytes").is_none());
+    assert_eq!(
+        s.get("runtime_version").and_then(|v| v.as_text().map(str::to_string)).as_deref(),
+        Some(decoded.metadata.runtime_version.as_ref().map(|v| v.text.as_str()).unwrap_or("?"))
+    );
 }

@@ -42,7 +42,10 @@ fn round_trips_keep_the_model() {
 /// added the argument sets' bases, `ArgStore::bases`; version 3 packed the argument values into
 /// columns, `ArgStore::tags` / `vals` / `wide`; version 4 keeps the slices' domain fields as
 /// shapes (`DomainColumns::shape` / `shapes`); version 5 added row sets (`ArgStore::form_*`,
-/// `rows`): older files are refused with the message to re-open the original files.)
+/// `rows`); version 6 added the slices' GPU work class (`DomainShapes::gpu_work`), the device
+/// facts' operator attribution and incomplete-capture flags (`DeviceInfo::attribution` /
+/// `incomplete`) and the NTFF's summary facts (versions, memory, throttling, DMA blocks, traffic):
+/// older files are refused with the message to re-open the original files.)
 /// When this fails, the model's bincode layout changed: bump `FORMAT_VERSION` in
 /// `core/src/loupe_file.rs` (and write a migration if old files matter), then update both numbers.
 #[test]
@@ -51,7 +54,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (5, 15490885813954700723),
+        (6, 16840214224194160103),
         "model layout changed: bump FORMAT_VERSION"
     );
 }

@@ -149,13 +149,15 @@ fn neff_ntff_operator_tree_adds_up() {
     assert_eq!(operators::available(&t)[0], Hierarchy::Operators);
     let table = operators::build(&t, Hierarchy::Operators);
     table.verify().unwrap();
-    // every engine instruction is in the table once; its time is the instruction time
-    let (n, ns) =
-        t.tracks.iter().filter(|tr| tr.role.engine().is_some()).fold((0u64, 0i64), |(n, ns), tr| {
-            (n + tr.slices.len() as u64, ns + tr.slices.dur_ns.iter().sum::<i64>())
-        });
+    // every engine instruction but the semaphore waits is in the table once; its time is the
+    // instruction time; the waits are counted apart
+    let (n, ns, waits) = engine_instructions(&t);
     assert_eq!(table.event_count, n);
     assert_eq!(table.device_total_ns, ns);
+    assert_eq!((table.waits.count, table.waits.ns), waits);
+    let all = operators::build_with(&t, Hierarchy::Operators, operators::Options { include_waits: true });
+    all.verify().unwrap();
+    assert_eq!((all.event_count, all.device_total_ns), (n + waits.0, ns + waits.1));
     let roots_count: u64 = table.roots().iter().map(|&r| table.rows[r as usize].count).sum();
     assert_eq!(roots_count, n, "root counts add up to the instruction count");
     // the MATMUL sits under the framework operator hlo__dot_op0, 3 times
@@ -183,6 +185,76 @@ fn neff_ntff_operator_tree_adds_up() {
     // no FLOPs in an NTFF; DMA bytes of this capture are not attributed to operators
     assert!(!table.has_flops);
     assert_eq!(table.dma.attributed_bytes, 0);
+}
+
+/// Engine instructions without the semaphore waits (count, summed ns) and the waits (count, ns),
+/// counted here from the slices' opcodes.
+fn engine_instructions(t: &Trace) -> (u64, i64, (u64, i64)) {
+    let wait = t.strings.find("EVENT_SEMAPHORE");
+    let (mut n, mut ns, mut wn, mut wns) = (0, 0, 0, 0);
+    for tr in t.tracks.iter().filter(|tr| tr.role.engine().is_some()) {
+        let c = &tr.slices;
+        for i in 0..c.len() {
+            if Some(c.opcode_of(i)) == wait {
+                (wn, wns) = (wn + 1, wns + c.dur_ns[i]);
+            } else {
+                (n, ns) = (n + 1, ns + c.dur_ns[i]);
+            }
+        }
+    }
+    (n, ns, (wn, wns))
+}
+
+/// The export of a real capture: semaphore waits (99.9 % of its instruction time, most without
+/// an operator) are left out by default, so `(no operator)` no longer holds nearly everything,
+/// and the toggle puts them back; "MFU over the profile" summed over the roots is neuron-profile's
+/// `hfu_estimated_percent`; the operator views give the operators their share of the compute.
+#[test]
+fn export_sample_leaves_semaphore_waits_out_by_default() {
+    let path = Path::new(SAMPLES).join("neuron/profile_128x128x1024.json");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let t = import_bytes("profile_128x128x1024.json", &bytes, &mut NoProgress).expect("sample loads");
+    let (n, ns, waits) = engine_instructions(&t);
+    assert!(waits.1 > 100 * ns, "waits {waits:?} dwarf compute {ns} ns in this capture");
+    let table = operators::build(&t, Hierarchy::Operators);
+    table.verify().unwrap();
+    assert_eq!((table.event_count, table.device_total_ns), (n, ns));
+    assert_eq!((table.waits.count, table.waits.ns), waits);
+    let root =
+        |tb: &operators::OpTable, name: &str| tb.roots().iter().copied().find(|&r| tb.name(&t, r) == name);
+    let no_op = root(&table, "(no operator)").map_or(0.0, |r| table.fraction(r));
+    let all = operators::build_with(&t, Hierarchy::Operators, operators::Options { include_waits: true });
+    all.verify().unwrap();
+    assert_eq!((all.event_count, all.device_total_ns), (n + waits.0, ns + waits.1));
+    let no_op_all = root(&all, "(no operator)").map_or(0.0, |r| all.fraction(r));
+    println!("(no operator): {:.1} % without waits, {:.1} % with them", no_op * 100.0, no_op_all * 100.0);
+    assert!(no_op_all > 0.99 && no_op < 0.9, "{no_op} / {no_op_all}");
+    // MFU over the profile, summed over the roots = neuron-profile's HFU of the profile
+    let ds = loupe_core::analysis::device_summary::device_summary(&t).expect("device summary");
+    let hfu = ds.get("hfu_estimated_percent").expect("hfu").as_f64();
+    let sum: f64 = table.roots().iter().filter_map(|&r| table.mfu_over_profile(r)).sum();
+    // (the export states its HFU to ~8 digits)
+    assert!((sum - hfu).abs() <= 1e-6 * hfu, "MFU over the profile {sum}, neuron-profile HFU {hfu}");
+    // and while it runs it is far higher (the op's own time, not the profile's)
+    let dot = (0..table.rows.len() as u32).find(|&r| table.mfu(r).is_some()).expect("a row with MFU");
+    assert!(table.mfu(dot).unwrap() > 100.0 * table.mfu_over_profile(dot).unwrap());
+    // operator views: the operators' share of the device time, waits left out vs counted in
+    use loupe_core::analysis::operator_views::{levels, operator_view, operator_view_with};
+    for level in levels(&t) {
+        let v = operator_view(&t, level);
+        let w = operator_view_with(&t, level, true);
+        let share = |v: &loupe_core::analysis::operator_views::OperatorView| {
+            v.rows.iter().map(|r| r.total_ns).sum::<i64>() as f64 / v.total_ns.max(1) as f64
+        };
+        println!(
+            "{level:?}: operators {:.1} % of device time ({:.2} % with waits)",
+            share(&v) * 100.0,
+            share(&w) * 100.0
+        );
+        assert_eq!(v.waits_left_out, waits);
+        assert!(share(&v) > 10.0 * share(&w), "{level:?}");
+        assert_eq!(v.unattributed_lane_ns.iter().sum::<i64>(), v.unattributed_ns);
+    }
 }
 
 #[test]

@@ -32,8 +32,8 @@
 use crate::db::{Db, Val};
 use loupe_core::import::{ImportError, Importer, InputFile, Progress, Sniff};
 use loupe_core::model::{
-    ArgValue, Cell, Column, ColumnUnit, DataTable, FlowEnd, GroupId, GroupKind, SliceDomain, TableKind,
-    TrackId, TrackKind,
+    ArgValue, Cell, Column, ColumnUnit, DataTable, FlowEnd, GpuWork, GroupId, GroupKind, SliceDomain,
+    TableKind, TrackId, TrackKind,
 };
 use loupe_core::{StrId, TraceBuilder};
 use std::collections::HashMap;
@@ -403,12 +403,17 @@ impl<'a> Dl<'a> {
         .map(|s| k(self.b, s))
         .collect();
         let (launch, flow_cat) = (k(self.b, "launch"), k(self.b, "ac2g"));
-        let kinds: [(&str, &str, &[&str]); 3] = [
-            ("read_only_kernels", "kernel", &["grid_id", "block_id", "uses_tc", "long_name_id"]),
-            ("read_only_memcpys", "gpu_memcpy", &["num_bytes", "copy_kind"]),
-            ("read_only_memsets", "gpu_memset", &["num_bytes"]),
+        let kinds: [(&str, &str, &[&str], GpuWork); 3] = [
+            (
+                "read_only_kernels",
+                "kernel",
+                &["grid_id", "block_id", "uses_tc", "long_name_id"],
+                GpuWork::Kernel,
+            ),
+            ("read_only_memcpys", "gpu_memcpy", &["num_bytes", "copy_kind"], GpuWork::Memcpy),
+            ("read_only_memsets", "gpu_memset", &["num_bytes"], GpuWork::Memset),
         ];
-        for (tbl, cat, extra) in kinds {
+        for (tbl, cat, extra, work) in kinds {
             let mut cols = vec![
                 "read_only_ops_id",
                 "name_id",
@@ -467,9 +472,12 @@ impl<'a> Dl<'a> {
                 }
                 let args = self.b.add_args(args);
                 let h = self.b.add_slice(track, start, stop.saturating_sub(start), name, cat, args);
-                if let Some(bytes) = bytes {
-                    self.b.set_slice_domain(h, SliceDomain { bytes, ..SliceDomain::default() });
-                }
+                // the table the row came from is its kind of work
+                let bytes = bytes.unwrap_or(u64::MAX);
+                self.b.set_slice_domain(
+                    h,
+                    SliceDomain { bytes, gpu_work: Some(work), ..SliceDomain::default() },
+                );
                 if let (Some(a), Some(p), Some(t)) = (r[2].int(), r[7].int(), r[8].int()) {
                     let thread = self.thread(p, t);
                     self.b.add_flow(

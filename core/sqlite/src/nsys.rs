@@ -43,7 +43,8 @@
 use crate::db::{Db, Val};
 use loupe_core::import::{ImportError, Importer, InputFile, Progress, Sniff};
 use loupe_core::model::{
-    ArgValue, ArgsId, FlowEnd, GroupId, GroupKind, Layout, SliceDomain, SliceHandle, TrackId, TrackKind,
+    ArgValue, ArgsId, FlowEnd, GpuWork, GroupId, GroupKind, Layout, SliceDomain, SliceHandle, TrackId,
+    TrackKind,
 };
 use loupe_core::{StrId, TraceBuilder};
 use std::collections::HashMap;
@@ -160,6 +161,9 @@ struct Nsys<'a> {
     db: &'a Db,
     b: &'a mut TraceBuilder,
     strings: HashMap<i64, String>,
+    /// String ids that a row named but `StringIds` does not hold (a damaged or partial table):
+    /// each one shows a placeholder name, so they are counted and warned, never silent.
+    unresolved: std::cell::Cell<u64>,
     processes: HashMap<i64, GroupId>,
     process_names: HashMap<i64, String>,
     threads: HashMap<i64, TrackId>,
@@ -217,6 +221,7 @@ impl<'a> Nsys<'a> {
             db,
             b,
             strings: HashMap::new(),
+            unresolved: std::cell::Cell::new(0),
             processes: HashMap::new(),
             process_names: HashMap::new(),
             threads: HashMap::new(),
@@ -257,7 +262,13 @@ impl<'a> Nsys<'a> {
     fn string<'s>(&'s self, v: &'s Val) -> Option<&'s str> {
         match v {
             Val::Text(s) => Some(s),
-            Val::Int(i) => self.strings.get(i).map(|s| s.as_str()),
+            Val::Int(i) => {
+                let s = self.strings.get(i).map(|s| s.as_str());
+                if s.is_none() {
+                    self.unresolved.set(self.unresolved.get() + 1);
+                }
+                s
+            }
             _ => None,
         }
     }
@@ -267,7 +278,12 @@ impl<'a> Nsys<'a> {
     }
 
     fn run(mut self, progress: &mut dyn Progress, total: u64) -> Result<(), ImportError> {
-        self.strings = self.db.strings("StringIds", "id", "value").unwrap_or_default();
+        match self.db.strings("StringIds", "id", "value") {
+            Ok(s) => self.strings = s,
+            Err(e) => self.b.warn("sqlite_read_error", || {
+                format!("StringIds (the names of kernels, API calls and ranges) cannot be read: {e}; names are placeholders")
+            }),
+        }
         if !self.db.has_table("StringIds") {
             self.b.warn("nsys_missing_table", || "no StringIds table: names are shown as numbers".into());
         }
@@ -292,6 +308,15 @@ impl<'a> Nsys<'a> {
         }
         self.read_gpu_metrics();
         self.name_streams();
+        let unresolved = self.unresolved.get();
+        if unresolved > 0 {
+            self.b.warn_n("nsys_unresolved_name", unresolved, || {
+                format!(
+                    "{unresolved} names refer to string ids that StringIds ({} entries) does not hold: shown as placeholders such as \"(unnamed kernel)\"",
+                    self.strings.len()
+                )
+            });
+        }
         if self.b.slice_count() == 0 {
             self.b.warn("nsys_no_events", || "the export has no kernel, API, NVTX or OS runtime rows".into());
         }
@@ -524,6 +549,7 @@ impl<'a> Nsys<'a> {
         cat: StrId,
         mut args: Vec<(StrId, ArgValue)>,
         bytes: Option<u64>,
+        work: GpuWork,
     ) {
         let Some((start, dur)) = self.times("GPU activity", &r[0], &r[1]) else { return };
         let (device, context, stream) =
@@ -538,9 +564,9 @@ impl<'a> Nsys<'a> {
         }
         let args: ArgsId = self.b.add_args(args);
         let h = self.b.add_slice(track, start, dur, name, cat, args);
-        if let Some(bytes) = bytes {
-            self.b.set_slice_domain(h, SliceDomain { bytes, ..SliceDomain::default() });
-        }
+        // the table the row came from is its kind of work
+        let bytes = bytes.unwrap_or(u64::MAX);
+        self.b.set_slice_domain(h, SliceDomain { bytes, gpu_work: Some(work), ..SliceDomain::default() });
         if let Some(launch) = r[5].int().and_then(|c| self.launches.get(&(pid, c)).copied()) {
             self.b.add_flow(FlowEnd::Slice(launch), FlowEnd::Slice(h), self.k.launch, self.k.flow_cat);
         }
@@ -613,7 +639,7 @@ impl<'a> Nsys<'a> {
                 args.push((keys[7], ArgValue::Str(self.b.intern(&s))));
             }
             let name = self.b.intern(&name);
-            self.gpu_slice(&r, name, self.k.kernel, args, None);
+            self.gpu_slice(&r, name, self.k.kernel, args, None, GpuWork::Kernel);
         }
     }
 
@@ -650,7 +676,7 @@ impl<'a> Nsys<'a> {
             if let Some(v) = bytes {
                 args.push((bytes_k, ArgValue::UInt(v)));
             }
-            self.gpu_slice(&r, name, self.k.memcpy, args, bytes);
+            self.gpu_slice(&r, name, self.k.memcpy, args, bytes, GpuWork::Memcpy);
         }
     }
 
@@ -688,7 +714,7 @@ impl<'a> Nsys<'a> {
             if let Some(v) = r[9].int() {
                 args.push((value_k, ArgValue::Int(v)));
             }
-            self.gpu_slice(&r, name, self.k.memset, args, bytes);
+            self.gpu_slice(&r, name, self.k.memset, args, bytes, GpuWork::Memset);
         }
     }
 

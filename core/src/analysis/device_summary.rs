@@ -41,8 +41,14 @@
 //!   the DMA transfers (aggregated blocks); `dma_transfer_average_bytes` = total bytes / count (the
 //!   tool's text says "bytes of all packets / transfers", its numbers are transfer bytes /
 //!   transfers). `input_queue_bytes`, `output_queue_bytes`, `weight_queue_bytes`: transfer bytes on
-//!   `input`, `output`, `data` queues. Transfers need the NEFF's block information: present for the
-//!   JSON export and Parquet, absent for an NTFF alone, and then these keys are omitted.
+//!   `input`, `output`, `data` queues. The JSON export and Parquet have the transfer rows. An NTFF
+//!   alone does not: there the blocks are inferred ([`DeviceInfo::dma_blocks`],
+//!   `Ntff::static_dma_blocks`): per named static queue, its in-window packets on all DMA engines
+//!   form one block, first start to last end in ps, bytes without the 4-byte completion-semaphore
+//!   writes. CONSISTENT, not general: every corpus capture has one such block and equals the
+//!   export's aggregated row; a queue running several blocks per execution would count as one
+//!   (the NEFF's block table would split them). The NTFF names no input/output queues, so those
+//!   two are 0 from an NTFF. Equal on all 92 (times to the ps).
 //! - `total_active_time`: union of all engine busy intervals (as above) and DMA packets;
 //!   `total_active_time_percent` = that / `total_time`. Verified.
 //! - `neuroncore_cycle_count` = floor(`total_time` × NeuronCore base clock), `dma_active_cycles` =
@@ -61,11 +67,69 @@
 //!   `hfu_estimated_percent` = `hardware_flops / (peak × total_time)`, `mfu_inst_estimated_percent`
 //!   = `(hardware_flops − transpose_flops) / (peak × total_time)`, peak = 2 × PE rows × columns ×
 //!   PE clock ([`tensor_engine_peak_flops`]), as fractions. Verified on the JSON exports (all 92).
-//!   Only when the input states FLOPs: an NTFF alone does not (the operands need the NEFF).
+//!   Only when the input's rows state FLOPs and transposes (JSON export, Parquet); from an NTFF
+//!   alone see below.
 //!
-//! Not computed (omitted, never faked): `model_flops` and `mfu_estimated_percent` (HLO MAC counts),
-//! `mfu_*_max_achievable`, MBU, `mm_arithmetic_intensity` (HBM bytes), HBM/SBUF/PSUM bytes, spill
-//! bytes, tensor sizes (NEFF tensor tables), CC metrics, throttling.
+//! - `hardware_flops` from an NTFF alone: the executed instruction words' operands
+//!   ([`crate::neuron::ntff::cost`]): per MATMUL `2 × PE rows × PE columns × moving elements`
+//!   (the tool's own definition). `hfu_estimated_percent` from it as above. Equal on all 92
+//!   (`hfu` within 1.2e-8: the tool's rounding of peak or time is unknown). The NTFF cannot say
+//!   which MATMULs are transposes (the tool takes it from the NEFF's debug info; the words of a
+//!   transpose and a regular MATMUL differ only in addresses), so `transpose_flops` and everything
+//!   built on it are omitted from an NTFF alone.
+//! - `sbuf_read_bytes`, `sbuf_write_bytes`, `psum_read_bytes`, `psum_write_bytes`,
+//!   `psum_read_sbuf_write_bytes` / `_count`, `hbm_read_bytes`, `hbm_write_bytes`: the tool's
+//!   per-instruction bytes summed (MATMUL, LDWEIGHTS, ACTIVATE, GpSimd's DMA_DIRECT2D from the
+//!   words, see `ntff::cost` for the layout), plus each static `data`-queue block as an HBM read
+//!   and an SBUF write (the tool gives its trigger instruction those bytes; its "data" queues load
+//!   weights from HBM into SBUF). Only NEFF-program instructions count (runtime preamble has no
+//!   bytes in the export). Any executed program opcode or operand outside the known layout
+//!   makes all of them omitted. Equal on all 92; the layout is CONSISTENT only (one program family).
+//! - `mbu_estimated_percent` = (`hbm_read_bytes` + `hbm_write_bytes`) / `total_time` / HBM peak
+//!   bandwidth ([`hbm_bandwidth_bytes_per_s`]: 410 GB/s per NeuronCore on inf2 / trn1, the
+//!   export's `metadata.hbm_ddr_bandwidth`). `peak_flops_bandwidth_ratio` = Tensor peak FLOP/s /
+//!   that bandwidth. Both equal on all 92.
+//! - `weight_size_bytes` = the runtime's `Weights` allocation; `inputs_outputs_weights_size_bytes`
+//!   = `Tensors` + `Weights` (NTFF `/4/4/1/11`, the export's `nc_mem_usage`). The tool defines
+//!   them from the NEFF's tensors; the runtime allocates exactly those. Equal on all 92.
+//! - `spill_save_bytes`, `spill_reload_bytes` = 0 when the runtime allocated no `DRAM Spill`
+//!   space (nothing can be spilled); omitted otherwise (spill traffic needs the NEFF's spill
+//!   queues / instructions). Equal on all 92.
+//! - `cc_op_count`, `cc_op_time`, `cc_op_active_time(_percent)`, `cc_cores_instruction_count`,
+//!   `_time`, `_active_time(_percent)` = 0 when the program has no memory for collectives
+//!   (`Collectives` + `DMA Rings Collectives` = 0 bytes): no collective operation can run.
+//!   Omitted otherwise (collective records are not decoded). Equal on all 92.
+//! - Throttling (group `throttling_nc0`, from the capture's throttle records, the export's `ham`
+//!   rows with whole-ns durations): `throttle_active_nc0_time_ns` = sum of durations whose limit
+//!   `k / n` < 1; per record type (0..=3 `activity_<t>`, 99 `unknown`; other types omitted)
+//!   `throttle_<t>_active_time_nc0_percent` = its durations / profile end and
+//!   `throttle_<t>_avg_util_limit_nc0_percent` = duration-weighted mean of `k / n`;
+//!   `throttle_avg_util_limit_nc0_percent` = Σ duration × `k / n` / profile end. Profile end =
+//!   last instruction end in whole ns (the export's `last_hw_timestamp`, not `total_time`: the
+//!   numbers say so). A type without records has no keys, like the export. Equal on all 92 (to
+//!   1e-15); only types 0 (k/n = 7/8) and 99 (1/1) occur in the corpus.
+//! - `instance_type`, `runtime_version`, `driver_version`, `collectives_version`: texts from the
+//!   NTFF metadata (`/9`, `/8`, `/11`, `/12`), as the tool prints them. Equal on all 92.
+//!
+//! Not computed (omitted, never faked), and why:
+//! - `model_flops`, `mfu_hlo_estimated_percent`, `mfu_hlo_max_achievable_estimated_percent`: HLO
+//!   MAC counts, in the NEFF's HLO stats (not decoded yet; the corpus has no NEFF of its captures).
+//! - `transpose_flops`, `mfu_inst_estimated_percent`, `mfu_estimated_percent` (falls back to the
+//!   instruction value without HLO), `mfu_*max_achievable*`, `mm_arithmetic_intensity` from an
+//!   NTFF alone: all need `transpose_flops` (NEFF debug info, see above). From the JSON export /
+//!   Parquet `transpose_flops` and `mfu_inst_*` are computed (their rows state it).
+//! - `inputs_and_weights_size_bytes`, `mbu_min_read_util_percent`: need the input tensors' sizes
+//!   apart from the outputs' (the NEFF's tensor table; the runtime reports them together).
+//! - `compiler_version`: in the NEFF, not in the NTFF. `profiler_version`: the version of
+//!   neuron-profile that made the export, which Loupe is not.
+//! - `nc_idx`, `nd_idx`: the NTFF states neither (no metadata field varies with them in the
+//!   corpus, all 0); a proto3 absent field would read 0 but nothing shows which field it is.
+//! - The `throttling_nc1`, `gpio_*`, `periodic`, `sw_*` throttle keys: no record type is known
+//!   to map to them.
+//!
+//! From an NTFF alone, 93 of the export's 108 keys are produced and equal on every 108-key
+//! capture of the corpus (91 of 106 on the one without `unknown` throttle records); the oracle
+//! test asserts at least 90.
 //!
 //! Precision by input: an NTFF gives picosecond times (every key above equals the export on all
 //! 92 captures). The JSON export and Parquet hold times floored to ns, so their time keys come out
@@ -80,7 +144,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::model::{DeviceInfo, DmaQueueType, Engine, GroupKind, SliceColumns, Trace, TrackRole};
+use crate::model::{
+    DeviceInfo, DeviceMemory, DmaQueueType, Engine, GroupKind, InstructionTraffic, SliceColumns, Trace,
+    TrackRole,
+};
 use crate::time::saturating_scale;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -97,6 +164,12 @@ pub enum Unit {
     Flops,
     /// A `*_percent` key: neuron-profile stores a fraction 0..1 under these names.
     Fraction,
+    /// Nanoseconds (`throttle_active_nc0_time_ns`).
+    Nanoseconds,
+    /// A ratio (FLOP per byte).
+    Ratio,
+    /// A text (versions, instance type).
+    Text,
 }
 
 impl Unit {
@@ -108,22 +181,34 @@ impl Unit {
             Unit::Cycles => "cycles",
             Unit::Flops => "FLOP",
             Unit::Fraction => "fraction",
+            Unit::Nanoseconds => "ns",
+            Unit::Ratio => "",
+            Unit::Text => "",
         }
     }
 }
 
-/// A metric value: an exact count or a real number.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A metric value: an exact count, a real number or a text.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Count(u64),
     Number(f64),
+    Text(String),
 }
 
 impl Value {
-    pub fn as_f64(self) -> f64 {
+    /// The number (NaN for a text).
+    pub fn as_f64(&self) -> f64 {
         match self {
-            Value::Count(n) => n as f64,
-            Value::Number(x) => x,
+            Value::Count(n) => *n as f64,
+            Value::Number(x) => *x,
+            Value::Text(_) => f64::NAN,
+        }
+    }
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Value::Text(t) => Some(t),
+            _ => None,
         }
     }
 }
@@ -134,6 +219,7 @@ impl Serialize for Value {
             Value::Count(n) => s.serialize_u64(n),
             Value::Number(x) if x.is_finite() => s.serialize_f64(x),
             Value::Number(_) => s.serialize_none(),
+            Value::Text(ref t) => s.serialize_str(t),
         }
     }
 }
@@ -159,7 +245,7 @@ pub struct DeviceSummary {
 impl DeviceSummary {
     /// The value of `key`, if computed.
     pub fn get(&self, key: &str) -> Option<Value> {
-        self.metrics.iter().find(|m| m.key == key).map(|m| m.value)
+        self.metrics.iter().find(|m| m.key == key).map(|m| m.value.clone())
     }
     /// Rows for a table view: (key, value, unit, group).
     pub fn rows(&self) -> &[Metric] {
@@ -177,10 +263,53 @@ impl DeviceSummary {
     fn bytes(&mut self, key: &'static str, n: u64, group: &'static str) {
         self.push(key, Value::Count(n), Unit::Bytes, group);
     }
+    fn text(&mut self, key: &'static str, text: &str, group: &'static str) {
+        self.push(key, Value::Text(text.to_string()), Unit::Text, group);
+    }
     fn frac(&mut self, key: &'static str, num: f64, den: f64, group: &'static str) {
         let v = if den > 0.0 { num / den } else { 0.0 };
         self.push(key, Value::Number(v), Unit::Fraction, group);
     }
+}
+
+/// One engine stream's figures as the summary states them (`<engine>_engine_*` keys).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EngineFigures {
+    pub instruction_count: u64,
+    /// Seconds, semaphore waits left out.
+    pub instruction_time_s: f64,
+    /// Seconds: the union of the non-wait instructions.
+    pub active_time_s: f64,
+    /// Active time / `total_time`, a fraction 0..1 (`None` without a reported execution time).
+    pub active_fraction: Option<f64>,
+}
+
+impl DeviceSummary {
+    /// The figures of engine stream `e` (`TensorMatrix` reads as `Tensor`): the same values as
+    /// the rows, so every view of "active" shows the summary's own number.
+    pub fn engine(&self, e: Engine) -> Option<EngineFigures> {
+        let slot = engine_slot(e);
+        let (_, _, keys) = ENGINE_KEYS.iter().find(|k| k.0 == slot)?;
+        let count = match self.get(keys[2])? {
+            Value::Count(n) => n,
+            Value::Number(x) => x.max(0.0) as u64,
+            Value::Text(_) => return None,
+        };
+        Some(EngineFigures {
+            instruction_count: count,
+            instruction_time_s: self.get(keys[3])?.as_f64(),
+            active_time_s: self.get(keys[0])?.as_f64(),
+            active_fraction: self.get(keys[1]).map(|v| v.as_f64()),
+        })
+    }
+}
+
+/// The opcode of neuron-profile's semaphore-wait instruction (`EVENT_SEMAPHORE`) in this trace's
+/// strings, if any slice can have it. Such an instruction is waiting, not activity: it counts
+/// as an instruction but not in instruction time nor active time
+/// ([`crate::analysis::measures::ENGINE_WAITING`]).
+pub fn semaphore_wait_opcode(trace: &Trace) -> Option<crate::StrId> {
+    trace.strings.find("EVENT_SEMAPHORE")
 }
 
 impl Serialize for DeviceSummary {
@@ -230,6 +359,39 @@ pub fn tensor_engine_peak_flops(instance_type: &str) -> Option<f64> {
         "inf2" | "trn1" | "trn1n" => Some(2.0 * 128.0 * 128.0 * 2.8e9),
         _ => None,
     }
+}
+
+/// Peak HBM bandwidth available to one NeuronCore (bytes/s), neuron-profile's
+/// `hbm_max_bandwidth` (the export's `metadata.hbm_ddr_bandwidth`: 410 GB/s on inf2.xlarge). An
+/// Inferentia2 or Trainium1 chip has 820 GB/s of HBM for its two NeuronCores. `None` for
+/// instance families without documented figures here.
+pub fn hbm_bandwidth_bytes_per_s(instance_type: &str) -> Option<f64> {
+    let family = instance_type.split('.').next()?.trim().to_ascii_lowercase();
+    match family.as_str() {
+        "inf2" | "trn1" | "trn1n" => Some(410.0e9),
+        _ => None,
+    }
+}
+
+/// Throttle key names by record type: neuron-profile's `activity_<n>` for types 0..=3 and
+/// `unknown` for type 99 (no throttling activity). Other types are not named here.
+fn throttle_keys(kind: u32) -> Option<(&'static str, &'static str)> {
+    Some(match kind {
+        0 => {
+            ("throttle_activity_0_active_time_nc0_percent", "throttle_activity_0_avg_util_limit_nc0_percent")
+        }
+        1 => {
+            ("throttle_activity_1_active_time_nc0_percent", "throttle_activity_1_avg_util_limit_nc0_percent")
+        }
+        2 => {
+            ("throttle_activity_2_active_time_nc0_percent", "throttle_activity_2_avg_util_limit_nc0_percent")
+        }
+        3 => {
+            ("throttle_activity_3_active_time_nc0_percent", "throttle_activity_3_avg_util_limit_nc0_percent")
+        }
+        99 => ("throttle_unknown_active_time_nc0_percent", "throttle_unknown_avg_util_limit_nc0_percent"),
+        _ => return None,
+    })
 }
 
 /// The unions the summary measures, one bit each in a run's `cats`: the five engine streams
@@ -339,6 +501,8 @@ pub struct DeviceSummaryBuilder {
     data_q: u64,
     has_transfer_tracks: bool,
     any: bool,
+    /// Latest end of an instruction span, ps relative to `origin` (`i64::MIN`: none).
+    max_end: i64,
 }
 
 impl DeviceSummaryBuilder {
@@ -346,7 +510,7 @@ impl DeviceSummaryBuilder {
         let id = |s: &str| trace.strings.find(s);
         DeviceSummaryBuilder {
             origin: trace.start_ns,
-            ops: [id("EVENT_SEMAPHORE"), id("ACTIVATE"), id("ACTIVATE_QUANTIZE"), id("MATMUL")],
+            ops: [semaphore_wait_opcode(trace), id("ACTIVATE"), id("ACTIVATE_QUANTIZE"), id("MATMUL")],
             track: 0,
             pos: 0,
             run_from: 0,
@@ -375,6 +539,7 @@ impl DeviceSummaryBuilder {
             data_q: 0,
             has_transfer_tracks: false,
             any: false,
+            max_end: i64::MIN,
         }
     }
 
@@ -429,6 +594,7 @@ impl DeviceSummaryBuilder {
                     let (s, en) = span_ps(c, i, origin);
                     let op = c.opcode_of(i);
                     self.engines[slot].count += 1;
+                    self.max_end = self.max_end.max(en);
                     if Self::is(op, op_act) || Self::is(op, op_actq) {
                         self.activate_count += 1;
                         self.activate_ps += (en - s) as i128;
@@ -648,12 +814,47 @@ impl DeviceSummaryBuilder {
             out.push("hardware_flops", Value::Count(hw_flops), Unit::Flops, OVERALL);
             out.push("transpose_flops", Value::Count(transpose_flops), Unit::Flops, OVERALL);
         }
+        // static DMA blocks inferred from the packets, when the input has no transfer rows
+        let blocks: Vec<&crate::model::DmaBlock> = infos.iter().flat_map(|d| d.dma_blocks.iter()).collect();
+        let use_blocks = !self.has_transfer_tracks && !blocks.is_empty();
+        let transfers = if use_blocks { blocks.len() as u64 } else { transfers };
         if let Some(n) = event_count {
             out.count("event_count", n, OVERALL);
-            if self.has_transfer_tracks {
+            if self.has_transfer_tracks || use_blocks {
                 let instr: u64 = self.engines.iter().map(|e| e.count).sum();
                 out.count("trace_count", instr + packets + transfers + n, OVERALL);
             }
+        }
+        // instruction traffic and FLOPs from the instruction words (NTFF), summed over devices
+        let traffic: Option<InstructionTraffic> = if infos.is_empty() {
+            None
+        } else {
+            infos.iter().map(|d| d.traffic).try_fold(InstructionTraffic::default(), |a, t| {
+                let t = t?;
+                Some(InstructionTraffic {
+                    sbuf_read_bytes: a.sbuf_read_bytes + t.sbuf_read_bytes,
+                    sbuf_write_bytes: a.sbuf_write_bytes + t.sbuf_write_bytes,
+                    psum_read_bytes: a.psum_read_bytes + t.psum_read_bytes,
+                    psum_write_bytes: a.psum_write_bytes + t.psum_write_bytes,
+                    psum_read_sbuf_write_count: a.psum_read_sbuf_write_count + t.psum_read_sbuf_write_count,
+                    psum_read_sbuf_write_bytes: a.psum_read_sbuf_write_bytes + t.psum_read_sbuf_write_bytes,
+                    hbm_read_bytes: a.hbm_read_bytes + t.hbm_read_bytes,
+                    hbm_write_bytes: a.hbm_write_bytes + t.hbm_write_bytes,
+                    hardware_flops: a.hardware_flops + t.hardware_flops,
+                })
+            })
+        };
+        let bandwidth = infos
+            .iter()
+            .filter_map(|d| d.instance_type)
+            .find_map(|s| hbm_bandwidth_bytes_per_s(trace.str(s)));
+        if let (Some(p), Some(bw)) = (peak, bandwidth) {
+            out.push("peak_flops_bandwidth_ratio", Value::Number(p / bw), Unit::Ratio, OVERALL);
+        }
+        // FLOPs from the instruction words when the rows state none (transposes unknown then)
+        let words_flops = if has_flops { None } else { traffic.map(|t| t.hardware_flops) };
+        if let Some(f) = words_flops {
+            out.push("hardware_flops", Value::Count(f), Unit::Flops, OVERALL);
         }
 
         // data_movement
@@ -670,6 +871,47 @@ impl DeviceSummaryBuilder {
         out.secs("dma_packet_time", self.packet_ps, DM);
         if let Some(n) = dma_queue_count {
             out.count("dma_queue_count", n, DM);
+        }
+        if use_blocks {
+            let bytes: u64 = blocks.iter().map(|b| b.bytes).sum();
+            let ps: i128 = blocks.iter().map(|b| (b.end_ps - b.start_ps) as i128).sum();
+            let q =
+                |t: DmaQueueType| blocks.iter().filter(|b| b.queue_type == t).map(|b| b.bytes).sum::<u64>();
+            out.count("dma_transfer_count", transfers, DM);
+            out.bytes("dma_transfer_total_bytes", bytes, DM);
+            out.secs("dma_transfer_time", ps, DM);
+            let avg = if transfers > 0 { bytes as f64 / transfers as f64 } else { 0.0 };
+            out.push("dma_transfer_average_bytes", Value::Number(avg), Unit::Bytes, DM);
+            out.bytes("input_queue_bytes", q(DmaQueueType::Input), DM);
+            out.bytes("output_queue_bytes", q(DmaQueueType::Output), DM);
+            out.bytes("weight_queue_bytes", q(DmaQueueType::Data), DM);
+        }
+        if let Some(t) = traffic {
+            out.bytes("sbuf_read_bytes", t.sbuf_read_bytes, DM);
+            out.bytes("sbuf_write_bytes", t.sbuf_write_bytes, DM);
+            out.bytes("psum_read_bytes", t.psum_read_bytes, DM);
+            out.bytes("psum_write_bytes", t.psum_write_bytes, DM);
+            out.bytes("psum_read_sbuf_write_bytes", t.psum_read_sbuf_write_bytes, DM);
+            out.count("psum_read_sbuf_write_count", t.psum_read_sbuf_write_count, DM);
+            out.bytes("hbm_read_bytes", t.hbm_read_bytes, DM);
+            out.bytes("hbm_write_bytes", t.hbm_write_bytes, DM);
+            if let (Some(total), Some(bw)) = (total_s, bandwidth) {
+                let hbm = (t.hbm_read_bytes + t.hbm_write_bytes) as f64;
+                out.frac("mbu_estimated_percent", hbm, total * bw, DM);
+            }
+        }
+        // the runtime's memory allocation: weights and I/O tensors; no spill space → no spill
+        let memory: Option<Vec<DeviceMemory>> =
+            if infos.is_empty() { None } else { infos.iter().map(|d| d.memory).collect() };
+        if let Some(m) = &memory {
+            let weights: u64 = m.iter().map(|x| x.weights_bytes).sum();
+            let io: u64 = m.iter().map(|x| x.io_tensors_bytes).sum();
+            out.bytes("weight_size_bytes", weights, DM);
+            out.bytes("inputs_outputs_weights_size_bytes", io + weights, DM);
+            if m.iter().all(|x| x.dram_spill_bytes == 0) {
+                out.bytes("spill_save_bytes", 0, DM);
+                out.bytes("spill_reload_bytes", 0, DM);
+            }
         }
         if self.has_transfer_tracks {
             let transfer_bytes = self.transfer_bytes;
@@ -767,6 +1009,69 @@ impl DeviceSummaryBuilder {
         out.secs("total_active_time", total_active, "summary");
         if let Some(t) = total_s {
             out.frac("total_active_time_percent", total_active as f64 * 1e-12, t, "summary");
+        }
+
+        // Tensor engine: hardware FLOPs utilisation from the instruction words
+        if let (Some(f), Some(t), Some(p)) = (words_flops, total_s, peak) {
+            out.frac("hfu_estimated_percent", f as f64, p * t, "tensor_engine");
+        }
+
+        // collectives: none when the program has no memory for collective communication
+        if let Some(m) = &memory {
+            if m.iter().all(|x| x.collectives_bytes == 0) {
+                const CC: &str = "cc_engine";
+                out.count("cc_op_count", 0, CC);
+                out.secs("cc_op_time", 0, CC);
+                out.secs("cc_op_active_time", 0, CC);
+                out.frac("cc_op_active_time_percent", 0.0, 1.0, CC);
+                out.count("cc_cores_instruction_count", 0, CC);
+                out.secs("cc_cores_instruction_time", 0, CC);
+                out.secs("cc_cores_instruction_active_time", 0, CC);
+                out.frac("cc_cores_instruction_active_time_percent", 0.0, 1.0, CC);
+            }
+        }
+
+        // throttling, over the profile up to the last instruction end (whole ns)
+        let periods: Vec<&crate::model::ThrottlePeriod> =
+            infos.iter().flat_map(|d| d.throttle.iter()).collect();
+        if !periods.is_empty() && self.max_end > i64::MIN {
+            const TH: &str = "throttling_nc0";
+            let end_ns = (self.max_end as i128 + self.origin as i128 * 1000).div_euclid(1000) as f64;
+            let limit = |p: &crate::model::ThrottlePeriod| {
+                if p.limit_den == 0 {
+                    1.0
+                } else {
+                    f64::from(p.limit_num) / f64::from(p.limit_den)
+                }
+            };
+            let limited: i64 = periods.iter().filter(|p| limit(p) < 1.0).map(|p| p.dur_ns.max(0)).sum();
+            out.push("throttle_active_nc0_time_ns", Value::Count(limited as u64), Unit::Nanoseconds, TH);
+            let mut kinds: Vec<u32> = periods.iter().map(|p| p.kind).collect();
+            kinds.sort_unstable();
+            kinds.dedup();
+            for k in kinds {
+                let Some((active_key, limit_key)) = throttle_keys(k) else { continue };
+                let of_kind = periods.iter().filter(|p| p.kind == k);
+                let dur: f64 = of_kind.clone().map(|p| p.dur_ns.max(0) as f64).sum();
+                let weighted: f64 = of_kind.map(|p| p.dur_ns.max(0) as f64 * limit(p)).sum();
+                out.frac(active_key, dur, end_ns, TH);
+                out.frac(limit_key, weighted, dur, TH);
+            }
+            let weighted: f64 = periods.iter().map(|p| p.dur_ns.max(0) as f64 * limit(p)).sum();
+            out.frac("throttle_avg_util_limit_nc0_percent", weighted, end_ns, TH);
+        }
+
+        // system: what the capture states about its software and machine
+        const SYSTEM: &str = "system";
+        for (key, f) in [
+            ("instance_type", (|d: &DeviceInfo| d.instance_type) as fn(&DeviceInfo) -> Option<crate::StrId>),
+            ("runtime_version", |d: &DeviceInfo| d.runtime_version),
+            ("driver_version", |d: &DeviceInfo| d.driver_version),
+            ("collectives_version", |d: &DeviceInfo| d.collectives_version),
+        ] {
+            if let Some(v) = infos.iter().find_map(|d| f(d)) {
+                out.text(key, trace.str(v), SYSTEM);
+            }
         }
         prefer_recorded_times(trace, &mut out);
         Some(out)
@@ -882,6 +1187,7 @@ mod tests {
                 instance_type: Some(it),
                 event_count: Some(7),
                 dma_queue_count: Some(3),
+                ..DeviceInfo::default()
             },
         );
         let pe = b.add_track(g, "Tensor", TrackKind::Stream, "pe");
@@ -1071,6 +1377,7 @@ fn prefer_recorded_times(trace: &Trace, out: &mut DeviceSummary) {
             recorded.get(m.key).and_then(|v| v.trim().parse::<f64>().ok()).filter(|v| v.is_finite())
         {
             m.value = match m.value {
+                Value::Text(_) => continue,
                 Value::Count(_) if v >= 0.0 && v < u64::MAX as f64 => Value::Count(v.round() as u64),
                 Value::Count(_) => continue,
                 Value::Number(_) => Value::Number(v),

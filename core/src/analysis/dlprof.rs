@@ -6,15 +6,18 @@
 //! for a chosen iteration range (all panels follow the range).
 //!
 //! Definitions (all times i64 ns, on the trace's clock):
-//! - **GPU activity**: a slice on a `GpuStream` track, except annotations and sync markers
-//!   (categories in [`NOT_GPU_WORK`]). It is **memory** when its category is `gpu_memcpy` /
-//!   `gpu_memset` (`Memcpy`/`Memset` in PyTorch 1.8) or its name starts with `Memcpy`/`Memset`
-//!   (HTA's rule), else a **kernel**. No typed column says this; Kineto writes it only in these
-//!   strings.
-//! - **Tensor-core kernel**: heuristic, from the kernel name alone (Kineto records no such
-//!   flag): the lower-cased name contains one of [`TENSOR_CORE_PATTERNS`] (`884`/`1688`/`16816`/
-//!   `8816` MMA tile shapes of cuBLAS/cuDNN kernels, `hmma`, `wmma`, `xmma`, `gmma`, `tensorop`,
-//!   `_tc_`). A kernel that uses tensor cores under another name is counted as "other kernel".
+//! - **GPU activity**: a slice on a `GpuStream` track whose typed [`GpuWork`] (set by the
+//!   importer from the trace's own activity kind) is work (`analysis::gpu::is_gpu_work`): a
+//!   **memory** op when it is a memory copy or set, else a **kernel**. Annotation ranges, sync and
+//!   event markers are not activities.
+//! - **Tensor-core kernel**: the kernel's `uses tensor cores` argument where the trace has one
+//!   (DLProf's database), else the name families of `analysis::gpu::kernels::tensor_core`
+//!   (Volta → Blackwell, AMD MFMA): three-valued — a kernel whose name says neither is
+//!   **unknown**, never counted as "no tensor core".
+//! - **Framework trace**: a PyTorch profiler (Kineto) trace. Framework advice (`torch.…`) and the
+//!   "no iterations" rule fire only on those; on other traces (Nsight Systems of a CUDA program)
+//!   "Top GPU ops" are the top GPU kernels and memory ops by name, not the CUDA API calls that
+//!   launched them.
 //! - **Launch**: a flow from a CPU-thread slice (the runtime call, e.g. `cudaLaunchKernel`) to
 //!   the activity. The activity's **op** is the outermost *op slice* enclosing the launch on its
 //!   thread; an op slice is any CPU slice whose category is not in [`NOT_OPS`] (annotations,
@@ -40,12 +43,10 @@
 //! Recommendations are rules with thresholds written out below; they are deterministic (same
 //! trace and range → same list, same order).
 
-use crate::model::{SliceRef, Trace, TrackId, TrackRole};
+use crate::analysis::gpu::is_gpu_work;
+use crate::analysis::gpu::kernels::{self, Precision, TensorCore};
+use crate::model::{ArgValue, GpuWork, SliceRef, Trace, TrackId, TrackRole};
 use crate::strings::{FxHashMap, StrId};
-
-/// The lower-cased kernel-name substrings taken as "uses tensor cores" (heuristic).
-pub const TENSOR_CORE_PATTERNS: &[&str] =
-    &["884", "1688", "16816", "8816", "hmma", "wmma", "xmma", "gmma", "tensorop", "_tc_"];
 /// Name stems of ops that can use tensor cores (GEMM and convolution).
 pub const TC_ELIGIBLE_STEMS: &[&str] = &[
     "mm",
@@ -64,8 +65,6 @@ pub const TC_ELIGIBLE_STEMS: &[&str] = &[
     "scaled_dot_product",
     "_scaled_dot_product",
 ];
-/// GPU-stream categories that are not work (annotations, sync and event markers).
-pub const NOT_GPU_WORK: &[&str] = &["gpu_user_annotation", "cuda_sync", "cuda_event", "cuda_profiler_range"];
 /// CPU categories that are not ops: annotations, Python frames, whole-trace spans, flows.
 pub const NOT_OPS: &[&str] = &[
     "python_function",
@@ -119,10 +118,9 @@ pub const CPU_BOUND_PERCENT: f64 = 30.0;
 /// Panels: how many ops the "top GPU ops" chart shows.
 pub const TOP_OPS: usize = 10;
 
-/// Whether a kernel name says it uses tensor cores ([`TENSOR_CORE_PATTERNS`], heuristic).
-pub fn uses_tensor_cores(kernel_name: &str) -> bool {
-    let l = kernel_name.to_ascii_lowercase();
-    TENSOR_CORE_PATTERNS.iter().any(|p| l.contains(p))
+/// Whether a kernel uses tensor cores, by its name (`analysis::gpu::kernels::tensor_core`).
+pub fn uses_tensor_cores(kernel_name: &str) -> TensorCore {
+    kernels::tensor_core(kernel_name)
 }
 
 /// Whether an op name has a GEMM/convolution stem ([`TC_ELIGIBLE_STEMS`]).
@@ -161,7 +159,8 @@ struct Activity {
     end_ns: i64,
     name: StrId,
     class: ActivityClass,
-    tensor_core: bool,
+    tensor_core: TensorCore,
+    precision: Option<Precision>,
     /// Start of the launching runtime call, else the activity's own start.
     launch_ns: i64,
     /// Duration of the launching runtime call (0 without one).
@@ -192,6 +191,7 @@ pub struct DlprofIndex {
     iterations: Vec<crate::model::Iteration>,
     trace_span: (i64, i64),
     op_names: FxHashMap<StrId, String>,
+    framework: bool,
 }
 
 /// Totals of one row of the ops or kernels table.
@@ -240,6 +240,10 @@ pub struct OpRow {
     pub kernels: u64,
     /// GPU time of its tensor-core kernels.
     pub tensor_core_ns: i64,
+    /// GPU time of its kernels known not to use tensor cores whose name states FP32 / FP64.
+    pub full_precision_ns: i64,
+    /// GPU time of its kernels whose tensor-core use is unknown.
+    pub tensor_core_unknown_ns: i64,
     pub tc_eligible: bool,
 }
 
@@ -248,7 +252,9 @@ pub struct OpRow {
 pub struct KernelRow {
     pub name: String,
     pub class: ActivityClass,
-    pub tensor_core: bool,
+    pub tensor_core: TensorCore,
+    /// The numeric type its name states.
+    pub precision: Option<Precision>,
     pub gpu: Stats,
     /// Durations of the launching runtime calls.
     pub launch: Stats,
@@ -280,21 +286,27 @@ pub struct IterationRow {
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct ResourceUsage {
     pub tensor_core_ns: i64,
+    /// Kernels known not to use tensor cores.
     pub other_kernel_ns: i64,
+    /// Kernels whose tensor-core use is unknown.
+    pub unknown_kernel_ns: i64,
     pub memory_ns: i64,
     pub cpu_only_ns: i64,
+    /// Neither GPU nor CPU work (`measures::NEITHER_GPU_NOR_CPU`): not "idle", which is
+    /// window − GPU busy.
     pub idle_ns: i64,
 }
 
 impl ResourceUsage {
     /// (label, key, value) in display order.
-    pub fn parts(&self) -> [(&'static str, &'static str, i64); 5] {
+    pub fn parts(&self) -> [(&'static str, &'static str, i64); 6] {
         [
             ("Tensor-core kernels", "tensor_core", self.tensor_core_ns),
-            ("Other kernels", "other_kernel", self.other_kernel_ns),
+            ("Kernels, no tensor core", "other_kernel", self.other_kernel_ns),
+            ("Kernels, tensor core unknown", "unknown_kernel", self.unknown_kernel_ns),
             ("Memory (memcpy/memset)", "memory", self.memory_ns),
             ("CPU only", "cpu_only", self.cpu_only_ns),
-            ("Idle", "idle", self.idle_ns),
+            (super::measures::NEITHER_GPU_NOR_CPU.label, "neither", self.idle_ns),
         ]
     }
     pub fn total_ns(&self) -> i64 {
@@ -312,6 +324,8 @@ pub struct Recommendation {
     /// The measured value and the threshold it crossed (percent), when the rule has one.
     pub value: Option<f64>,
     pub threshold: Option<f64>,
+    /// The measured facts the rule fired on (times, counts, the kernels it looked at).
+    pub evidence: String,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -329,7 +343,13 @@ pub struct Dashboard {
     pub kernel_time_ns: i64,
     pub memory_time_ns: i64,
     pub tensor_core_kernel_time_ns: i64,
+    /// Summed time of kernels whose tensor-core use is unknown.
+    pub tensor_core_unknown_time_ns: i64,
     pub small_kernels: u64,
+    /// A framework (PyTorch profiler) trace: framework advice applies.
+    pub framework: bool,
+    /// `top_ops` are GPU kernels and memory ops by name (a trace without framework ops).
+    pub top_ops_are_kernels: bool,
     pub resources: ResourceUsage,
     pub top_ops: Vec<OpRow>,
     pub iterations: Vec<IterationRow>,
@@ -379,7 +399,7 @@ impl DlprofIndex {
     pub fn applies(trace: &Trace) -> bool {
         trace.tracks.iter().any(|t| {
             t.role == TrackRole::GpuStream
-                && t.slices.category.iter().any(|&c| !NOT_GPU_WORK.contains(&trace.str(c)))
+                && (0..t.slices.len()).any(|i| is_gpu_work(t.slices.gpu_work_of(i)))
         })
     }
 
@@ -461,6 +481,17 @@ impl DlprofIndex {
                 }
             }
         }
+        // the trace's own tensor-core flag per kernel, where it has one (DLProf's database)
+        let uses_tc_key = trace.strings.find("uses tensor cores");
+        let uses_tc = |args: crate::model::ArgsId| -> Option<bool> {
+            let k = uses_tc_key?;
+            trace.args.get(args).into_iter().find(|(key, _)| *key == k).and_then(|(_, v)| match v {
+                ArgValue::Bool(b) => Some(b),
+                ArgValue::Int(i) => Some(i != 0),
+                _ => None,
+            })
+        };
+        let mut tc_of: FxHashMap<StrId, (TensorCore, Option<Precision>)> = FxHashMap::default();
         let mut activities = Vec::new();
         for (ti, t) in trace.tracks.iter().enumerate() {
             if t.role != TrackRole::GpuStream {
@@ -469,15 +500,26 @@ impl DlprofIndex {
             let Some(&device) = device_of_group.get(&t.group.0) else { continue };
             let s = &t.slices;
             for i in 0..s.len() {
-                if cat_in(s.category[i], NOT_GPU_WORK) {
+                let work = s.gpu_work_of(i);
+                if !is_gpu_work(work) {
                     continue;
                 }
-                let name = trace.str(s.name[i]);
-                let cat = trace.str(s.category[i]);
-                let memory = matches!(cat, "gpu_memcpy" | "gpu_memset" | "Memcpy" | "Memset")
-                    || name.starts_with("Memcpy")
-                    || name.starts_with("Memset");
+                let memory = work.is_some_and(GpuWork::is_memory);
                 let class = if memory { ActivityClass::Memory } else { ActivityClass::Kernel };
+                let (tensor_core, precision) = if memory {
+                    (TensorCore::No, None)
+                } else {
+                    let (by_name, p) = *tc_of.entry(s.name[i]).or_insert_with(|| {
+                        let n = trace.str(s.name[i]);
+                        (kernels::tensor_core(n), kernels::precision(n))
+                    });
+                    let tc = match uses_tc(s.args[i]) {
+                        Some(true) => TensorCore::Yes,
+                        Some(false) => TensorCore::No,
+                        None => by_name,
+                    };
+                    (tc, p)
+                };
                 let slice = SliceRef { track: TrackId(ti as u32), index: i as u32 };
                 let launch = launch_of.get(&slice).copied();
                 let op = launch.map(|l| {
@@ -503,7 +545,8 @@ impl DlprofIndex {
                     end_ns: s.end_ns(i),
                     name: s.name[i],
                     class,
-                    tensor_core: class == ActivityClass::Kernel && uses_tensor_cores(name),
+                    tensor_core,
+                    precision,
                     launch_ns,
                     launch_dur_ns,
                     launch,
@@ -527,6 +570,7 @@ impl DlprofIndex {
             iterations: trace.iterations.clone(),
             trace_span: (trace.start_ns, trace.end_ns),
             op_names,
+            framework: trace.format == "pytorch-kineto",
         }
     }
 
@@ -585,6 +629,7 @@ impl DlprofIndex {
         let cpu: Vec<(i64, i64)> = clip(&self.cpu_busy, w0, w1).collect();
         for d in 0..ndev as u32 {
             let mut tc: Vec<(i64, i64)> = Vec::new();
+            let mut tc_or_unknown: Vec<(i64, i64)> = Vec::new();
             let mut kern: Vec<(i64, i64)> = Vec::new();
             let mut all: Vec<(i64, i64)> = Vec::new();
             for a in acts.iter().filter(|a| a.device == d) {
@@ -595,18 +640,24 @@ impl DlprofIndex {
                 all.push(iv);
                 if a.class == ActivityClass::Kernel {
                     kern.push(iv);
-                    if a.tensor_core {
+                    if a.tensor_core != TensorCore::No {
+                        tc_or_unknown.push(iv);
+                    }
+                    if a.tensor_core == TensorCore::Yes {
                         tc.push(iv);
                     }
                 }
             }
+            // first match wins: tensor core, then unknown, then known not
             let tc_ns = union_len(&mut tc);
+            let tc_or_unknown_ns = union_len(&mut tc_or_unknown);
             let kern_ns = union_len(&mut kern);
             let busy = union_len(&mut all.clone());
             all.extend(cpu.iter().copied());
             let busy_or_cpu = union_len(&mut all);
             res.tensor_core_ns += tc_ns;
-            res.other_kernel_ns += kern_ns - tc_ns;
+            res.unknown_kernel_ns += tc_or_unknown_ns - tc_ns;
+            res.other_kernel_ns += kern_ns - tc_or_unknown_ns;
             res.memory_ns += busy - kern_ns;
             res.cpu_only_ns += busy_or_cpu - busy;
             res.idle_ns += window_ns - busy_or_cpu;
@@ -624,6 +675,8 @@ impl DlprofIndex {
             gpu_total_ns: 0,
             kernels: 0,
             tensor_core_ns: 0,
+            full_precision_ns: 0,
+            tensor_core_unknown_ns: 0,
             tc_eligible: op_name_tc_eligible(name),
         };
         for (k, o) in self.ops.iter().enumerate() {
@@ -637,14 +690,17 @@ impl DlprofIndex {
         let mut kernel_rows: FxHashMap<StrId, (KernelRow, FxHashMap<StrId, i64>)> = FxHashMap::default();
         let (mut kernel_count, mut memory_count, mut kernel_time, mut memory_time, mut tc_time, mut small) =
             (0u64, 0u64, 0i64, 0i64, 0i64, 0u64);
+        let mut tc_unknown_time = 0i64;
         for a in &acts {
             let dur = a.end_ns - a.start_ns;
             match a.class {
                 ActivityClass::Kernel => {
                     kernel_count += 1;
                     kernel_time += dur;
-                    if a.tensor_core {
-                        tc_time += dur;
+                    match a.tensor_core {
+                        TensorCore::Yes => tc_time += dur,
+                        TensorCore::Unknown => tc_unknown_time += dur,
+                        TensorCore::No => {}
                     }
                     if dur < SMALL_KERNEL_NS {
                         small += 1;
@@ -667,8 +723,15 @@ impl DlprofIndex {
             });
             row.gpu_total_ns += dur;
             row.kernels += 1;
-            if a.tensor_core {
-                row.tensor_core_ns += dur;
+            if a.class == ActivityClass::Kernel {
+                match a.tensor_core {
+                    TensorCore::Yes => row.tensor_core_ns += dur,
+                    TensorCore::Unknown => row.tensor_core_unknown_ns += dur,
+                    TensorCore::No if a.precision.is_some_and(|p| !p.is_reduced()) => {
+                        row.full_precision_ns += dur
+                    }
+                    TensorCore::No => {}
+                }
             }
             let kname = self.name(a.name);
             if a.class == ActivityClass::Kernel {
@@ -683,6 +746,7 @@ impl DlprofIndex {
                         name: kname.to_string(),
                         class: a.class,
                         tensor_core: a.tensor_core,
+                        precision: a.precision,
                         gpu: Stats::default(),
                         launch: Stats::default(),
                         top_op: String::new(),
@@ -723,7 +787,26 @@ impl DlprofIndex {
             })
             .collect();
         kernels.sort_by(|a, b| b.gpu.total_ns.cmp(&a.gpu.total_ns).then(a.name.cmp(&b.name)));
-        let top_ops: Vec<OpRow> = ops.iter().filter(|o| o.gpu_total_ns > 0).take(TOP_OPS).cloned().collect();
+        // without framework ops, the "ops" that launched GPU work are API calls: the top GPU
+        // work is then the kernels and memory ops themselves
+        let top_ops_are_kernels = !self.framework;
+        let top_ops: Vec<OpRow> = if top_ops_are_kernels {
+            kernels
+                .iter()
+                .filter(|k| k.gpu.total_ns > 0)
+                .take(TOP_OPS)
+                .map(|k| OpRow {
+                    gpu_total_ns: k.gpu.total_ns,
+                    gpu: k.gpu.clone(),
+                    calls: k.gpu.count,
+                    kernels: k.gpu.count,
+                    tensor_core_ns: if k.tensor_core == TensorCore::Yes { k.gpu.total_ns } else { 0 },
+                    ..new_row(&k.name)
+                })
+                .collect()
+        } else {
+            ops.iter().filter(|o| o.gpu_total_ns > 0).take(TOP_OPS).cloned().collect()
+        };
         // op types
         let mut types: FxHashMap<String, OpTypeRow> = FxHashMap::default();
         for o in &ops {
@@ -783,7 +866,10 @@ impl DlprofIndex {
             kernel_time_ns: kernel_time,
             memory_time_ns: memory_time,
             tensor_core_kernel_time_ns: tc_time,
+            tensor_core_unknown_time_ns: tc_unknown_time,
             small_kernels: small,
+            framework: self.framework,
+            top_ops_are_kernels,
             resources: res,
             top_ops,
             iterations,
@@ -841,35 +927,69 @@ impl DlprofIndex {
     }
 }
 
-/// The rules, in a fixed order (see the constants for the thresholds).
+fn ms(ns: i64) -> String {
+    crate::time::format_duration_ns(ns)
+}
+
+/// The rules, in a fixed order (see the constants for the thresholds). Each fires only when its
+/// premise holds (framework advice on framework traces, precision advice when the precision is
+/// stated) and names its evidence.
 fn recommendations(d: &Dashboard, has_iterations: bool) -> Vec<Recommendation> {
     let mut out = Vec::new();
+    let fw = d.framework;
     let whole = d.window_ns.saturating_mul(d.devices.len() as i64);
     let idle = 100.0 - d.gpu_utilisation_percent;
     if whole > 0 && idle > GPU_IDLE_PERCENT {
         out.push(Recommendation {
             key: "gpu_idle",
             problem: format!("The GPU is idle {idle:.1} % of the time (threshold {GPU_IDLE_PERCENT} %)."),
-            advice: "Keep the GPU fed: overlap data loading with compute (DataLoader workers, \
-                     pin_memory, prefetch), larger batches, fewer host synchronisations (.item(), \
-                     .cpu(), torch.cuda.synchronize)."
-                .into(),
+            advice: if fw {
+                "Keep the GPU fed: overlap data loading with compute (DataLoader workers, \
+                 pin_memory, prefetch), larger batches, fewer host synchronisations (.item(), \
+                 .cpu(), torch.cuda.synchronize)."
+            } else {
+                "Keep the GPU fed: overlap host work and transfers with kernels (several streams, \
+                 asynchronous copies from pinned memory), batch small launches (CUDA graphs), and \
+                 avoid host synchronisation (cudaDeviceSynchronize, synchronous cudaMemcpy)."
+            }
+            .into(),
             value: Some(idle),
             threshold: Some(GPU_IDLE_PERCENT),
+            evidence: format!(
+                "busy (kernels, memory copies and sets) {} of a {} window × {} device(s); \
+                 annotation ranges not counted",
+                ms(d.gpu_busy_ns),
+                ms(d.window_ns),
+                d.devices.len()
+            ),
         });
     }
     let mem = pct(d.resources.memory_ns, d.gpu_busy_ns);
     if d.gpu_busy_ns > 0 && mem > MEMORY_PERCENT {
+        let top = d.kernels.iter().find(|k| k.class == ActivityClass::Memory);
         out.push(Recommendation {
             key: "memory",
             problem: format!(
                 "Memory copies and sets take {mem:.1} % of GPU busy time (threshold {MEMORY_PERCENT} %)."
             ),
-            advice: "Avoid host↔device copies in the loop: keep tensors on the GPU, use pinned memory \
-                     with non_blocking=True, and copy on a separate stream to overlap with compute."
-                .into(),
+            advice: if fw {
+                "Avoid host↔device copies in the loop: keep tensors on the GPU, use pinned memory \
+                 with non_blocking=True, and copy on a separate stream to overlap with compute."
+            } else {
+                "Avoid host↔device copies in the loop: keep data on the device, copy from pinned \
+                 memory with cudaMemcpyAsync on a separate stream to overlap with compute."
+            }
+            .into(),
             value: Some(mem),
             threshold: Some(MEMORY_PERCENT),
+            evidence: format!(
+                "{} memory op(s), {} not overlapped by kernels of {} busy{}",
+                d.memory_count,
+                ms(d.resources.memory_ns),
+                ms(d.gpu_busy_ns),
+                top.map(|k| format!("; largest: {} ({}×, {})", k.name, k.gpu.count, ms(k.gpu.total_ns)))
+                    .unwrap_or_default()
+            ),
         });
     }
     let small = pct(d.small_kernels as i64, d.kernel_count as i64);
@@ -883,32 +1003,64 @@ fn recommendations(d: &Dashboard, has_iterations: bool) -> Vec<Recommendation> {
                 d.kernel_count,
                 SMALL_KERNEL_NS / 1000
             ),
-            advice: "Launch fewer, larger kernels: CUDA graphs, torch.compile or fused ops, larger \
-                     batches."
-                .into(),
+            advice: if fw {
+                "Launch fewer, larger kernels: CUDA graphs, torch.compile or fused ops, larger \
+                 batches."
+            } else {
+                "Launch fewer, larger kernels: CUDA graphs, kernel fusion, larger batches."
+            }
+            .into(),
             value: Some(small),
             threshold: Some(SMALL_KERNEL_PERCENT),
+            evidence: format!("{} kernels under {} µs", d.small_kernels, SMALL_KERNEL_NS / 1000),
         });
     }
-    let eligible_gpu: i64 = d.ops.iter().filter(|o| o.tc_eligible).map(|o| o.gpu_total_ns).sum();
-    let eligible_tc: i64 = d.ops.iter().filter(|o| o.tc_eligible).map(|o| o.tensor_core_ns).sum();
+    // precision advice only where the precision is known: GEMM/conv ops whose kernels do not use
+    // tensor cores and state FP32/FP64; kernels it cannot tell about are left out
+    let eligible = || d.ops.iter().filter(|o| o.tc_eligible);
+    let eligible_tc: i64 = eligible().map(|o| o.tensor_core_ns).sum();
+    let eligible_full: i64 = eligible().map(|o| o.full_precision_ns).sum();
+    let eligible_unknown: i64 = eligible().map(|o| o.tensor_core_unknown_ns).sum();
+    let known = eligible_tc + eligible_full;
     let all_gpu = d.kernel_time_ns + d.memory_time_ns;
-    let tc_share = pct(eligible_tc, eligible_gpu);
-    if eligible_gpu > 0 && pct(eligible_gpu, all_gpu) >= TC_ELIGIBLE_MIN_PERCENT && tc_share < LOW_TC_PERCENT
-    {
-        let n = d.ops.iter().filter(|o| o.tc_eligible && o.gpu_total_ns > 0).count();
+    let tc_share = pct(eligible_tc, known);
+    if eligible_full > 0 && pct(known, all_gpu) >= TC_ELIGIBLE_MIN_PERCENT && tc_share < LOW_TC_PERCENT {
+        let n = eligible().filter(|o| o.full_precision_ns > 0).count();
+        let example = d
+            .kernels
+            .iter()
+            .find(|k| k.tensor_core == TensorCore::No && k.precision.is_some_and(|p| !p.is_reduced()));
         out.push(Recommendation {
             key: "low_tensor_core",
             problem: format!(
-                "{n} GEMM/convolution op(s) that could use tensor cores spend only {tc_share:.1} % of \
-                 their GPU time in tensor-core kernels (threshold {LOW_TC_PERCENT} %; kernels \
-                 recognised by name, a heuristic)."
+                "{n} GEMM/convolution op(s) run {} in FP32/FP64 kernels without tensor cores: \
+                 {tc_share:.1} % of their known GPU time is in tensor-core kernels (threshold \
+                 {LOW_TC_PERCENT} %).",
+                ms(eligible_full)
             ),
-            advice: "Enable mixed precision (torch.autocast with float16/bfloat16) or TF32 \
-                     (torch.backends.cuda.matmul.allow_tf32), and keep GEMM dimensions multiples of 8."
-                .into(),
+            advice: if fw {
+                "Enable mixed precision (torch.autocast with float16/bfloat16) or TF32 \
+                 (torch.backends.cuda.matmul.allow_tf32), and keep GEMM dimensions multiples of 8."
+            } else {
+                "Use reduced-precision GEMMs (FP16/BF16, or TF32 through the cuBLAS math mode \
+                 CUBLAS_TF32_TENSOR_OP_MATH), and keep GEMM dimensions multiples of 8."
+            }
+            .into(),
             value: Some(tc_share),
             threshold: Some(LOW_TC_PERCENT),
+            evidence: format!(
+                "tensor-core kernels {}, FP32/FP64 kernels {}, unknown {} (not counted){}",
+                ms(eligible_tc),
+                ms(eligible_full),
+                ms(eligible_unknown),
+                example
+                    .map(|k| format!(
+                        "; e.g. {} ({})",
+                        k.name,
+                        k.precision.map_or("?", |p: Precision| p.label())
+                    ))
+                    .unwrap_or_default()
+            ),
         });
     }
     let cpu = pct(d.resources.cpu_only_ns, whole);
@@ -918,14 +1070,23 @@ fn recommendations(d: &Dashboard, has_iterations: bool) -> Vec<Recommendation> {
             problem: format!(
                 "The GPU waits while only the CPU works {cpu:.1} % of the time (threshold {CPU_BOUND_PERCENT} %)."
             ),
-            advice: "Move work off the host path: vectorise Python loops, move preprocessing to the \
-                     GPU or to DataLoader workers, and check for synchronous calls."
-                .into(),
+            advice: if fw {
+                "Move work off the host path: vectorise Python loops, move preprocessing to the \
+                 GPU or to DataLoader workers, and check for synchronous calls."
+            } else {
+                "Move work off the host path: overlap host computation with GPU work, and check \
+                 for synchronous API calls."
+            }
+            .into(),
             value: Some(cpu),
             threshold: Some(CPU_BOUND_PERCENT),
+            evidence: format!(
+                "{} of the window with CPU ops or runtime calls and no GPU work",
+                ms(d.resources.cpu_only_ns)
+            ),
         });
     }
-    if !has_iterations {
+    if fw && !has_iterations {
         out.push(Recommendation {
             key: "no_iterations",
             problem: "No iterations found (no ProfilerStep#N): the panels cover the whole trace.".into(),
@@ -934,6 +1095,7 @@ fn recommendations(d: &Dashboard, has_iterations: bool) -> Vec<Recommendation> {
                 .into(),
             value: None,
             threshold: None,
+            evidence: "a PyTorch profiler trace without ProfilerStep#N ranges".into(),
         });
     }
     out

@@ -1,6 +1,21 @@
-//! GPU breakdowns of a profile with GPU streams, as Holistic Trace Analysis (HTA 0.5,
-//! `hta/analyzers/breakdown_analysis.py`, `communication_analysis.py`, `cuda_kernel_analysis.py`)
-//! and TraceLens define them. `scripts/hta_oracle.py` checks the numbers against HTA itself.
+//! GPU breakdowns of a profile with GPU streams, in two sets of definitions ([`Definitions`]):
+//!
+//! **Loupe's (the default)**, those of `analysis::measures` (`// --- GPU ---`), the same as the
+//! Overall Summary and the Dashboard use: a *GPU activity* is a slice on a GPU stream track whose
+//! typed [`GpuWork`] (set by the importer from the trace's own activity kind) is a kernel, memory
+//! copy or memory set — annotation ranges, sync and event markers are not work (a slice the
+//! importer could not type counts as work); exact ns; no step dropped. *Memory* = the memory copies
+//! and sets (typed); *communication* = the kernels of [`kernels::is_communication`] (NCCL, RCCL,
+//! NVSHMEM, `multimem_*`, custom all-reduce, all-gather / reduce-scatter / all-to-all families);
+//! *computation* = the other kernels. Where this differs from HTA: HTA counts any slice with a
+//! Kineto `stream` argument (also a host-side Triton op), only `^nccl.*Kernel` as
+//! communication (a `multimem_all_reduce_kernel` is computation there), rounds to whole µs and
+//! drops the last ProfilerStep.
+//!
+//! **HTA's** ([`Definitions::Hta`], `loupe analyze --definitions hta`, the switch in the GPU
+//! Breakdown), as Holistic Trace Analysis (HTA 0.5, `hta/analyzers/breakdown_analysis.py`,
+//! `communication_analysis.py`, `cuda_kernel_analysis.py`) and TraceLens define them, described
+//! below. `scripts/hta_oracle.py` checks the numbers against HTA itself in this mode.
 //!
 //! **Which events.** A *GPU activity* is a slice on a [`TrackRole::GpuStream`] track. When the
 //! profile carries Kineto's `stream` argument, only slices whose `stream` is an integer other
@@ -37,9 +52,12 @@
 //! - Exposed time (TraceLens): exposed comm = comm − compute; exposed memcpy = memory − (compute ∪
 //!   comm); idle = kernel time − busy.
 
+pub mod kernels;
+
 use crate::analysis::latency::{histogram, nearest_rank, Histogram};
-use crate::model::{ArgValue, ArgsId, SliceRef, Trace, TrackRole};
+use crate::model::{ArgValue, ArgsId, GpuWork, SliceRef, Trace, TrackRole};
 use crate::strings::{FxHashMap, StrId};
+use kernels::TensorCore;
 
 /// HTA's kernel classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -78,9 +96,55 @@ pub fn kernel_type(name: &str) -> KernelType {
     }
 }
 
-/// Knobs, with HTA's defaults.
+/// Which definitions the analyses use (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Definitions {
+    /// `analysis::measures`: typed work, extended communication families, exact ns.
+    #[default]
+    Loupe,
+    /// Holistic Trace Analysis' rules, for parity.
+    Hta,
+}
+
+impl Definitions {
+    pub fn from_name(s: &str) -> Option<Definitions> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "loupe" | "default" => Some(Definitions::Loupe),
+            "hta" => Some(Definitions::Hta),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Definitions::Loupe => "loupe",
+            Definitions::Hta => "hta",
+        }
+    }
+}
+
+/// The kernel type of a typed activity under Loupe's definitions: memory by its typed kind,
+/// communication by [`kernels::is_communication`], else computation.
+pub fn loupe_kernel_type(work: Option<GpuWork>, name: &str) -> KernelType {
+    match work {
+        Some(w) if w.is_memory() => KernelType::Memory,
+        Some(w) if !w.is_work() => KernelType::Other,
+        _ if kernels::is_communication(name) => KernelType::Communication,
+        _ => KernelType::Computation,
+    }
+}
+
+/// Whether a slice of a GPU stream is work under Loupe's definitions (untyped slices are).
+#[inline]
+pub fn is_gpu_work(work: Option<GpuWork>) -> bool {
+    work.is_none_or(GpuWork::is_work)
+}
+
+/// Knobs. [`GpuOptions::default`] is Loupe's definitions; [`GpuOptions::hta`] HTA's.
 #[derive(Debug, Clone)]
 pub struct GpuOptions {
+    /// Which definitions (activities, kernel types).
+    pub definitions: Definitions,
     /// Round starts up and ends down to whole µs, as HTA does.
     pub hta_rounding: bool,
     /// Drop the last ProfilerStep when there are two or more, as HTA does.
@@ -104,6 +168,19 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
+            definitions: Definitions::Loupe,
+            hta_rounding: false,
+            drop_last_step: false,
+            ..GpuOptions::hta()
+        }
+    }
+}
+
+impl GpuOptions {
+    /// HTA's definitions and preprocessing (whole µs, the last ProfilerStep dropped).
+    pub fn hta() -> Self {
+        GpuOptions {
+            definitions: Definitions::Hta,
             hta_rounding: true,
             drop_last_step: true,
             consecutive_kernel_delay_ns: 30_000,
@@ -120,7 +197,12 @@ impl Default for GpuOptions {
 /// Temporal breakdown of one rank (or the sum over ranks).
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
 pub struct Temporal {
+    /// The GPU span: first activity start → last activity end (HTA's "kernel time";
+    /// `measures::GPU_SPAN`).
     pub kernel_ns: i64,
+    /// Union of the activities (`measures::GPU_BUSY`) = `kernel_ns − idle_ns`.
+    pub busy_ns: i64,
+    /// Idle in the GPU span (`measures::GPU_IDLE_IN_SPAN`).
     pub idle_ns: i64,
     pub compute_ns: i64,
     pub non_compute_ns: i64,
@@ -135,6 +217,7 @@ impl Temporal {
         let pct = |x: i64| if kernel_ns > 0 { round2(100.0 * x as f64 / kernel_ns as f64) } else { 0.0 };
         Temporal {
             kernel_ns,
+            busy_ns: kernel_ns - idle_ns,
             idle_ns,
             compute_ns,
             non_compute_ns,
@@ -296,9 +379,26 @@ pub struct Method {
     pub activities: &'static str,
 }
 
+/// Kernel time split by tensor-core use (unions over the rank's kernels).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RankTensorCore {
+    pub rank: i64,
+    /// Union of tensor-core kernels (`measures::TENSOR_CORE_TIME`).
+    pub tensor_core_ns: i64,
+    /// Union of kernels known not to use tensor cores.
+    pub not_tensor_core_ns: i64,
+    /// Union of kernels it cannot tell (`measures::TENSOR_CORE_UNKNOWN`).
+    pub unknown_ns: i64,
+    /// Summed duration of tensor-core kernels by the precision their name states ("FP8", …,
+    /// "unstated"), largest first.
+    pub by_precision: Vec<(String, i64)>,
+}
+
 /// Every GPU analysis of a profile.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct GpuAnalysis {
+    /// Which definitions made these numbers.
+    pub definitions: Definitions,
     pub temporal_breakdown: TemporalBreakdown,
     pub kernel_types: Vec<KernelTypeTotal>,
     pub top_kernels: Vec<TopKernels>,
@@ -307,6 +407,7 @@ pub struct GpuAnalysis {
     pub launch_delay: Vec<LaunchDelay>,
     pub gpu_utilisation: Vec<Utilisation>,
     pub exposed_time: Vec<Exposed>,
+    pub tensor_cores: Vec<RankTensorCore>,
     pub method: Method,
 }
 
@@ -328,7 +429,9 @@ struct Act {
     stream: Option<i64>,
 }
 
-fn int_arg(v: ArgValue, trace: &Trace) -> Option<i64> {
+/// An integer argument as Kineto writes it (int, uint, float or decimal text); also the critical
+/// path's (`critical_path`).
+pub(crate) fn int_arg(v: ArgValue, trace: &Trace) -> Option<i64> {
     match v {
         ArgValue::Int(i) => Some(i),
         ArgValue::UInt(u) => i64::try_from(u).ok(),
@@ -400,8 +503,9 @@ fn intersect_len(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
 }
 
 /// A time in µs as the f64 Python reads from the decimal text (`{us}.{ns:03}`): the nearest
-/// double, which for an absolute timestamp (~1.7e15 µs) is coarser than a ns.
-fn us_f64(ns: i64) -> f64 {
+/// double, which for an absolute timestamp (~1.7e15 µs) is coarser than a ns. Also HTA's
+/// critical path's rounding (`critical_path`).
+pub(crate) fn us_f64(ns: i64) -> f64 {
     const EXACT: i64 = 1 << 53;
     if (0..EXACT).contains(&ns) || (-EXACT < ns && ns < 0) {
         // both exact in f64: one correctly rounded division = the nearest double
@@ -475,6 +579,7 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     if gpu_tracks.is_empty() {
         return Err("no GPU stream tracks in this profile".into());
     }
+    let hta = opts.definitions == Definitions::Hta;
     let keys = (trace.strings.find("stream"), trace.strings.find("correlation"));
     let idle_cats: Vec<StrId> =
         ["kernel", "Kernel", "gpu_memset", "Memset", "gpu_memcpy", "Memcpy", "mtia_ccp_events"]
@@ -512,7 +617,8 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     // lazy argument sets keep `stream` and `correlation` typed, without interning their keys
     let lazy = trace.args.lazy_ids.iter().any(|&[s, _]| s != i64::MIN);
     let lazy_corr = trace.args.lazy_ids.iter().any(|&[_, c]| c != i64::MIN);
-    let uses_stream_arg = (keys.0.is_some() || lazy)
+    let uses_stream_arg = hta
+        && (keys.0.is_some() || lazy)
         && gpu_tracks.iter().any(|&ti| {
             let c = &trace.tracks[ti].slices;
             (0..c.len()).any(|i| stream_corr(trace, c.args[i], keys).0.is_some())
@@ -571,7 +677,13 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
             // HTA: a GPU event is any event with an integer `stream` other than −1 (also a host
             // slice carrying one, e.g. Inductor's Triton launch ops); without Kineto's argument,
             // every slice on a GPU stream track
-            let act = if uses_stream_arg { stream.is_some_and(|s| s != -1) } else { on_stream };
+            // Loupe: typed work on GPU stream tracks only
+            let work = c.gpu_work_of(i);
+            let act = if uses_stream_arg {
+                stream.is_some_and(|s| s != -1)
+            } else {
+                on_stream && (hta || is_gpu_work(work))
+            };
             // HTA's GPUKernelFilter: stream ≥ 0 and correlation ≥ 0
             let has_corr = stream.is_some_and(|s| s >= 0) && corr.is_some_and(|c| c >= 0);
             let kernel_filter = has_corr;
@@ -598,7 +710,11 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
                     (l, s, e)
                 }
             });
-            let ty = *type_of.entry(name).or_insert_with(|| kernel_type(trace.str(name)));
+            let ty = if hta {
+                *type_of.entry(name).or_insert_with(|| kernel_type(trace.str(name)))
+            } else {
+                loupe_kernel_type(work, trace.str(name))
+            };
             let idle_kind = !uses_stream_arg || idle_cats.contains(&c.category[i]);
             if let Some(r) = ranks.get_mut(rk) {
                 let (start, end) = round(c.start_ns[i], c.end_ns(i));
@@ -657,6 +773,8 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     }
 
     let mut out = GpuAnalysis {
+        definitions: opts.definitions,
+        tensor_cores: Vec::new(),
         temporal_breakdown: TemporalBreakdown { total: Temporal::default(), ranks: Vec::new() },
         kernel_types: Vec::new(),
         top_kernels: Vec::new(),
@@ -678,7 +796,10 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
             } else {
                 "fewer than two ProfilerSteps: nothing dropped".into()
             },
-            activities: if uses_stream_arg {
+            activities: if !hta {
+                "kernels, memory copies and memory sets on GPU stream tracks (typed at import; \
+                 annotations and sync markers are not work)"
+            } else if uses_stream_arg {
                 "slices with a Kineto `stream` argument other than −1 (HTA's rule)"
             } else {
                 "every slice on GPU stream tracks"
@@ -723,6 +844,7 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
             overlap_pct: (comm_ns != 0).then(|| round2(100.0 * ov as f64 / comm_ns as f64)),
         });
         out.launch_delay.push(launch_delay(trace, r, opts));
+        out.tensor_cores.push(tensor_cores(trace, r));
         out.gpu_utilisation.push(utilisation(r.number, &all, first, last, opts.utilisation_bins));
         let comp_comm = merge(comp.iter().chain(&comm).copied().collect());
         out.exposed_time.push(Exposed {
@@ -1035,6 +1157,36 @@ fn top_kernels(trace: &Trace, r: &Rank, ty: KernelType, opts: &GpuOptions) -> To
     TopKernels { rank: r.number, kind: ty, total_ns: total, kernels: rows }
 }
 
+fn tensor_cores(trace: &Trace, r: &Rank) -> RankTensorCore {
+    let mut of: FxHashMap<StrId, TensorCore> = FxHashMap::default();
+    let mut sets: [Vec<(i64, i64)>; 3] = Default::default();
+    let mut by_precision: FxHashMap<&'static str, i64> = FxHashMap::default();
+    for a in r.acts.iter().filter(|a| matches!(a.ty, KernelType::Computation | KernelType::Communication)) {
+        let tc = *of.entry(a.name).or_insert_with(|| kernels::tensor_core(trace.str(a.name)));
+        let k = match tc {
+            TensorCore::Yes => 0,
+            TensorCore::No => 1,
+            TensorCore::Unknown => 2,
+        };
+        sets[k].push((a.start, a.end));
+        if tc == TensorCore::Yes {
+            let p = kernels::precision(trace.str(a.name)).map_or("unstated", |p| p.label());
+            *by_precision.entry(p).or_insert(0) += a.end - a.start;
+        }
+    }
+    let [yes, no, unknown] = sets.map(|v| run_time(&merge(v)));
+    let mut by_precision: Vec<(String, i64)> =
+        by_precision.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    by_precision.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    RankTensorCore {
+        rank: r.number,
+        tensor_core_ns: yes,
+        not_tensor_core_ns: no,
+        unknown_ns: unknown,
+        by_precision,
+    }
+}
+
 fn idle_breakdown(trace: &Trace, r: &Rank, opts: &GpuOptions) -> Vec<StreamIdle> {
     // by Kineto's stream number when there is one (as HTA), else by track
     let mut by: FxHashMap<(i64, u32), Vec<&Act>> = FxHashMap::default();
@@ -1140,20 +1292,23 @@ fn launch_delay(trace: &Trace, r: &Rank, opts: &GpuOptions) -> LaunchDelay {
 }
 
 fn utilisation(rank: i64, merged: &[(i64, i64)], first: i64, last: i64, bins: usize) -> Utilisation {
-    let span = (last - first).max(0);
-    let bins = bins.max(1);
-    let bin_ns = ((span + bins as i64 - 1) / bins as i64).max(1);
-    let n = if span == 0 { 0 } else { ((span + bin_ns - 1) / bin_ns) as usize };
-    let mut busy_ns = vec![0i64; n];
+    // i128: a span may be up to 2^64 ns (starts spread over the whole i64 range); the bin count
+    // is `bins` whatever the span, and a bin is at least 1 ns
+    let span = (last as i128 - first as i128).max(0);
+    let bins = bins.max(1) as i128;
+    let bin = ((span + bins - 1) / bins).max(1);
+    let n = if span == 0 { 0 } else { ((span + bin - 1) / bin) as usize };
+    let bin_ns = i64::try_from(bin).unwrap_or(i64::MAX);
+    let edge = |k: usize| -> i128 { first as i128 + k as i128 * bin };
+    let mut busy_ns = vec![0i128; n];
     for &(s, e) in merged {
         if e <= s {
             continue;
         }
-        let (mut t, end) = (s.max(first), e.min(last));
+        let (mut t, end) = (s.max(first) as i128, e.min(last) as i128);
         while t < end {
-            let k = ((t - first) / bin_ns) as usize;
-            let bin_end = first + (k as i64 + 1) * bin_ns;
-            let upto = end.min(bin_end);
+            let k = ((t - first as i128) / bin) as usize;
+            let upto = end.min(edge(k + 1));
             if let Some(b) = busy_ns.get_mut(k) {
                 *b += upto - t;
             }
@@ -1164,7 +1319,7 @@ fn utilisation(rank: i64, merged: &[(i64, i64)], first: i64, last: i64, bins: us
         .iter()
         .enumerate()
         .map(|(k, &b)| {
-            let w = (first + (k as i64 + 1) * bin_ns).min(last) - (first + k as i64 * bin_ns);
+            let w = edge(k + 1).min(last as i128) - edge(k);
             if w > 0 {
                 b as f64 / w as f64
             } else {

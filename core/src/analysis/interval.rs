@@ -10,6 +10,9 @@
 //!   track's slices, so nested or overlapping slices are not counted twice;
 //! - **DMA bytes**: the whole byte count of every DMA slice overlapping the interval (a transfer
 //!   is not split by time: the byte column says nothing about when inside it the bytes moved).
+//! - **engines**: the window summary's engine measures ([`super::measures`] `ENGINE_*`): count
+//!   whole, instruction time clipped and without semaphore waits, active time = clipped union of
+//!   the non-wait instructions over the interval's length, waiting apart.
 
 use serde::Serialize;
 

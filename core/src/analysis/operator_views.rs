@@ -11,7 +11,13 @@
 //!   (data transfer), summed — instructions that overlap on different engines both count, as in
 //!   the Operator Table;
 //! - *time %* is that time over the same sum for every slice of those tracks, including the ones
-//!   without an operator at this level (reported as `unattributed_ns`);
+//!   without an operator at this level (reported as `unattributed_ns`, split by kind of work);
+//! - semaphore waits (`EVENT_SEMAPHORE` instructions) are waiting, not compute
+//!   ([`super::measures::ENGINE_WAITING`]): left out by default and reported apart
+//!   (`waits_left_out`), as neuron-profile leaves them out of instruction time. Counted in, they
+//!   were 99 % of the time of the shared captures (an engine waits for the whole profile, its
+//!   instructions take microseconds) and carry no operator, so the doughnut of a NEFF + NTFF pair
+//!   was all "no operator"; `include_waits` counts them in again;
 //! - *occurrences* is the number of distinct operator nodes of that name at that level that ran
 //!   at least one instruction (a name used at several places of the program counts each place);
 //! - operators are grouped by name (two nodes with the same name at the same level are one row).
@@ -92,6 +98,10 @@ pub struct OperatorView {
     /// Of which: slices without an operator at this level.
     pub unattributed_ns: i64,
     pub unattributed_slices: u64,
+    /// The unattributed time per [`Lane::ALL`].
+    pub unattributed_lane_ns: [i64; 3],
+    /// Semaphore-wait instructions left out (count, ns); zero when they are included.
+    pub waits_left_out: (u64, i64),
 }
 
 /// Per operator node: its ancestor-or-self at `level` and the node one level below it on the
@@ -114,8 +124,18 @@ pub fn applies(trace: &Trace) -> bool {
     !trace.operators.is_empty() && trace.tracks.iter().any(|t| Lane::of(t.role).is_some())
 }
 
-/// The operator view of `trace` at `level` (normally [`OpLevel::Framework`] or [`OpLevel::Hlo`]).
+/// The operator view of `trace` at `level` (normally [`OpLevel::Framework`] or [`OpLevel::Hlo`]),
+/// semaphore waits left out.
 pub fn operator_view(trace: &Trace, level: OpLevel) -> OperatorView {
+    operator_view_with(trace, level, false)
+}
+
+/// The operator view of `trace` at `level`, semaphore waits counted as compute when
+/// `include_waits`.
+pub fn operator_view_with(trace: &Trace, level: OpLevel, include_waits: bool) -> OperatorView {
+    let wait_op = if include_waits { None } else { super::device_summary::semaphore_wait_opcode(trace) };
+    let mut waits_left_out = (0u64, 0i64);
+    let mut unattributed_lane_ns = [0i64; 3];
     let table = node_table(trace, level);
     struct Acc {
         nodes: HashSet<OpId>,
@@ -143,12 +163,18 @@ pub fn operator_view(trace: &Trace, level: OpLevel) -> OperatorView {
         let li = lane as usize;
         let s = &track.slices;
         let ops = s.domain.as_ref();
+        let engine = matches!(track.role, TrackRole::Engine(_));
         for i in 0..s.len() {
             let dur = s.dur_ns[i].max(0);
+            if engine && wait_op.is_some_and(|w| w == s.opcode_of(i)) {
+                waits_left_out = (waits_left_out.0 + 1, waits_left_out.1.saturating_add(dur));
+                continue;
+            }
             total_ns = total_ns.saturating_add(dur);
             let op = ops.map_or(OpId::NONE, |d| d.operator(i));
             let Some(p) = per_op.get_mut(op.idx()) else {
                 unattributed_ns = unattributed_ns.saturating_add(dur);
+                unattributed_lane_ns[li] = unattributed_lane_ns[li].saturating_add(dur);
                 unattributed_slices += 1;
                 continue;
             };
@@ -171,6 +197,9 @@ pub fn operator_view(trace: &Trace, level: OpLevel) -> OperatorView {
         let Some(node) = trace.operators.node(anc) else {
             unattributed_ns = unattributed_ns.saturating_add(p.ns);
             unattributed_slices += p.slices;
+            for (a, b) in unattributed_lane_ns.iter_mut().zip(p.lane_ns) {
+                *a = a.saturating_add(b);
+            }
             continue;
         };
         let acc = by_name.entry(node.name).or_insert_with(|| Acc {
@@ -227,7 +256,15 @@ pub fn operator_view(trace: &Trace, level: OpLevel) -> OperatorView {
         })
         .collect();
     rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
-    OperatorView { level, rows, total_ns, unattributed_ns, unattributed_slices }
+    OperatorView {
+        level,
+        rows,
+        total_ns,
+        unattributed_ns,
+        unattributed_slices,
+        unattributed_lane_ns,
+        waits_left_out,
+    }
 }
 
 /// The slices of the operators named `name` at `level` (per track, ascending indices), for
@@ -338,6 +375,36 @@ mod tests {
         assert!(events_of(&t, OpLevel::Hlo, "nope").iter().all(Vec::is_empty));
         assert!(applies(&t));
         assert_eq!(levels(&t), [OpLevel::Framework, OpLevel::Hlo]);
+    }
+
+    /// A semaphore wait without an operator is left out by default (the operators get their
+    /// share of the compute), counted in with the toggle.
+    #[test]
+    fn waits_are_left_out_by_default() {
+        let mut b = TraceBuilder::new("test");
+        let dot = b.add_operator(OpId::NONE, OpLevel::Hlo, "dot.3");
+        let g = b.add_group("nc0", GroupKind::Device);
+        let pe = b.add_track(g, "Tensor", TrackKind::Stream, "pe");
+        b.set_track_role(pe, TrackRole::Engine(Engine::Tensor));
+        let q = b.add_track(g, "q0", TrackKind::Dma, "q0");
+        b.set_track_role(q, TrackRole::DmaQueue);
+        let (wait, mm) = (b.intern("EVENT_SEMAPHORE"), b.intern("MATMUL"));
+        for (t, s, d, opcode, op) in
+            [(pe, 0, 900, wait, OpId::NONE), (pe, 900, 80, mm, dot), (q, 0, 20, StrId::EMPTY, OpId::NONE)]
+        {
+            let h = b.add_slice(t, s, d, mm, StrId::EMPTY, crate::model::ArgsId::NONE);
+            b.set_slice_domain(h, SliceDomain { opcode, operator: op, ..SliceDomain::default() });
+        }
+        let t = b.finish();
+        let v = operator_view(&t, OpLevel::Hlo);
+        assert_eq!((v.total_ns, v.waits_left_out), (100, (1, 900)));
+        assert_eq!(v.rows[0].total_ns, 80);
+        assert!((v.rows[0].percent - 80.0).abs() < 1e-9);
+        assert_eq!((v.unattributed_ns, v.unattributed_lane_ns), (20, [0, 0, 20]));
+        let v = operator_view_with(&t, OpLevel::Hlo, true);
+        assert_eq!((v.total_ns, v.waits_left_out), (1000, (0, 0)));
+        assert_eq!((v.unattributed_ns, v.unattributed_lane_ns), (920, [900, 0, 20]));
+        assert!((v.rows[0].percent - 8.0).abs() < 1e-9);
     }
 
     #[test]

@@ -10,7 +10,10 @@
 //!   penguin → BIR); under the innermost operator of an instruction, a leaf per instruction kind
 //!   (its typed `opcode`, else its program slot, else its name). Instructions without an operator
 //!   go under "(no operator)". Times are instruction time (durations summed over engines, so
-//!   overlapping instructions on different engines both count). An operator row's count and total
+//!   overlapping instructions on different engines both count). Semaphore waits
+//!   (`EVENT_SEMAPHORE`) are waiting, not compute ([`super::measures::ENGINE_WAITING`]): left out
+//!   by default (counted in [`OpTable::waits`]), as in neuron-profile's instruction time;
+//!   [`Options::include_waits`] puts them back as rows. An operator row's count and total
 //!   are the sums over its children; its self time is the time of the instructions whose
 //!   innermost operator it is. DMA packets ([`TrackRole::DmaQueue`], else `DmaTransfers`) add
 //!   their typed `bytes` to the operator they carry, if any; the rest is reported as not
@@ -210,6 +213,21 @@ pub struct DmaAttribution {
     pub unattributed_packets: u64,
 }
 
+/// Semaphore-wait instructions left out of an [`Hierarchy::Operators`] table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WaitsLeftOut {
+    pub count: u64,
+    pub ns: i64,
+}
+
+/// How a table is built.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// Count semaphore-wait instructions as rows (off: they are waiting, not compute, and are
+    /// only counted in [`OpTable::waits`]). Applies to [`Hierarchy::Operators`].
+    pub include_waits: bool,
+}
+
 /// A column to sort rows by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SortKey {
@@ -220,6 +238,7 @@ pub enum SortKey {
     Lane(usize),
     Flops,
     Mfu,
+    MfuOverProfile,
     DmaBytes,
 }
 
@@ -240,6 +259,10 @@ pub struct OpTable {
     pub event_count: u64,
     /// Peak Tensor-engine FLOP/s of the device, when its instance type is known.
     pub peak_flops: Option<f64>,
+    /// The profile's execution time as the runtime reports it (neuron-profile's `total_time`).
+    pub profile_time_s: Option<f64>,
+    /// Semaphore waits left out ([`Options::include_waits`] off).
+    pub waits: WaitsLeftOut,
     /// Some instruction states its FLOPs.
     pub has_flops: bool,
     pub dma: DmaAttribution,
@@ -285,8 +308,15 @@ impl OpTable {
             row.total_ns as f64 / total as f64
         }
     }
-    /// Model FLOPs utilisation of the row while it ran on the Tensor engine: FLOPs / (peak ×
-    /// its Tensor-engine instruction time). `None` without FLOPs, a known peak or PE time.
+    /// [`super::measures::MFU_OVER_THE_PROFILE`]: FLOPs / (peak × the profile's execution time).
+    /// `None` without FLOPs, a known peak or a reported execution time.
+    pub fn mfu_over_profile(&self, r: u32) -> Option<f64> {
+        let row = self.row(r)?;
+        let (peak, secs) = (self.peak_flops?, self.profile_time_s?);
+        (row.flops > 0 && secs > 0.0 && peak > 0.0).then(|| row.flops as f64 / (peak * secs))
+    }
+    /// [`super::measures::MFU_WHILE_IT_RUNS`]: FLOPs / (peak × the row's own Tensor-engine
+    /// instruction time). `None` without FLOPs, a known peak or PE time.
     pub fn mfu(&self, r: u32) -> Option<f64> {
         let row = self.row(r)?;
         let peak = self.peak_flops?;
@@ -343,6 +373,7 @@ impl OpTable {
                 SortKey::Lane(l) => self.lane_ns(r, l) as f64,
                 SortKey::Flops => row.flops as f64,
                 SortKey::Mfu => self.mfu(r).unwrap_or(-1.0),
+                SortKey::MfuOverProfile => self.mfu_over_profile(r).unwrap_or(-1.0),
                 SortKey::DmaBytes => row.dma_bytes as f64,
             }
         };
@@ -499,11 +530,16 @@ pub struct Filter {
     pub matches: usize,
 }
 
-/// Build the table of `trace` grouped by `hierarchy`.
+/// Build the table of `trace` grouped by `hierarchy`, semaphore waits left out.
 pub fn build(trace: &Trace, hierarchy: Hierarchy) -> OpTable {
+    build_with(trace, hierarchy, Options::default())
+}
+
+/// Build the table of `trace` grouped by `hierarchy` with `options`.
+pub fn build_with(trace: &Trace, hierarchy: Hierarchy, options: Options) -> OpTable {
     let mut b = Builder::default();
     match hierarchy {
-        Hierarchy::Operators => build_operators(trace, &mut b),
+        Hierarchy::Operators => build_operators(trace, &mut b, options),
         Hierarchy::CallTree => build_call_tree(trace, &mut b),
         Hierarchy::Name | Hierarchy::CategoryName => build_names(trace, &mut b, hierarchy),
     }
@@ -512,7 +548,15 @@ pub fn build(trace: &Trace, hierarchy: Hierarchy) -> OpTable {
         .iter()
         .filter_map(|g| g.device.as_ref()?.instance_type)
         .find_map(|s| super::device_summary::tensor_engine_peak_flops(trace.str(s)));
-    b.finish(hierarchy, peak_flops)
+    let profile_time_s = trace
+        .groups
+        .iter()
+        .filter_map(|g| g.device.as_ref()?.execution_time_ps)
+        .max()
+        .map(|ps| ps as f64 * 1e-12);
+    let mut t = b.finish(hierarchy, peak_flops);
+    t.profile_time_s = profile_time_s;
+    t
 }
 
 #[derive(Default)]
@@ -527,6 +571,7 @@ struct Builder {
     has_flops: bool,
     dma: DmaAttribution,
     skipped: u64,
+    waits: WaitsLeftOut,
 }
 
 impl Builder {
@@ -573,7 +618,8 @@ impl Builder {
     }
 
     fn finish(self, hierarchy: Hierarchy, peak_flops: Option<f64>) -> OpTable {
-        let Builder { mut rows, ev_ref, ev_row, lanes, mut lane_ns, has_flops, dma, skipped, .. } = self;
+        let Builder { mut rows, ev_ref, ev_row, lanes, mut lane_ns, has_flops, dma, skipped, waits, .. } =
+            self;
         let n = rows.len();
         let nl = lanes.len();
         // children lists, in creation order (a child is always created after its parent)
@@ -672,6 +718,8 @@ impl Builder {
             host_total_ns,
             device_total_ns,
             peak_flops,
+            profile_time_s: None,
+            waits,
             has_flops,
             dma,
             skipped_slices: skipped,
@@ -716,7 +764,9 @@ fn nesting(s: &SliceColumns, nested: bool) -> (Vec<u32>, Vec<i64>) {
     (parent, self_ns)
 }
 
-fn build_operators(trace: &Trace, b: &mut Builder) {
+fn build_operators(trace: &Trace, b: &mut Builder, options: Options) {
+    let wait_op =
+        if options.include_waits { None } else { super::device_summary::semaphore_wait_opcode(trace) };
     let mut engines: Vec<Engine> =
         trace.tracks.iter().filter_map(|t| t.role.engine()).map(Engine::stream).collect();
     engines.sort_by_key(|e| e.rank());
@@ -757,6 +807,11 @@ fn build_operators(trace: &Trace, b: &mut Builder) {
             let lane = engines.iter().position(|&x| x == e.stream());
             for i in 0..s.len() {
                 let d = s.domain_of(i);
+                if wait_op.is_some_and(|w| w == d.opcode) {
+                    b.waits.count += 1;
+                    b.waits.ns = b.waits.ns.saturating_add(s.dur_ns[i].max(0));
+                    continue;
+                }
                 let parent = match d.operator.get().filter(|o| o.idx() < trace.operators.len()) {
                     Some(o) => op_row(b, o),
                     None => {

@@ -1,7 +1,12 @@
 //! Summaries over a time window: per track event count, summed duration, busy time (union of
-//! its slices), utilisation and DMA bytes; per Neuron engine the same, rolled up. Built once per
-//! trace as prefix sums ([`WindowIndex`]), so a window costs O(tracks × depths × log n) — cheap
-//! enough to recompute on every zoom frame at 10 M slices.
+//! its slices; on a GPU stream only its work — kernels, memory copies and sets, `measures::GPU_BUSY`:
+//! annotation ranges and sync markers are context), utilisation and DMA bytes; per Neuron engine its
+//! instructions, instruction time, active time and waiting ([`measures`](super::measures): `ENGINE_*`,
+//! neuron-profile's definitions — semaphore waits are waiting, not activity). Built once per trace as
+//! prefix sums ([`WindowIndex`]), so a window costs O(tracks × depths × log n) — cheap enough to
+//! recompute on every zoom frame at 10 M slices. For the whole profile of a device profile,
+//! [`WindowSummary::use_device_summary`] takes the engines' figures from the device summary
+//! (picosecond times, over the runtime's `total_time`), so they equal neuron-profile's.
 
 use crate::model::{Engine, SliceRef, Trace, TrackId, TrackRole};
 
@@ -28,6 +33,8 @@ struct TrackIndex {
 #[derive(Debug, Clone, Default)]
 pub struct WindowIndex {
     tracks: Vec<TrackIndex>,
+    /// Per Neuron engine stream: its active and occupied unions.
+    engines: EngineIndex,
 }
 
 /// Totals of one track inside a window.
@@ -44,15 +51,22 @@ pub struct TrackWindow {
     pub bytes: u64,
 }
 
-/// One Neuron engine (all its tracks, e.g. one per NeuronCore) inside a window.
+/// One Neuron engine stream (all its tracks: `TensorMatrix` with `Tensor`, every NeuronCore)
+/// inside a window. Definitions: [`super::measures`] `ENGINE_*`.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
 pub struct EngineWindow {
     pub engine: Option<Engine>,
+    /// Instructions overlapping the window, semaphore waits included.
     pub instruction_count: u64,
+    /// Durations clipped to the window and summed, semaphore waits left out.
     pub instruction_time_ns: i64,
+    /// Union of the non-wait instructions inside the window.
     pub active_time_ns: i64,
-    /// active time / window length × 100 (per engine track; averaged over cores).
+    /// active time / window length × 100 (for the whole profile of a device profile: over the
+    /// runtime's execution time, see [`WindowSummary::use_device_summary`]).
     pub active_percent: f64,
+    /// Time inside the window covered by a semaphore wait and by no executing instruction.
+    pub waiting_ns: i64,
 }
 
 /// A window's summary.
@@ -120,6 +134,8 @@ fn busy_in(
 pub struct WindowIndexBuilder {
     tracks: Vec<TrackIndex>,
     cur: Option<TrackBuild>,
+    /// The engine unions, once every track is indexed.
+    engines: EngineIndexBuilder,
 }
 
 /// The track being indexed.
@@ -138,6 +154,25 @@ struct TrackBuild {
     /// time before merging: then nothing is merged nor stored), and how far it was checked.
     depth0_disjoint: Option<bool>,
     checked: usize,
+    /// A GPU stream with slices that are not work (annotations, sync markers): the union takes
+    /// only its work, from every depth (the work nests inside the annotations).
+    work_only: bool,
+}
+
+/// Whether a GPU stream track has typed slices that are not work (then busy skips them).
+fn has_non_work(t: &crate::model::Track) -> bool {
+    t.role == TrackRole::GpuStream
+        && t.slices.domain.as_ref().is_some_and(|d| {
+            d.shapes
+                .gpu_work
+                .iter()
+                .any(|&c| crate::model::GpuWork::from_code(c).is_some_and(|w| !w.is_work()))
+        })
+}
+
+/// The first slice of `from..end` that counts toward busy.
+fn next_counted(c: &crate::model::SliceColumns, work_only: bool, from: usize, end: usize) -> Option<usize> {
+    (from..end).find(|&k| !work_only || crate::analysis::gpu::is_gpu_work(c.gpu_work_of(k)))
 }
 
 /// (start, end, slice, end of its depth's range), smallest first.
@@ -149,7 +184,7 @@ impl WindowIndexBuilder {
 
     /// Do the next step; `false` once every track is indexed.
     pub fn add_next(&mut self, trace: &Trace) -> bool {
-        let Some(t) = trace.tracks.get(self.tracks.len()) else { return false };
+        let Some(t) = trace.tracks.get(self.tracks.len()) else { return self.engines.add_next(trace) };
         let c = &t.slices;
         let n = c.len();
         let b = self.cur.get_or_insert_with(|| {
@@ -161,7 +196,7 @@ impl WindowIndexBuilder {
                 ti.bytes_prefix.reserve(n + 1);
                 ti.bytes_prefix.push(0);
             }
-            TrackBuild { ti, has_bytes, ..TrackBuild::default() }
+            TrackBuild { ti, has_bytes, work_only: has_non_work(t), ..TrackBuild::default() }
         });
         if b.next < n {
             let end = (b.next + Self::STEP).min(n);
@@ -180,14 +215,16 @@ impl WindowIndexBuilder {
             b.next = end;
             return true;
         }
+        let work_only = b.work_only;
         let depths = match t.layout {
+            _ if work_only => c.depth_count(),
             crate::model::Layout::Nested => 1.min(c.depth_count()),
             crate::model::Layout::Lanes => c.depth_count(),
         };
         if b.depth0_disjoint.is_none() {
             // the union of one depth whose slices never touch is those slices
             let r = c.depth_range(0);
-            if depths != 1 || r.is_empty() {
+            if depths != 1 || r.is_empty() || work_only {
                 b.depth0_disjoint = Some(false);
             } else {
                 let from = r.start + b.checked.max(1);
@@ -220,14 +257,14 @@ impl WindowIndexBuilder {
                 ends.reserve_exact(most);
                 (0..depths)
                     .map(|d| c.depth_range(d))
-                    .filter(|r| !r.is_empty())
-                    .map(|r| std::cmp::Reverse((c.start_ns[r.start], c.end_ns(r.start), r.start, r.end)))
+                    .filter_map(|r| Some((next_counted(c, work_only, r.start, r.end)?, r.end)))
+                    .map(|(k, end)| std::cmp::Reverse((c.start_ns[k], c.end_ns(k), k, end)))
                     .collect()
             });
             for _ in 0..Self::STEP {
                 let Some(std::cmp::Reverse((s, e, i, lane_end))) = heap.pop() else { break };
-                if i + 1 < lane_end {
-                    heap.push(std::cmp::Reverse((c.start_ns[i + 1], c.end_ns(i + 1), i + 1, lane_end)));
+                if let Some(k) = next_counted(c, work_only, i + 1, lane_end) {
+                    heap.push(std::cmp::Reverse((c.start_ns[k], c.end_ns(k), k, lane_end)));
                 }
                 match ends.last_mut() {
                     Some(last) if s <= *last => *last = (*last).max(e),
@@ -272,8 +309,9 @@ impl WindowIndexBuilder {
     pub fn tracks_done(&self) -> usize {
         self.tracks.len()
     }
+    /// The index, once [`WindowIndexBuilder::add_next`] returned `false`.
     pub fn finish(self) -> WindowIndex {
-        WindowIndex { tracks: self.tracks }
+        WindowIndex { tracks: self.tracks, engines: self.engines.index }
     }
 }
 
@@ -293,7 +331,8 @@ impl WindowIndex {
                     + t.bytes_prefix.capacity() * 8
                     + (t.busy_start.capacity() + t.busy_end.capacity() + t.busy_prefix.capacity()) * 8
             })
-            .sum()
+            .sum::<usize>()
+            + self.engines.heap_bytes()
     }
 
     /// Busy time of `track` (of `trace`, the one indexed) inside `[t0, t1)`.
@@ -347,9 +386,11 @@ impl WindowIndex {
     }
 
     /// The summary of `[t0, t1)`, over the tracks where `include[track]` is true (all when None).
+    /// An engine stream is reported when any of its tracks is included; its active time and
+    /// waiting are those of all its tracks (one union per stream, as neuron-profile's).
     pub fn window(&self, trace: &Trace, t0: i64, t1: i64, include: Option<&[bool]>) -> WindowSummary {
         let mut s = WindowSummary { t0_ns: t0, t1_ns: t1.max(t0), ..Default::default() };
-        let mut engines: Vec<(Engine, EngineWindow, u32)> = Vec::new();
+        let mut engines: Vec<EngineWindow> = Vec::new();
         for (i, t) in trace.tracks.iter().enumerate() {
             if include.is_some_and(|inc| !inc.get(i).copied().unwrap_or(false)) {
                 continue;
@@ -360,36 +401,268 @@ impl WindowIndex {
                 s.dma_count += tw.count;
                 s.dma_bytes += tw.bytes;
             }
-            if let Some(e) = t.role.engine() {
-                let k = match engines.iter().position(|x| x.0 == e) {
+            if let Some(e) = t.role.engine().map(Engine::stream) {
+                let k = match engines.iter().position(|x| x.engine == Some(e)) {
                     Some(k) => k,
                     None => {
-                        engines.push((e, EngineWindow { engine: Some(e), ..Default::default() }, 0));
+                        engines.push(EngineWindow { engine: Some(e), ..Default::default() });
                         engines.len() - 1
                     }
                 };
+                let waits = self.engines.wait_time_ns(trace, TrackId(i as u32), t0, t1);
                 let ew = &mut engines[k];
-                ew.1.instruction_count += tw.count;
-                ew.1.instruction_time_ns += tw.sum_dur_ns;
-                ew.1.active_time_ns += tw.busy_ns;
-                ew.2 += 1;
+                ew.instruction_count += tw.count;
+                ew.instruction_time_ns += tw.sum_dur_ns - waits;
             }
             s.tracks.push(tw);
         }
         let w = s.window_ns();
-        engines.sort_by_key(|e| e.0);
-        s.engines = engines
-            .into_iter()
-            .map(|(_, mut ew, n)| {
-                ew.active_percent = if w == 0 || n == 0 {
-                    0.0
-                } else {
-                    ew.active_time_ns as f64 / (w as f64 * n as f64) * 100.0
-                };
-                ew
-            })
-            .collect();
+        engines.sort_by_key(|e| e.engine);
+        for ew in &mut engines {
+            let Some(u) = ew.engine.and_then(|e| self.engines.stream(e)) else { continue };
+            if t1 > t0 {
+                ew.active_time_ns = u.active.len_in(t0, t1);
+                ew.waiting_ns = (u.occupied.len_in(t0, t1) - ew.active_time_ns).max(0);
+            }
+            ew.active_percent = if w == 0 { 0.0 } else { ew.active_time_ns as f64 / w as f64 * 100.0 };
+        }
+        s.engines = engines;
         s
+    }
+}
+
+impl WindowSummary {
+    /// For the whole profile of a device profile: the engines' instruction count, instruction
+    /// time, active time and active % taken from neuron-profile's summary as
+    /// [`device_summary`](super::device_summary) computes it (picosecond times from an NTFF, the
+    /// export's own values from a JSON export; active % over the runtime's `total_time`), so the
+    /// Overall Summary shows neuron-profile's numbers. Waiting stays the window's.
+    pub fn use_device_summary(&mut self, ds: &super::device_summary::DeviceSummary) {
+        for ew in &mut self.engines {
+            let Some(f) = ew.engine.and_then(|e| ds.engine(e)) else { continue };
+            let ns = |secs: f64| (secs * 1e9).round() as i64;
+            ew.instruction_count = f.instruction_count;
+            ew.instruction_time_ns = ns(f.instruction_time_s);
+            ew.active_time_ns = ns(f.active_time_s);
+            if let Some(x) = f.active_fraction {
+                ew.active_percent = x * 100.0;
+            }
+        }
+    }
+}
+
+/// Per engine stream, the two unions of its instructions over all its tracks and depths.
+#[derive(Debug, Clone, Default)]
+struct StreamUnions {
+    engine: Option<Engine>,
+    /// Semaphore waits left out ([`super::measures::ENGINE_ACTIVE_TIME`]).
+    active: Union,
+    /// Every instruction, waits included: occupied − active = waiting.
+    occupied: Union,
+}
+
+/// Disjoint sorted intervals with prefix lengths (`prefix[k]` = length of the first k).
+#[derive(Debug, Clone, Default)]
+struct Union {
+    start: Vec<i64>,
+    end: Vec<i64>,
+    prefix: Vec<i64>,
+}
+
+impl Union {
+    /// Add an interval starting at or after every one added before.
+    fn push(&mut self, s: i64, e: i64) {
+        match self.end.last_mut() {
+            Some(last) if s <= *last => *last = (*last).max(e),
+            _ => {
+                let k = self.start.len();
+                let before = match k {
+                    0 => 0,
+                    _ => self.prefix[k - 1].saturating_add(self.end[k - 1] - self.start[k - 1]),
+                };
+                self.prefix.push(before);
+                self.start.push(s);
+                self.end.push(e);
+            }
+        }
+    }
+    fn finish(&mut self) {
+        let k = self.start.len();
+        let total = match k {
+            0 => 0,
+            _ => self.prefix[k - 1].saturating_add(self.end[k - 1] - self.start[k - 1]),
+        };
+        self.prefix.push(total);
+        self.start.shrink_to_fit();
+        self.end.shrink_to_fit();
+        self.prefix.shrink_to_fit();
+    }
+    fn len_in(&self, t0: i64, t1: i64) -> i64 {
+        if self.prefix.len() != self.start.len() + 1 || t1 <= t0 {
+            return 0;
+        }
+        let (s, e, p) = (&self.start, &self.end, &self.prefix);
+        busy_in(s.len(), |k| s[k], |k| e[k], |k| p[k], t0, t1)
+    }
+    fn heap_bytes(&self) -> usize {
+        (self.start.capacity() + self.end.capacity() + self.prefix.capacity()) * 8
+    }
+}
+
+/// The engine part of a [`WindowIndex`].
+#[derive(Debug, Clone, Default)]
+struct EngineIndex {
+    streams: Vec<StreamUnions>,
+    /// Per engine track that has semaphore waits: prefix sums of the waits' durations in the
+    /// track's depth-major order (non-waits count 0).
+    wait_prefix: Vec<(TrackId, Vec<i64>)>,
+    wait_op: Option<crate::StrId>,
+}
+
+impl EngineIndex {
+    fn stream(&self, e: Engine) -> Option<&StreamUnions> {
+        self.streams.iter().find(|u| u.engine == Some(e))
+    }
+    fn heap_bytes(&self) -> usize {
+        self.streams.iter().map(|u| u.active.heap_bytes() + u.occupied.heap_bytes()).sum::<usize>()
+            + self.wait_prefix.iter().map(|w| w.1.capacity() * 8).sum::<usize>()
+    }
+    /// Durations of the track's semaphore waits clipped to `[t0, t1)`, summed.
+    fn wait_time_ns(&self, trace: &Trace, track: TrackId, t0: i64, t1: i64) -> i64 {
+        let (Some((_, p)), Some(t)) =
+            (self.wait_prefix.iter().find(|w| w.0 == track), trace.tracks.get(track.idx()))
+        else {
+            return 0;
+        };
+        let c = &t.slices;
+        if p.len() != c.len() + 1 {
+            return 0;
+        }
+        let is_wait = |i: usize| Some(c.opcode_of(i)) == self.wait_op;
+        let mut sum = 0;
+        for d in 0..c.depth_count() {
+            let r = c.range_at_depth(d, t0, t1);
+            if r.is_empty() {
+                continue;
+            }
+            let mut part = p[r.end] - p[r.start];
+            let (a, b) = (r.start, r.end - 1);
+            if is_wait(a) {
+                part -= c.dur_ns[a] - clip(c.start_ns[a], c.end_ns(a), t0, t1);
+            }
+            if b != a && is_wait(b) {
+                part -= c.dur_ns[b] - clip(c.start_ns[b], c.end_ns(b), t0, t1);
+            }
+            sum += part;
+        }
+        sum
+    }
+}
+
+/// Builds the [`EngineIndex`] in steps of at most [`WindowIndexBuilder::STEP`] slices: per engine
+/// track its waits' prefix sums, then per engine stream one merge of all its tracks' depths in
+/// start order into the two unions.
+#[derive(Debug, Default)]
+struct EngineIndexBuilder {
+    index: EngineIndex,
+    started: bool,
+    /// Engine streams left to merge (the next is merged by `heap`).
+    todo: Vec<Engine>,
+    /// Next engine track for the wait prefix sums, and its sums so far (and whether it has a wait).
+    track: usize,
+    waits: Option<(Vec<i64>, bool)>,
+    heap: Option<LaneHeap>,
+}
+
+impl EngineIndexBuilder {
+    fn add_next(&mut self, trace: &Trace) -> bool {
+        if !self.started {
+            self.started = true;
+            self.index.wait_op = super::device_summary::semaphore_wait_opcode(trace);
+            let mut es: Vec<Engine> = trace
+                .tracks
+                .iter()
+                .filter(|t| !t.slices.is_empty())
+                .filter_map(|t| t.role.engine().map(Engine::stream))
+                .collect();
+            es.sort_unstable();
+            es.dedup();
+            es.reverse();
+            self.todo = es;
+            return true;
+        }
+        let wait_op = self.index.wait_op;
+        // the engine tracks' wait prefix sums, a chunk of slices per step
+        while let Some(t) = trace.tracks.get(self.track) {
+            let c = &t.slices;
+            if t.role.engine().is_none() || wait_op.is_none() || c.is_empty() {
+                self.track += 1;
+                continue;
+            }
+            let (p, any) = self.waits.get_or_insert_with(|| {
+                let mut p = Vec::with_capacity(c.len() + 1);
+                p.push(0);
+                (p, false)
+            });
+            let from = p.len() - 1;
+            let to = (from + WindowIndexBuilder::STEP).min(c.len());
+            let mut acc = p.last().copied().unwrap_or(0);
+            p.extend((from..to).map(|i| {
+                if Some(c.opcode_of(i)) == wait_op {
+                    *any = true;
+                    acc = acc.saturating_add(c.dur_ns[i].max(0));
+                }
+                acc
+            }));
+            if to == c.len() {
+                if let Some((p, true)) = self.waits.take() {
+                    self.index.wait_prefix.push((TrackId(self.track as u32), p));
+                }
+                self.waits = None;
+                self.track += 1;
+            }
+            return true;
+        }
+        let Some(&e) = self.todo.last() else { return false };
+        let heap = self.heap.get_or_insert_with(|| {
+            self.index.streams.push(StreamUnions { engine: Some(e), ..Default::default() });
+            let mut h = LaneHeap::new();
+            for (ti, t) in trace.tracks.iter().enumerate() {
+                if t.role.engine().map(Engine::stream) != Some(e) {
+                    continue;
+                }
+                let c = &t.slices;
+                for d in 0..c.depth_count() {
+                    let r = c.depth_range(d);
+                    if !r.is_empty() {
+                        // (start, track, slice, end of its depth's range)
+                        h.push(std::cmp::Reverse((c.start_ns[r.start], ti as i64, r.start, r.end)));
+                    }
+                }
+            }
+            h
+        });
+        let Some(u) = self.index.streams.last_mut() else { return false };
+        for _ in 0..WindowIndexBuilder::STEP {
+            let Some(std::cmp::Reverse((s, ti, i, lane_end))) = heap.pop() else { break };
+            let Some(t) = trace.tracks.get(ti as usize) else { continue };
+            let c = &t.slices;
+            let e = c.end_ns(i);
+            u.occupied.push(s, e);
+            if Some(c.opcode_of(i)) != wait_op {
+                u.active.push(s, e);
+            }
+            if i + 1 < lane_end {
+                heap.push(std::cmp::Reverse((c.start_ns[i + 1], ti, i + 1, lane_end)));
+            }
+        }
+        if heap.is_empty() {
+            u.active.finish();
+            u.occupied.finish();
+            self.heap = None;
+            self.todo.pop();
+        }
+        true
     }
 }
 
@@ -498,6 +771,42 @@ mod tests {
     }
 
     #[test]
+    fn gpu_stream_busy_is_its_work_not_its_annotations() {
+        use crate::model::GpuWork;
+        let mut b = TraceBuilder::new("t");
+        let g = b.add_group("GPU 0", GroupKind::Device);
+        let st = b.add_track(g, "stream 7", TrackKind::Stream, "7");
+        let n = b.intern("x");
+        // an annotation [0,100) around kernels [10,20) and [30,35), a memcpy [50,60), a memset
+        // [60,62) touching it, a sync marker [70,90) and an untyped slice [95,97) (work)
+        for (s, d, w) in [
+            (0, 100, Some(GpuWork::Annotation)),
+            (10, 10, Some(GpuWork::Kernel)),
+            (30, 5, Some(GpuWork::Kernel)),
+            (50, 10, Some(GpuWork::Memcpy)),
+            (60, 2, Some(GpuWork::Memset)),
+            (70, 20, Some(GpuWork::Sync)),
+            (95, 2, None),
+        ] {
+            let h = b.add_slice(st, s, d, n, StrId::EMPTY, ArgsId::NONE);
+            b.set_slice_domain(h, SliceDomain { gpu_work: w, ..Default::default() });
+        }
+        let t = b.finish();
+        assert_eq!(t.tracks[0].role, TrackRole::GpuStream);
+        let ix = WindowIndex::build(&t);
+        let want = |t0: i64, t1: i64| -> i64 {
+            [(10, 20), (30, 35), (50, 62), (95, 97)].iter().map(|&(s, e)| clip(s, e, t0, t1)).sum()
+        };
+        for t0 in -2..100 {
+            for t1 in t0 + 1..102 {
+                assert_eq!(ix.busy_ns(&t, TrackId(0), t0, t1), want(t0, t1), "[{t0}, {t1})");
+            }
+        }
+        let w = ix.track_window(&t, TrackId(0), 0, 100);
+        assert_eq!((w.count, w.busy_ns), (7, 29), "every slice counted as an event, only work as busy");
+    }
+
+    #[test]
     fn engines_and_dma_roll_up() {
         let t = trace();
         let ix = WindowIndex::build(&t);
@@ -514,6 +823,78 @@ mod tests {
         assert_eq!((s2.slices, s2.dma_bytes), (2, 300));
         let (list, total) = slices_in(&t, 0, 12, &only_dma, 1);
         assert_eq!((list.len(), total), (1, 2));
+    }
+
+    /// Semaphore waits are instructions but not activity: they are counted, left out of
+    /// instruction time and active time, and shown as waiting; Tensor and TensorMatrix are one
+    /// engine whose active time is the union of both.
+    #[test]
+    fn waits_are_waiting_not_active() {
+        let mut b = TraceBuilder::new("t");
+        let g = b.add_group("dev", GroupKind::Device);
+        let (wait, op) = (b.intern("EVENT_SEMAPHORE"), b.intern("TENSOR_TENSOR"));
+        let add = |b: &mut TraceBuilder, engine: Engine, slices: &[(i64, i64, bool)]| {
+            let t = b.add_track(g, engine.name(), TrackKind::Stream, "0");
+            b.set_track_role(t, TrackRole::Engine(engine));
+            b.set_track_layout(t, Layout::Lanes);
+            for &(s, d, w) in slices {
+                let code = if w { wait } else { op };
+                let h = b.add_slice(t, s, d, code, StrId::EMPTY, ArgsId::NONE);
+                b.set_slice_domain(h, SliceDomain { opcode: code, ..Default::default() });
+            }
+        };
+        // Vector: wait [0,100), [100,110) and [105,120) overlapping, wait [150,200), [200,210)
+        let vector = [(0, 100, true), (100, 10, false), (105, 15, false), (150, 50, true), (200, 10, false)];
+        add(&mut b, Engine::Vector, &vector);
+        // Tensor [300,320) with a wait [280,305) under it, TensorMatrix [310,330)
+        add(&mut b, Engine::Tensor, &[(280, 25, true), (300, 20, false)]);
+        add(&mut b, Engine::TensorMatrix, &[(310, 20, false)]);
+        let t = b.finish();
+        let ix = WindowIndex::build(&t);
+        let s = ix.window(&t, 0, 250, None);
+        let v = s.engines.iter().find(|e| e.engine == Some(Engine::Vector)).unwrap();
+        assert_eq!((v.instruction_count, v.instruction_time_ns), (5, 35));
+        assert_eq!((v.active_time_ns, v.waiting_ns), (30, 150));
+        assert!((v.active_percent - 12.0).abs() < 1e-9, "{}", v.active_percent);
+        // one Tensor row for both timelines
+        let s = ix.window(&t, 0, 400, None);
+        let engines: Vec<_> = s.engines.iter().map(|e| e.engine).collect();
+        assert_eq!(engines, [Some(Engine::Tensor), Some(Engine::Vector)]);
+        let te = s.engines[0];
+        assert_eq!((te.instruction_count, te.instruction_time_ns), (3, 40));
+        assert_eq!((te.active_time_ns, te.waiting_ns), (30, 20));
+        // every window against a point-by-point count
+        let spans: Vec<(Engine, i64, i64, bool)> = vector
+            .iter()
+            .map(|&(s, d, w)| (Engine::Vector, s, s + d, w))
+            .chain([(Engine::Tensor, 280, 305, true), (Engine::Tensor, 300, 320, false)])
+            .chain([(Engine::Tensor, 310, 330, false)])
+            .collect();
+        for t0 in (-10..340).step_by(7) {
+            for t1 in (t0 + 1..350).step_by(11) {
+                let s = ix.window(&t, t0, t1, None);
+                for e in [Engine::Vector, Engine::Tensor] {
+                    let mine: Vec<_> = spans.iter().filter(|x| x.0 == e).collect();
+                    let (mut active, mut waiting) = (0, 0);
+                    for p in t0..t1 {
+                        let on = |w: bool| mine.iter().any(|x| x.3 == w && x.1 <= p && p < x.2);
+                        if on(false) {
+                            active += 1;
+                        } else if on(true) {
+                            waiting += 1;
+                        }
+                    }
+                    let time: i64 = mine.iter().filter(|x| !x.3).map(|x| clip(x.1, x.2, t0, t1)).sum();
+                    let count = mine.iter().filter(|x| x.1 < t1 && x.2 > t0).count() as u64;
+                    let got = s.engines.iter().find(|x| x.engine == Some(e)).copied().unwrap_or_default();
+                    assert_eq!(
+                        (got.instruction_count, got.instruction_time_ns, got.active_time_ns, got.waiting_ns),
+                        (count, time, active, waiting),
+                        "{e:?} [{t0}, {t1})"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

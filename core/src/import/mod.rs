@@ -15,7 +15,9 @@
 //! Several files: every group records the file it was read from ([`crate::model::Group::source_file`]);
 //! only when more than one file produced groups does the group's name also say it (`nc0 — a.ntff`).
 //! An NTFF dropped with its own neuron-profile JSON export loads as one profile: the NTFF's
-//! timeline, plus the export's tables as metadata ([`neuron_json::import_own_export`]).
+//! timeline, with the export's per-instruction attribution (operators, FLOPs, dependencies)
+//! joined onto its rows, plus the export's tables as metadata ([`neuron_json::import_own_export`],
+//! [`neuron_binary::import_group_with_exports`]).
 
 pub mod chrome;
 pub mod container;
@@ -194,7 +196,7 @@ struct Pending<'a> {
     file: InputFile<'a>,
     candidates: Vec<&'static dyn Importer>,
     /// A neuron-profile JSON export dropped with the NTFF it was made from: (that NTFF's name,
-    /// why they match). Read for metadata only ([`neuron_json::import_own_export`]).
+    /// why they match). Joined onto that NTFF ([`neuron_json::import_own_export`]).
     own_export_of: Option<(String, String)>,
 }
 
@@ -361,12 +363,18 @@ pub fn import_files_with(
         b.warn(n.kind, || n.message.clone());
     }
     let mut formats: Vec<String> = Vec::new();
-    for (imp, pending) in &groups {
+    // own exports first: their tables as metadata, their per-instruction attribution kept for the
+    // NTFF's import to join onto its rows
+    let mut exports = neuron_binary::Exports::new();
+    for (_, pending) in &groups {
         for p in pending {
             if let Some((ntff, why)) = &p.own_export_of {
-                neuron_json::import_own_export(&p.file, ntff, why, &mut b, progress)?;
+                let x = neuron_json::import_own_export(&p.file, ntff, why, &mut b, progress)?;
+                exports.insert(ntff.clone(), x);
             }
         }
+    }
+    for (imp, pending) in &groups {
         let pending: Vec<&Pending<'_>> = pending.iter().filter(|p| p.own_export_of.is_none()).collect();
         if pending.is_empty() {
             continue;
@@ -374,7 +382,12 @@ pub fn import_files_with(
         let files: Vec<InputFile<'_>> =
             pending.iter().map(|p| InputFile { name: p.file.name, bytes: p.file.bytes }).collect();
         let first_group = b.group_count();
-        let grouped = match imp.import_group(&files, &mut b, progress) {
+        let result = if imp.name() == neuron_binary::NeuronBinary.name() && !exports.is_empty() {
+            Some(neuron_binary::import_group_with_exports(&files, &mut exports, &mut b, progress))
+        } else {
+            imp.import_group(&files, &mut b, progress)
+        };
+        let grouped = match result {
             Some(Err(ImportError::NotMine(_))) => false,
             Some(r) => {
                 r?;
@@ -413,7 +426,33 @@ pub fn import_files_with(
     b.add_operator_timeline();
     formats.dedup();
     b.set_format(&formats.join("+"));
-    Ok(b.finish())
+    checked_span(b.finish())
+}
+
+/// A model whose time span fits i64 nanoseconds (≈ 292 years), else a clear error. Every
+/// analysis, the timeline and the CLI measure spans as `end − start` in i64: a file whose clock
+/// values sit at both ends of the i64 range (a damaged or hostile file; no profiler records
+/// centuries) is refused here, once, instead of each of them overflowing.
+pub fn checked_span(t: Trace) -> Result<Trace, ImportError> {
+    let slices = t.tracks.iter().flat_map(|tr| (0..tr.slices.len()).map(move |i| (tr, i)));
+    // the model's own bounds, and every slice's end (start + duration may pass the bounds)
+    let mut lo = t.start_ns as i128;
+    let mut hi = t.end_ns as i128;
+    for (tr, i) in slices {
+        let s = tr.slices.start_ns[i] as i128;
+        lo = lo.min(s);
+        hi = hi.max(s + tr.slices.dur_ns[i] as i128);
+    }
+    if hi - lo > i64::MAX as i128 {
+        return Err(ImportError::Invalid {
+            format: "timestamps",
+            message: format!(
+                "the events span from {lo} ns to {hi} ns, more than 292 years: the file's clock values \
+                 are damaged (Loupe measures every span in 64-bit nanoseconds and cannot show this one)"
+            ),
+        });
+    }
+    Ok(t)
 }
 
 /// Whether a file can be imported with [`import_chrome_stream`]: not a gzip/zip container, and
@@ -439,20 +478,20 @@ pub fn import_chrome_stream(
     }
     let mut b = TraceBuilder::new("");
     chrome::import_stream(reader, total, &mut b, opts, progress)?;
-    Ok(finish_chrome_stream(file_name, b))
+    finish_chrome_stream(file_name, b)
 }
 
 /// The trace of a Chrome JSON file streamed into `b` ([`chrome::import_stream`], or the pieces
 /// pushed into a [`chrome::StreamImport`] and [`chrome::set_format`]): the same steps after the
 /// parse as [`import_files`] takes for that one file.
-pub fn finish_chrome_stream(file_name: &str, mut b: TraceBuilder) -> Trace {
+pub fn finish_chrome_stream(file_name: &str, mut b: TraceBuilder) -> Result<Trace, ImportError> {
     let mut formats = Vec::new();
     push_format(&mut b, &mut formats, &chrome::ChromeJson);
     tag_groups(&mut b, 0, &[file_name]);
     name_groups_by_file(&mut b);
     b.add_operator_timeline();
     b.set_format(&formats.join("+"));
-    b.finish()
+    checked_span(b.finish())
 }
 
 /// The model of a `.loupe` file ([`crate::loupe_file`]), recognised by its magic; `None` when no
@@ -497,10 +536,18 @@ fn push_format(b: &mut TraceBuilder, formats: &mut Vec<String>, imp: &dyn Import
 pub fn diagnose_unknown(name: &str, bytes: &[u8], notes: &[container::Note]) -> ImportError {
     let shown = container::printable(name);
     if let Some(e) = utf16_text(bytes) {
+        let lower = name.to_ascii_lowercase();
+        let kind = if lower.ends_with(".csv") || lower.ends_with(".csv.gz") {
+            "CSV"
+        } else if lower.contains(".json") {
+            "JSON"
+        } else {
+            "text files (JSON, CSV)"
+        };
         return ImportError::Unsupported {
             format: "text",
             message: format!(
-                "'{shown}' is UTF-16 text ({e}); Loupe reads JSON in UTF-8: convert it first \
+                "'{shown}' is UTF-16 text ({e}); Loupe reads {kind} in UTF-8: convert it first \
                  (e.g. `iconv -f UTF-16 -t UTF-8`)"
             ),
         };

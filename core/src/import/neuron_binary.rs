@@ -7,10 +7,12 @@ use super::neuron_device::{
     add_activity, instruction_domain, semaphore_display, sorted_args, store_args, Devices, InstrNames,
     DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
+use super::neuron_json::{self, ExportAttribution};
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
-    ArgValue, CounterRole, DeviceInfo, DmaQueueType, DomainShapeRef, GroupId, SliceDomain, TraceBuilder,
-    TrackId,
+    ArgValue, Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainShapeRef,
+    Engine, FlowEnd, GroupId, Incomplete, InstructionTraffic, SliceDomain, SliceHandle, ThrottlePeriod,
+    TraceBuilder, TrackId,
 };
 use crate::neuron::neff::Lineage;
 use crate::neuron::{correlate, neff, ntff};
@@ -102,7 +104,7 @@ impl Importer for NeuronBinary {
         b: &mut TraceBuilder,
         progress: &mut dyn Progress,
     ) -> Result<(), ImportError> {
-        import_pair(std::slice::from_ref(file), b, progress)
+        import_pair(std::slice::from_ref(file), &mut Exports::new(), b, progress)
     }
     fn import_group(
         &self,
@@ -110,7 +112,7 @@ impl Importer for NeuronBinary {
         b: &mut TraceBuilder,
         progress: &mut dyn Progress,
     ) -> Option<Result<(), ImportError>> {
-        Some(import_pair(files, b, progress))
+        Some(import_pair(files, &mut Exports::new(), b, progress))
     }
 }
 
@@ -119,8 +121,37 @@ pub(crate) fn ntff_version_message(version: u8) -> String {
     format!("NTFF version {version} is not supported; Loupe reads v5")
 }
 
-fn ntff_error(e: ntff::NtffError) -> ImportError {
+/// The own JSON exports of NTFFs dropped with them, by the NTFF's file name
+/// ([`super::neuron_json::import_own_export`]).
+pub type Exports = std::collections::HashMap<String, ExportAttribution>;
+
+/// Warning kind: the NTFF file ends before the data its metadata describes.
+pub const NTFF_TRUNCATED: &str = "ntff_truncated";
+
+/// [`NeuronBinary::import_group`] with the NTFFs' own JSON exports, whose per-instruction
+/// attribution is joined onto the NTFFs' rows (see `add_ntff`).
+pub fn import_group_with_exports(
+    files: &[InputFile<'_>],
+    exports: &mut Exports,
+    b: &mut TraceBuilder,
+    progress: &mut dyn Progress,
+) -> Result<(), ImportError> {
+    import_pair(files, exports, b, progress)
+}
+
+fn ntff_error(e: ntff::NtffError, file_len: u64) -> ImportError {
     match e {
+        // the file ends inside its header or metadata: nothing of the capture can be shown
+        ntff::NtffError::Truncated { what, offset, needed, .. } => ImportError::Malformed {
+            format: "NTFF",
+            offset: file_len,
+            message: format!(
+                "the NTFF ends at byte {file_len}: the capture is incomplete (the file ends inside its \
+                 {what}, which its header says runs to byte {}; or that header is damaged), and nothing of \
+                 it can be shown",
+                offset.saturating_add(needed)
+            ),
+        },
         ntff::NtffError::UnsupportedVersion { version, header } => ImportError::Unsupported {
             format: "NTFF",
             message: format!(
@@ -137,6 +168,7 @@ fn ntff_error(e: ntff::NtffError) -> ImportError {
 
 fn import_pair(
     files: &[InputFile<'_>],
+    exports: &mut Exports,
     b: &mut TraceBuilder,
     progress: &mut dyn Progress,
 ) -> Result<(), ImportError> {
@@ -168,7 +200,20 @@ fn import_pair(
         if !progress.report(done, total) {
             return Err(ImportError::Cancelled);
         }
-        let t = ntff::parse(f.bytes).map_err(ntff_error)?;
+        let t = ntff::parse(f.bytes).map_err(|e| ntff_error(e, f.bytes.len() as u64))?;
+        let incomplete =
+            t.truncated().map(|(file_bytes, expected_bytes)| Incomplete { file_bytes, expected_bytes });
+        if let Some(inc) = incomplete {
+            // cut before any event: an empty timeline would only hide that the capture is not there
+            if !t.has_events() {
+                return Err(ImportError::Malformed {
+                    format: "NTFF",
+                    offset: inc.file_bytes,
+                    message: format!("{}; no event of it could be read", inc.message("NTFF")),
+                });
+            }
+            b.warn(NTFF_TRUNCATED, || format!("'{}': {}", f.name, inc.message("NTFF")));
+        }
         // pair by UUID: the NEFF whose UUID matches (prefix when truncated), else the only one
         let uuid = t.metadata.uuid_hex();
         let neff = neffs
@@ -177,8 +222,10 @@ fn import_pair(
             .or(if neffs.len() == 1 { neffs.first() } else { None });
         // a NEFF that is not the one the NTFF was captured from: a trace warning too (the
         // correlation report has the same note), so the timeline's banner and `summary` show it
+        let mut neff_mismatch = false;
         if let Some(n) = neff {
             if let Some(m) = correlate::uuid_mismatch(&t, n) {
+                neff_mismatch = true;
                 b.warn(NEFF_UUID_MISMATCH, || format!("'{}': {m}", f.name));
             }
         } else if !neffs.is_empty() {
@@ -193,7 +240,8 @@ fn import_pair(
             });
         }
         let first_group = b.group_count();
-        add_ntff(&t, neff, f.name, b);
+        let export = exports.get_mut(f.name);
+        add_ntff(&t, Attributed { neff, neff_mismatch, export, incomplete }, f.name, b);
         for g in first_group..b.group_count() {
             b.set_group_source_file(GroupId(g as u32), f.name);
         }
@@ -207,8 +255,42 @@ fn import_pair(
     Ok(())
 }
 
-fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut TraceBuilder) {
+/// The memory kinds the device summary needs, from the capture's memory-usage rows (by the
+/// runtime's category names, which the decoder maps to the export's `usage_type`). `None` when
+/// the capture has no memory-usage rows.
+fn device_memory(rows: &[ntff::MemoryUsage]) -> Option<DeviceMemory> {
+    if rows.is_empty() {
+        return None;
+    }
+    let sum = |names: &[&str]| -> u64 {
+        rows.iter().filter(|r| names.contains(&r.display_name.as_str())).map(|r| r.size_bytes).sum()
+    };
+    Some(DeviceMemory {
+        weights_bytes: sum(&["Weights"]),
+        io_tensors_bytes: sum(&["Tensors"]),
+        dram_spill_bytes: sum(&["DRAM Spill"]),
+        collectives_bytes: sum(&["Collectives", "DMA Rings Collectives"]),
+    })
+}
+
+/// What an NTFF's instructions are attributed from, and what is known of the capture file.
+struct Attributed<'a> {
+    neff: Option<&'a neff::Neff>,
+    /// The NEFF's UUID differs from the one the NTFF names.
+    neff_mismatch: bool,
+    /// The NTFF's own JSON export: its attribution wins for every row it joins.
+    export: Option<&'a mut ExportAttribution>,
+    incomplete: Option<Incomplete>,
+}
+
+fn add_ntff(t: &ntff::Ntff, from: Attributed<'_>, file_name: &str, b: &mut TraceBuilder) {
+    let Attributed { neff, neff_mismatch, mut export, incomplete } = from;
     for w in &t.warnings {
+        // a cut file's descriptors point past its end: said once, plainly, as `ntff_truncated`
+        let cut = matches!(w.kind, ntff::WarningKind::BlockOutOfRange | ntff::WarningKind::BlockMisaligned);
+        if incomplete.is_some() && cut {
+            continue;
+        }
         let ex = w.example.clone();
         b.warnings.add_n(&format!("ntff_{:?}", w.kind).to_lowercase(), w.count, || ex);
     }
@@ -252,15 +334,62 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     let mut devices = Devices::new(name, false);
     let dev = devices.get(b, 0);
     let instance_type = (!m.instance_type.is_empty()).then(|| b.intern(&m.instance_type));
-    b.set_group_device(
-        dev.group,
-        DeviceInfo {
-            execution_time_ps: (m.execution_time_ps > 0).then_some(m.execution_time_ps),
-            instance_type,
-            event_count: Some(t.profile.event_count),
-            dma_queue_count: Some(m.dma_queues.len() as u64),
-        },
-    );
+    let [runtime_version, driver_version, collectives_version] =
+        [&m.runtime_version, &m.driver_version, &m.collectives_version]
+            .map(|v| v.as_ref().map(|v| b.intern(&v.text)));
+    let mut info = DeviceInfo {
+        execution_time_ps: (m.execution_time_ps > 0).then_some(m.execution_time_ps),
+        instance_type,
+        event_count: Some(t.profile.event_count),
+        dma_queue_count: Some(m.dma_queues.len() as u64),
+        attribution: Attribution::Unstated,
+        incomplete,
+        runtime_version,
+        driver_version,
+        collectives_version,
+        memory: device_memory(&m.memory_usage),
+        throttle: t
+            .throttles
+            .iter()
+            .map(|th| ThrottlePeriod {
+                dur_ns: th.dur_ns,
+                kind: th.throttle_type,
+                limit_num: th.k,
+                limit_den: th.n,
+            })
+            .collect(),
+        // with the NEFF the blocks would come from it; the NTFF importer has no transfer
+        // rows either way today, so the packet rule serves both
+        dma_blocks: t
+            .static_dma_blocks()
+            .into_iter()
+            .map(|(_, start_ps, end_ps, bytes)| DmaBlock {
+                queue_type: DmaQueueType::Data,
+                start_ps,
+                end_ps,
+                bytes,
+            })
+            .collect(),
+        traffic: t.instruction_traffic().map(|x| InstructionTraffic {
+            sbuf_read_bytes: x.sbuf_read_bytes,
+            sbuf_write_bytes: x.sbuf_write_bytes,
+            psum_read_bytes: x.psum_read_bytes,
+            psum_write_bytes: x.psum_write_bytes,
+            psum_read_sbuf_write_count: x.psum_read_sbuf_write_count,
+            psum_read_sbuf_write_bytes: x.psum_read_sbuf_write_bytes,
+            hbm_read_bytes: x.hbm_read_bytes,
+            hbm_write_bytes: x.hbm_write_bytes,
+            hardware_flops: x.hardware_flops,
+        }),
+    };
+    b.set_group_device(dev.group, info.clone());
+    // the export's rows by their key: the instruction stream of each NTFF engine index
+    let streams: [Option<Engine>; 256] =
+        std::array::from_fn(|e| Engine::from_alias(ntff::engine_subgroup(e as u8)));
+    // joined rows: the export's id → the slice (for its `predecessors`), and the flows to add
+    let mut by_id: FxHashMap<i64, SliceHandle> = FxHashMap::default();
+    let mut preds: Vec<(SliceHandle, i64, StrId)> = Vec::new();
+    let (mut joined, mut from_neff) = (0u64, 0u64);
     // engines in the usual order, even when idle, each with room for its instructions
     // (first-seen order: an engine outside the usual six gets its track where it used to)
     // A label depends on the engine and, for engine 0, on whether the opcode is MATMUL: counted
@@ -302,6 +431,38 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     // over the instruction's (a row set: 4 bytes a value).
     let mut templates: FxHashMap<(u8, u32, Option<u32>, u8), InstrTemplate> = FxHashMap::default();
     for (i, ins) in t.instructions.iter().enumerate() {
+        // the execution's own row of the capture's export, when there is one: its attribution,
+        // exactly as the export alone gives it, on the NTFF's picosecond times
+        let row = match (export.as_deref_mut(), streams[usize::from(ins.engine)]) {
+            (Some(x), Some(e)) => x.take((e, i64::from(ins.pc), ins.start_ns(), ins.dur_ns())),
+            _ => None,
+        };
+        if let Some(r) = row {
+            joined += 1;
+            let track = dev.engine(b, ins.label());
+            let name = b.intern(ins.opcode());
+            let (args, mut d) = neuron_json::instruction_attribution(b, r, name);
+            let cat = ["framework_name", "layer", "hlo_name"]
+                .iter()
+                .find_map(|k| r.get(*k).and_then(|v| v.as_str()).filter(|v| !v.trim().is_empty()))
+                .map_or(StrId::EMPTY, |c| b.intern(c));
+            let h = b.add_slice(track, ins.start_ns(), ins.dur_ns(), name, cat, args);
+            (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
+            b.set_slice_domain(h, d);
+            if let Some(id) = r.get("id").and_then(neuron_json::int_of) {
+                by_id.insert(id, h);
+            }
+            for p in r.get("predecessors").and_then(|v| v.as_array()).into_iter().flatten() {
+                if let Some(pid) = p.get("id").and_then(neuron_json::int_of) {
+                    let kind = p.get("type").and_then(|v| v.as_str()).unwrap_or("dependency");
+                    preds.push((h, pid, b.intern(kind)));
+                }
+            }
+            continue;
+        }
+        if corr.get(i).is_some() {
+            from_neff += 1;
+        }
         let key = (ins.engine, ins.pc, ins.compiler_pc, ins.opcode_byte);
         let tpl = match templates.entry(key) {
             Entry::Occupied(e) => e.into_mut(),
@@ -325,6 +486,49 @@ fn add_ntff(t: &ntff::Ntff, neff: Option<&neff::Neff>, file_name: &str, b: &mut 
     }
     drop(corr);
     drop(templates);
+    let dep = b.intern("dependency");
+    let mut unresolved = 0u64;
+    for (h, pid, kind) in preds {
+        match by_id.get(&pid) {
+            Some(&from) => b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), kind, dep),
+            None => unresolved += 1,
+        }
+    }
+    if unresolved > 0 {
+        b.warnings.add_n("neuron_flow_unresolved", unresolved, || {
+            "a predecessor instruction of the export is not on the NTFF's timeline; flow dropped".into()
+        });
+    }
+    // the attribution's source, as a typed flag: the export's where it joined, else the NEFF's
+    // (unverified when its UUID differs)
+    let attribution = if neff_mismatch && from_neff > 0 {
+        Attribution::NeffMismatch
+    } else if joined > 0 {
+        Attribution::Export
+    } else if from_neff > 0 {
+        Attribution::Neff
+    } else {
+        Attribution::Unstated
+    };
+    info.attribution = attribution;
+    b.set_group_device(dev.group, info);
+    if let Some(x) = export.as_deref() {
+        let n = t.instructions.len() as u64;
+        let rows = x.rows() as u64;
+        let pct = |a: u64, b: u64| if b == 0 { 100.0 } else { a as f64 * 100.0 / b as f64 };
+        let note = format!(
+            "operator attribution from the capture's own export '{}': {joined} of {n} NTFF instruction rows \
+             joined ({:.2} %), {joined} of {rows} export rows ({:.2} %), by engine, pc, start and duration",
+            x.file,
+            pct(joined, n),
+            pct(joined, rows)
+        );
+        b.add_metadata("neuron.export_join", note.clone());
+        if joined < n || joined < rows {
+            b.warn(neuron_json::EXPORT_JOIN_INCOMPLETE, || format!("'{file_name}': {note}"));
+        }
+        report.notes.push(note);
+    }
     // DMA packets, one track per (engine, queue): the track, name and the queue's arguments
     // (engine, queue, queue type) once per queue; each packet's set is based on its queue's
     let dma_cat = b.intern("dma");

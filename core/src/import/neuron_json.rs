@@ -303,44 +303,117 @@ pub fn export_identity(bytes: &[u8]) -> Option<ExportIdentity> {
     })
 }
 
-/// Warning kind: a JSON export dropped with the NTFF it was made from, read for metadata only.
+/// Warning kind: a JSON export dropped with the NTFF it was made from: its tables and its
+/// per-instruction attribution join the NTFF's timeline (one profile, not two).
 pub const OWN_EXPORT_OF_NTFF: &str = "neuron_json_export_of_ntff";
 
+/// Warning kind: instruction rows of an NTFF's own export that matched no row of the NTFF (or
+/// the other way round), with the join rate.
+pub const EXPORT_JOIN_INCOMPLETE: &str = "neuron_export_join_incomplete";
+
+/// What identifies one instruction execution in both the NTFF and its export: the instruction
+/// stream (engine), the runtime pc, and the start and duration in ns (the export's `timestamp`
+/// and `duration` are the NTFF's picosecond times floored, exactly: `core/tests/ntff_oracle.rs`
+/// reproduces every row). Executions with the same key are paired in order.
+pub type JoinKey = (crate::model::Engine, i64, i64, i64);
+
+/// The per-instruction attribution of an NTFF's own neuron-profile JSON export (operator names,
+/// HLO, FLOPs via `elements`, operands, ids and `predecessors`), to be joined onto the NTFF's
+/// instruction rows by [`JoinKey`] ([`super::neuron_binary`]): the NTFF stays the timeline
+/// (picosecond times), each of its rows gets the export's fields for the same execution.
+#[derive(Debug, Default)]
+pub struct ExportAttribution {
+    /// The export's file name.
+    pub file: String,
+    records: Vec<Map<String, Value>>,
+    /// Key → indexes into `records` not joined yet, in file order (a stack, reversed).
+    index: HashMap<JoinKey, Vec<u32>>,
+    /// Records without a usable key (no engine, pc, timestamp or duration).
+    pub unkeyed: usize,
+    /// Records joined so far.
+    pub joined: usize,
+}
+
+impl ExportAttribution {
+    /// Collect the instruction records of the parsed export `top` (moved out of it).
+    fn new(file: &str, top: &mut Map<String, Value>) -> Self {
+        let mut out = ExportAttribution { file: file.to_string(), ..Default::default() };
+        let rows = match top.get_mut("instruction") {
+            Some(Value::Array(a)) => std::mem::take(a),
+            _ => Vec::new(),
+        };
+        for v in rows {
+            let Value::Object(r) = v else { continue };
+            let engine = crate::model::Engine::from_alias(str_of(&r, "subgroup"))
+                .or_else(|| crate::model::Engine::from_alias(str_of(&r, "label")));
+            let key = (|| {
+                let int = |k: &str| r.get(k).and_then(int_of);
+                Some((engine?, int("pc")?, int("timestamp")?, int("duration").unwrap_or(0)))
+            })();
+            match (key, u32::try_from(out.records.len())) {
+                (Some(k), Ok(i)) => {
+                    out.index.entry(k).or_default().push(i);
+                    out.records.push(r);
+                }
+                _ => out.unkeyed += 1,
+            }
+        }
+        for v in out.index.values_mut() {
+            v.reverse();
+        }
+        out
+    }
+
+    /// Instruction records of the export.
+    pub fn rows(&self) -> usize {
+        self.records.len() + self.unkeyed
+    }
+
+    /// The export's record of the execution `key` (the next one not joined yet), if any.
+    pub fn take(&mut self, key: JoinKey) -> Option<&Map<String, Value>> {
+        let i = self.index.get_mut(&key)?.pop()?;
+        self.joined += 1;
+        self.records.get(i as usize)
+    }
+}
+
 /// Read `file`, the neuron-profile JSON export of the NTFF `ntff_name` dropped with it, for what
-/// the NTFF lacks only: the export's tables (NEFF header, NEFF nodes, DMA queue info, profile
-/// info, layer summary, memory usage, the tool's warnings, …) as metadata. Its timeline is not
-/// imported a second time (the NTFF's is exact), and its `summary` stays a `neuron.summary`
-/// record without `summary.<key>` entries, so the device summary is still computed from the
-/// NTFF. Adds a [`OWN_EXPORT_OF_NTFF`] warning saying so.
+/// the NTFF lacks: the export's tables (NEFF header, NEFF nodes, DMA queue info, profile info,
+/// layer summary, memory usage, the tool's warnings, …) as metadata, and its per-instruction
+/// attribution, returned to be joined onto the NTFF's rows ([`ExportAttribution`]). Its timeline
+/// is not imported a second time (the NTFF's is exact), and its `summary` stays a
+/// `neuron.summary` record without `summary.<key>` entries, so the device summary is still
+/// computed from the NTFF. Adds a [`OWN_EXPORT_OF_NTFF`] warning saying so.
 pub fn import_own_export(
     file: &InputFile<'_>,
     ntff_name: &str,
     why: &str,
     b: &mut TraceBuilder,
     progress: &mut dyn Progress,
-) -> Result<(), ImportError> {
+) -> Result<ExportAttribution, ImportError> {
     let total = file.bytes.len() as u64;
     let v: Value = serde_json::from_slice(file.bytes).map_err(|e| ImportError::Malformed {
         format: NAME,
         offset: line_col_offset(file.bytes, e.line(), e.column()),
         message: format!("invalid JSON: {e}"),
     })?;
-    let Value::Object(top) = v else { return Err(ImportError::NotMine(NAME)) };
+    let Value::Object(mut top) = v else { return Err(ImportError::NotMine(NAME)) };
     if !progress.report(total, total) {
         return Err(ImportError::Cancelled);
     }
     b.warn(OWN_EXPORT_OF_NTFF, || {
         format!(
             "'{}' is the neuron-profile JSON export of '{ntff_name}' ({why}): the NTFF's timeline is \
-             shown once, the export adds only its tables as metadata",
+             shown once, with the export's operator attribution, FLOPs and dependencies joined onto its \
+             instructions and the export's tables as metadata",
             file.name
         )
     });
-    b.add_metadata("neuron.format", format!("neuron-profile JSON export of {ntff_name} (metadata only)"));
+    b.add_metadata("neuron.format", format!("neuron-profile JSON export of {ntff_name} (joined onto it)"));
     b.add_metadata("neuron.export_file", file.name.to_string());
     let flatten: Vec<&str> = FLATTEN_KEYS.iter().copied().filter(|k| *k != "summary").collect();
     Conv { b, devices: Devices::new(String::new(), false) }.export_tables(&top, &flatten);
-    Ok(())
+    Ok(ExportAttribution::new(file.name, &mut top))
 }
 
 /// The top-level keys of a JSON object text, as far as it parses.
@@ -449,7 +522,7 @@ fn first_record<'a>(top: &'a Map<String, Value>, key: &str) -> Option<&'a Map<St
 }
 
 /// An integer field: JSON integer or decimal string. Exact (no f64) for integers.
-fn int_of(v: &Value) -> Option<i64> {
+pub(crate) fn int_of(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| n.as_u64().and_then(|u| i64::try_from(u).ok())),
         Value::String(s) => s.trim().parse().ok(),
@@ -478,6 +551,68 @@ fn scalar_text(v: &Value) -> Option<String> {
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
+}
+
+/// A JSON value as an argument (`None` for null and blank text; lists and objects as JSON text).
+fn arg_value(b: &mut TraceBuilder, v: &Value) -> Option<ArgValue> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Bool(x) => ArgValue::Bool(*x),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                ArgValue::Int(i)
+            } else if let Some(u) = n.as_u64() {
+                ArgValue::UInt(u)
+            } else {
+                ArgValue::Float(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(s) => {
+            if s.trim().is_empty() {
+                return None;
+            }
+            ArgValue::Str(b.intern(s))
+        }
+        Value::Array(_) | Value::Object(_) => {
+            let t = serde_json::to_string(v).unwrap_or_default();
+            ArgValue::Json(b.intern(&t))
+        }
+    })
+}
+
+/// All fields of a record as arguments, except `skip`, in the preferred `order`.
+fn record_args(
+    b: &mut TraceBuilder,
+    r: &Map<String, Value>,
+    skip: &[&str],
+    order: &[&str],
+) -> crate::model::ArgsId {
+    let mut args = Vec::with_capacity(r.len());
+    for (k, v) in r {
+        if skip.contains(&k.as_str()) {
+            continue;
+        }
+        if let Some(a) = arg_value(b, v) {
+            args.push((k.clone(), a));
+        }
+    }
+    store_args(b, order, args)
+}
+
+/// Fields of an instruction record that are its place on the timeline, not arguments.
+const INSTRUCTION_TIMELINE_FIELDS: &[&str] = &["timestamp", "duration", "label", "opcode", "pcore_idx"];
+
+/// An instruction record's arguments and typed domain (operator chain, program slot, source,
+/// FLOPs), exactly as the export alone gives them: the one definition the export's own import and
+/// its join onto the NTFF's rows ([`ExportAttribution`]) share.
+pub(crate) fn instruction_attribution(
+    b: &mut TraceBuilder,
+    r: &Map<String, Value>,
+    opcode: StrId,
+) -> (crate::model::ArgsId, crate::model::SliceDomain) {
+    let args = record_args(b, r, INSTRUCTION_TIMELINE_FIELDS, INSTRUCTION_ARG_ORDER);
+    let d = neuron_device::domain_from_args(b, opcode, args, false);
+    (args, d)
 }
 
 struct Conv<'b> {
@@ -537,44 +672,9 @@ impl<'b> Conv<'b> {
         r.get("pcore_idx").and_then(int_of).unwrap_or(0)
     }
 
-    fn arg(&mut self, v: &Value) -> Option<ArgValue> {
-        Some(match v {
-            Value::Null => return None,
-            Value::Bool(x) => ArgValue::Bool(*x),
-            Value::Number(n) => {
-                if let Some(i) = n.as_i64() {
-                    ArgValue::Int(i)
-                } else if let Some(u) = n.as_u64() {
-                    ArgValue::UInt(u)
-                } else {
-                    ArgValue::Float(n.as_f64().unwrap_or(f64::NAN))
-                }
-            }
-            Value::String(s) => {
-                if s.trim().is_empty() {
-                    return None;
-                }
-                ArgValue::Str(self.b.intern(s))
-            }
-            Value::Array(_) | Value::Object(_) => {
-                let t = serde_json::to_string(v).unwrap_or_default();
-                ArgValue::Json(self.b.intern(&t))
-            }
-        })
-    }
-
     /// All fields of a record as arguments, except `skip`.
     fn record_args(&mut self, r: &Map<String, Value>, skip: &[&str], order: &[&str]) -> crate::model::ArgsId {
-        let mut args = Vec::with_capacity(r.len());
-        for (k, v) in r {
-            if skip.contains(&k.as_str()) {
-                continue;
-            }
-            if let Some(a) = self.arg(v) {
-                args.push((k.clone(), a));
-            }
-        }
-        store_args(self.b, order, args)
+        record_args(self.b, r, skip, order)
     }
 
     fn run(mut self, top: &Map<String, Value>) {
@@ -607,6 +707,7 @@ impl<'b> Conv<'b> {
             instance_type,
             event_count: count("event_count"),
             dma_queue_count: count("dma_queue_count"),
+            ..DeviceInfo::default()
         };
         if d == DeviceInfo::default() {
             return;
@@ -633,14 +734,9 @@ impl<'b> Conv<'b> {
                 "" => self.b.intern("instruction"),
                 op => self.b.intern(op),
             };
-            let args = self.record_args(
-                r,
-                &["timestamp", "duration", "label", "opcode", "pcore_idx"],
-                INSTRUCTION_ARG_ORDER,
-            );
-            let h = self.b.add_slice(track, ts, dur, name, cat, args);
             let opcode = if str_of(r, "opcode").is_empty() { StrId::EMPTY } else { name };
-            let d = neuron_device::domain_from_args(self.b, opcode, args, false);
+            let (args, d) = instruction_attribution(self.b, r, opcode);
+            let h = self.b.add_slice(track, ts, dur, name, cat, args);
             self.b.set_slice_domain(h, d);
             if let Some(id) = r.get("id").and_then(int_of) {
                 by_id.insert(id, h);

@@ -1050,6 +1050,7 @@ impl<'b> Conv<'b> {
             instance_type: instance.map(|s| self.b.intern(s.trim())),
             event_count: count("event_count"),
             dma_queue_count: count("dma_queue_count"),
+            ..DeviceInfo::default()
         };
         if d == DeviceInfo::default() {
             return;

@@ -36,7 +36,7 @@ use std::collections::HashMap;
 
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
-    ArgValue, FlowEnd, GroupId, GroupKind, Layout, SliceDomain, SliceHandle, TrackId, TrackKind,
+    ArgValue, FlowEnd, GpuWork, GroupId, GroupKind, Layout, SliceDomain, SliceHandle, TrackId, TrackKind,
 };
 use crate::TraceBuilder;
 
@@ -362,6 +362,7 @@ impl<'a> Node<'a> {
         }
         let args = self.b.add_args(args);
         let h = self.b.add_slice(track, start, dur, name, cat, args);
+        self.b.set_slice_domain(h, SliceDomain { gpu_work: Some(GpuWork::Kernel), ..SliceDomain::default() });
         self.flow(r, h);
     }
 
@@ -403,9 +404,11 @@ impl<'a> Node<'a> {
         }
         let args = self.b.add_args(args);
         let h = self.b.add_slice(track, start, dur, name, cat, args);
-        if let Some(bytes) = bytes {
-            self.b.set_slice_domain(h, SliceDomain { bytes, ..SliceDomain::default() });
-        }
+        let bytes = bytes.unwrap_or(u64::MAX);
+        self.b.set_slice_domain(
+            h,
+            SliceDomain { bytes, gpu_work: Some(GpuWork::Memcpy), ..SliceDomain::default() },
+        );
         self.flow(r, h);
     }
 }

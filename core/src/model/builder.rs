@@ -264,6 +264,11 @@ impl TraceBuilder {
         self.warnings.add(kind, example)
     }
 
+    /// `n` occurrences of one kind of damage at once.
+    pub fn warn_n(&mut self, kind: &str, n: u64, example: impl FnOnce() -> String) {
+        self.warnings.add_n(kind, n, example)
+    }
+
     pub fn add_metadata(&mut self, key: impl Into<String>, value: impl Into<String>) {
         self.metadata.entries.push((key.into(), value.into()));
     }
@@ -598,6 +603,32 @@ impl TraceBuilder {
         }
         if let Some((d, i)) = self.domain_slot(h) {
             d.set_shaped(i, shape.shape, bytes, start_sub_ps, dur_sub_ps);
+        }
+    }
+    /// Type every slice of `track` as GPU work from its category, as the importer's format
+    /// defines it (`class` is asked once per distinct category). Slices whose category gives
+    /// `None` stay untyped; other domain fields are kept.
+    pub fn set_gpu_work_by_category(
+        &mut self,
+        track: TrackId,
+        mut class: impl FnMut(&str) -> Option<GpuWork>,
+    ) {
+        let Some((_, t)) = self.tracks.get_mut(track.idx()) else { return };
+        let strings = &self.strings;
+        let mut of: crate::strings::FxHashMap<StrId, Option<GpuWork>> = Default::default();
+        let n = t.start_ns.len();
+        for i in 0..n {
+            let cat = t.category[i];
+            let w = *of.entry(cat).or_insert_with(|| class(strings.get(cat)));
+            if w.is_none() {
+                continue;
+            }
+            if t.domain.len() < n {
+                t.domain.reserve(n - t.domain.len());
+                t.domain.resize_default(n);
+            }
+            let d = t.domain.get(i);
+            t.domain.set(i, SliceDomain { gpu_work: w, ..d });
         }
     }
     /// What a counter measures (see [`CounterRole`]).

@@ -356,6 +356,69 @@ pub struct SourceLoc {
     pub line: u32,
 }
 
+/// What a slice on a GPU stream is, as the importer knows it from its own source (Kineto's
+/// activity category, the Nsight Systems / rocprof table the row came from). Set once at import;
+/// analyses read it instead of category strings. A slice the importer did not type has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GpuWork {
+    /// A kernel (compute or communication: the name families tell which).
+    Kernel,
+    /// A memory copy (host↔device, device↔device, peer).
+    Memcpy,
+    /// A memory set.
+    Memset,
+    /// A range the user or the framework annotated on the stream (`gpu_user_annotation`): context
+    /// around work, not work.
+    Annotation,
+    /// A synchronisation or event marker on the stream (`cuda_sync`, `cuda_event`).
+    Sync,
+    /// Another device activity (a profiler range, an accelerator-specific event).
+    Other,
+}
+
+impl GpuWork {
+    /// Every class, in code order.
+    pub const ALL: [GpuWork; 6] = [
+        GpuWork::Kernel,
+        GpuWork::Memcpy,
+        GpuWork::Memset,
+        GpuWork::Annotation,
+        GpuWork::Sync,
+        GpuWork::Other,
+    ];
+
+    /// Work the device does: kernels, memory copies and sets (what "GPU busy" unites).
+    pub fn is_work(self) -> bool {
+        matches!(self, GpuWork::Kernel | GpuWork::Memcpy | GpuWork::Memset)
+    }
+    /// A memory copy or set.
+    pub fn is_memory(self) -> bool {
+        matches!(self, GpuWork::Memcpy | GpuWork::Memset)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuWork::Kernel => "kernel",
+            GpuWork::Memcpy => "memcpy",
+            GpuWork::Memset => "memset",
+            GpuWork::Annotation => "annotation",
+            GpuWork::Sync => "sync",
+            GpuWork::Other => "other",
+        }
+    }
+    /// The stored code (0 = none).
+    pub fn code(w: Option<GpuWork>) -> u8 {
+        match w {
+            None => 0,
+            Some(w) => GpuWork::ALL.iter().position(|&x| x == w).map_or(0, |p| p as u8 + 1),
+        }
+    }
+    /// The class of a stored code (0 or unknown = none).
+    pub fn from_code(c: u8) -> Option<GpuWork> {
+        GpuWork::ALL.get(usize::from(c).checked_sub(1)?).copied()
+    }
+}
+
 /// The typed domain fields of one slice, as an importer sets them. Every field is optional.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SliceDomain {
@@ -381,6 +444,8 @@ pub struct SliceDomain {
     /// The compiler inserted this matrix instruction to move data (transpose, partition
     /// broadcast): neuron-profile's `instruction_type` / `tensor_instruction_type` `TRANSPOSE`.
     pub transpose: bool,
+    /// What the slice is on a GPU stream (kernel, memcpy, annotation, …), `None` = not typed.
+    pub gpu_work: Option<GpuWork>,
 }
 
 impl Default for SliceDomain {
@@ -395,6 +460,7 @@ impl Default for SliceDomain {
             dur_sub_ps: 0,
             flops: u64::MAX,
             transpose: false,
+            gpu_work: None,
         }
     }
 }
@@ -564,6 +630,7 @@ pub struct DomainShape {
     pub source: SourceId,
     pub flops: u64,
     pub transpose: bool,
+    pub gpu_work: Option<GpuWork>,
 }
 
 impl DomainShape {
@@ -579,6 +646,7 @@ impl DomainShape {
             dur_sub_ps,
             flops: self.flops,
             transpose: self.transpose,
+            gpu_work: self.gpu_work,
         }
     }
     fn of(d: &SliceDomain) -> DomainShape {
@@ -589,6 +657,7 @@ impl DomainShape {
             source: d.source,
             flops: d.flops,
             transpose: d.transpose,
+            gpu_work: d.gpu_work,
         }
     }
 }
@@ -602,6 +671,8 @@ pub struct DomainShapes {
     pub source: Vec<SourceId>,
     pub flops: Vec<u64>,
     pub transpose: Vec<bool>,
+    /// [`GpuWork::code`] of each shape (0 = none).
+    pub gpu_work: Vec<u8>,
 }
 
 impl DomainShapes {
@@ -619,6 +690,7 @@ impl DomainShapes {
             && self.source.len() == n
             && self.flops.len() == n
             && self.transpose.len() == n
+            && self.gpu_work.len() == n
     }
     fn push(&mut self, s: DomainShape) {
         self.opcode.push(s.opcode);
@@ -627,6 +699,7 @@ impl DomainShapes {
         self.source.push(s.source);
         self.flops.push(s.flops);
         self.transpose.push(s.transpose);
+        self.gpu_work.push(GpuWork::code(s.gpu_work));
     }
     /// Shape `s`; the "none" shape when out of range.
     pub fn get(&self, s: usize) -> DomainShape {
@@ -638,6 +711,7 @@ impl DomainShapes {
             source: self.source.get(s).copied().unwrap_or(d.source),
             flops: self.flops.get(s).copied().unwrap_or(d.flops),
             transpose: self.transpose.get(s).copied().unwrap_or(d.transpose),
+            gpu_work: self.gpu_work.get(s).copied().and_then(GpuWork::from_code),
         }
     }
     fn heap_bytes(&self) -> usize {
@@ -647,6 +721,7 @@ impl DomainShapes {
             + self.source.capacity() * 4
             + self.flops.capacity() * 8
             + self.transpose.capacity()
+            + self.gpu_work.capacity()
     }
 }
 
@@ -722,6 +797,11 @@ impl DomainColumns {
     #[inline]
     pub fn bytes(&self, i: usize) -> u64 {
         self.bytes.get(i).copied().unwrap_or(u64::MAX)
+    }
+    /// What slice `i` is on a GPU stream (`None` = not typed).
+    #[inline]
+    pub fn gpu_work(&self, i: usize) -> Option<GpuWork> {
+        self.shapes.gpu_work.get(self.shape_of(i)).copied().and_then(GpuWork::from_code)
     }
     /// Slice `i`'s picoseconds past its floored start and duration (0 = none).
     #[inline]
@@ -821,6 +901,7 @@ impl DomainWriter {
         c.shapes.source.shrink_to_fit();
         c.shapes.flops.shrink_to_fit();
         c.shapes.transpose.shrink_to_fit();
+        c.shapes.gpu_work.shrink_to_fit();
         c
     }
 }
@@ -885,6 +966,145 @@ pub struct DeviceInfo {
     pub event_count: Option<u64>,
     /// DMA queues the capture's metadata names: neuron-profile's `dma_queue_count`.
     pub dma_queue_count: Option<u64>,
+    /// Software versions the capture states, as neuron-profile prints them: the Neuron runtime
+    /// (`2.29.40 (f954c)`), driver (`2.25.0 ()`) and collectives library (`2.29.41 ()`).
+    pub runtime_version: Option<StrId>,
+    pub driver_version: Option<StrId>,
+    pub collectives_version: Option<StrId>,
+    /// The runtime's device-memory allocation for the loaded program (NTFF `/4/4/1/11`, the
+    /// export's `nc_mem_usage`).
+    pub memory: Option<DeviceMemory>,
+    /// Throttling periods the capture recorded (NTFF block 5, the export's `ham` table), in time
+    /// order. Empty when the input has none or does not carry them.
+    pub throttle: Vec<ThrottlePeriod>,
+    /// Static DMA blocks inferred from the packets when the input has no transfer rows (an NTFF
+    /// without its NEFF): see `ntff::Ntff::static_dma_blocks` for the rule.
+    pub dma_blocks: Vec<DmaBlock>,
+    /// On-chip / HBM traffic of the executed instructions, from their operands (NTFF instruction
+    /// words, `ntff::cost`): `None` when the input does not give it.
+    pub traffic: Option<InstructionTraffic>,
+    /// Where the instructions' operator attribution (operator names, HLO text, source lines, FLOPs)
+    /// came from, and whether it was checked against the capture.
+    pub attribution: Attribution,
+    /// The capture file ends before the data it describes: the events are only a part of the
+    /// capture, and totals the runtime reported for the whole execution (`execution_time_ps`)
+    /// describe events that are not there.
+    pub incomplete: Option<Incomplete>,
+}
+
+/// Device memory the runtime allocated for the program, by kind (bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct DeviceMemory {
+    /// `Weights`: the program's constant tensors.
+    pub weights_bytes: u64,
+    /// `Tensors`: the program's input and output tensors.
+    pub io_tensors_bytes: u64,
+    /// `DRAM Spill`: spill space in device memory.
+    pub dram_spill_bytes: u64,
+    /// `Collectives` plus `DMA Rings Collectives`: memory for collective communication.
+    pub collectives_bytes: u64,
+}
+
+/// One throttling period: the engines' utilisation limited to `limit_num / limit_den`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct ThrottlePeriod {
+    /// Duration in whole ns as neuron-profile's `ham` table floors it (until the next record;
+    /// the last one until the last instruction end).
+    pub dur_ns: i64,
+    /// The record's type: 99 = no throttling activity known (neuron-profile's "unknown"),
+    /// other values = throttling activity `n` (neuron-profile's `activity_<n>`).
+    pub kind: u32,
+    pub limit_num: u32,
+    pub limit_den: u32,
+}
+
+/// A static DMA block (neuron-profile's aggregated DMA row) inferred from packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct DmaBlock {
+    pub queue_type: DmaQueueType,
+    /// First packet start and last packet end, ps relative to the profile start.
+    pub start_ps: i64,
+    pub end_ps: i64,
+    /// Data bytes (the block's completion semaphore writes left out).
+    pub bytes: u64,
+}
+
+/// Bytes the executed instructions read and write, by memory (neuron-profile's per-instruction
+/// `sbuf_read_bytes` … summed over every executed instruction of the device).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct InstructionTraffic {
+    pub sbuf_read_bytes: u64,
+    pub sbuf_write_bytes: u64,
+    pub psum_read_bytes: u64,
+    pub psum_write_bytes: u64,
+    /// Instructions that read PSUM and write SBUF, and the bytes they write.
+    pub psum_read_sbuf_write_count: u64,
+    pub psum_read_sbuf_write_bytes: u64,
+    pub hbm_read_bytes: u64,
+    pub hbm_write_bytes: u64,
+    /// FLOPs of the Tensor engine's matrix instructions (`2 × rows × columns × moving
+    /// elements` each): neuron-profile's `hardware_flops`.
+    pub hardware_flops: u64,
+}
+
+/// Where a device profile's operator attribution came from, and how sure it is: a typed flag that
+/// widgets read to mark what they show ("unverified (NEFF mismatch)"), never a warning string.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]
+pub enum Attribution {
+    /// Not stated: no attribution (an NTFF alone), or a profile that carries its own (a JSON
+    /// export or Parquet tables alone).
+    #[default]
+    Unstated,
+    /// From the NEFF the capture was made from (its UUID equals the one the NTFF names).
+    Neff,
+    /// From the capture's own neuron-profile JSON export, joined row by row onto the NTFF's
+    /// instructions (neuron-profile resolved it with the capture's own NEFF).
+    Export,
+    /// From a NEFF whose UUID differs from the one the NTFF names: the operator names, HLO text
+    /// and source lines may belong to another program. Shown marked [`Attribution::UNVERIFIED`].
+    NeffMismatch,
+}
+
+impl Attribution {
+    /// The mark of fields that come from an unverified attribution.
+    pub const UNVERIFIED: &'static str = "unverified (NEFF mismatch)";
+    /// The argument keys the NTFF importer fills from the NEFF's attribution (its instruction
+    /// template), which Event Details marks with the rest when the attribution is unverified.
+    pub const ARGS: &'static [&'static str] = &[
+        "framework_name",
+        "hlo_name",
+        "hlo_op_type",
+        "hlo_text",
+        "penguin_name",
+        "bir_name",
+        "source",
+        "kernel_source",
+    ];
+    /// Whether fields from this attribution must be shown marked [`Attribution::UNVERIFIED`].
+    pub fn is_unverified(self) -> bool {
+        self == Attribution::NeffMismatch
+    }
+}
+
+/// A capture file cut short: it ends at byte `file_bytes`, its own structure describes
+/// `expected_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]
+pub struct Incomplete {
+    pub file_bytes: u64,
+    pub expected_bytes: u64,
+}
+
+impl Incomplete {
+    /// The plain statement: "the NTFF ends at byte N: the capture is incomplete (…)".
+    pub fn message(&self, format: &str) -> String {
+        format!(
+            "the {format} ends at byte {}: the capture is incomplete (its records run to byte {}; \
+             {} bytes are missing), so only the events before the cut are shown",
+            self.file_bytes,
+            self.expected_bytes,
+            self.expected_bytes.saturating_sub(self.file_bytes)
+        )
+    }
 }
 
 #[cfg(test)]

@@ -18,8 +18,9 @@ pub mod wire;
 
 pub use builder::{DomainShapeRef, FlowEnd, SliceHandle, TraceBuilder};
 pub use domain::{
-    CounterRole, DeviceInfo, DmaQueueType, DomainBuild, DomainColumns, DomainShape, DomainShapes, Engine,
-    OpId, OpLevel, OpNodeRow, OperatorTree, SliceDomain, SourceId, SourceLoc, TrackRole, WorkKind,
+    Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainBuild, DomainColumns,
+    DomainShape, DomainShapes, Engine, GpuWork, Incomplete, InstructionTraffic, OpId, OpLevel, OpNodeRow,
+    OperatorTree, SliceDomain, SourceId, SourceLoc, ThrottlePeriod, TrackRole, WorkKind,
 };
 pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
 pub use table::{Cell, Column, ColumnUnit, DataTable, TableKind};
@@ -225,6 +226,11 @@ impl SliceColumns {
     #[inline]
     pub fn opcode_of(&self, i: usize) -> StrId {
         self.domain.as_ref().map_or(StrId::EMPTY, |d| d.opcode(i))
+    }
+    /// What slice `i` is on a GPU stream (`None` = not typed by the importer).
+    #[inline]
+    pub fn gpu_work_of(&self, i: usize) -> Option<GpuWork> {
+        self.domain.as_ref().and_then(|d| d.gpu_work(i))
     }
     /// Slice `i`'s bytes (`u64::MAX` = none).
     #[inline]
@@ -759,6 +765,22 @@ impl Trace {
         let t = self.track(id);
         let g = &self.groups[t.group.idx()];
         format!("{} / {}", self.str(g.name), self.str(t.name))
+    }
+    /// The operator attribution of the device group `track` belongs to
+    /// ([`Attribution::Unstated`] for a group without device facts).
+    pub fn attribution_of_track(&self, track: TrackId) -> Attribution {
+        let g = self.tracks.get(track.idx()).map(|t| t.group.idx());
+        g.and_then(|g| self.groups.get(g)?.device.as_ref()).map_or(Attribution::Unstated, |d| d.attribution)
+    }
+    /// Whether some device group's operator attribution is unverified (a NEFF whose UUID differs
+    /// from the capture's): widgets then say so prominently and mark the fields.
+    pub fn unverified_attribution(&self) -> bool {
+        self.groups.iter().filter_map(|g| g.device.as_ref()).any(|d| d.attribution.is_unverified())
+    }
+    /// The first device group whose capture file is cut short, and how: summaries must not report
+    /// the runtime's totals for it as if its events were there.
+    pub fn incomplete_capture(&self) -> Option<(&Group, Incomplete)> {
+        self.groups.iter().find_map(|g| Some((g, g.device.as_ref()?.incomplete?)))
     }
     /// Flows that start or end at `slice`.
     pub fn flows_of(&self, slice: SliceRef) -> impl Iterator<Item = &Flow> {

@@ -21,7 +21,7 @@ use crate::model::domain::{OpId, SourceId};
 use crate::model::{ArgsId, Flow, SliceColumns, SliceRef, Trace, TrackId};
 use crate::strings::StrId;
 
-const MAGIC: &[u8; 8] = b"LPWIRE05";
+const MAGIC: &[u8; 8] = b"LPWIRE06";
 /// Bytes before the skeleton: magic + skeleton length.
 pub const PREFIX_BYTES: usize = 16;
 const TABLE_ENTRY_BYTES: usize = 9;
@@ -293,6 +293,7 @@ fn slice_columns<'a>(s: &'a mut SliceColumns, f: &mut dyn FnMut(ColumnMut<'a>)) 
         f(ColumnMut::Src(&mut sh.source));
         f(ColumnMut::U64(&mut sh.flops));
         f(ColumnMut::Bool(&mut sh.transpose));
+        f(ColumnMut::U8(&mut sh.gpu_work));
     }
 }
 

@@ -423,6 +423,13 @@ fn ntff_cases() -> Vec<Case> {
         out.push(case(g, &format!("version {v}"), "profile.ntff", b));
     }
     out.push(case(g, "header only", "p.ntff", base[..base.len().min(0x90)].to_vec()));
+    // cut inside the record area (the mutations' random cuts land in the large metadata): before
+    // any record, after a few, halfway, one record and one byte short of the end
+    let area = 0x80 + u32::from_le_bytes([base[1], base[2], base[3], 0]) as usize;
+    let n = base.len();
+    for cut in [area, area + 48, area + (n - area) / 2, n - 16, n - 1] {
+        out.push(case(g, &format!("records cut at {cut}"), "profile.ntff", base[..cut.min(n)].to_vec()));
+    }
     out
 }
 

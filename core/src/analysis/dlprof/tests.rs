@@ -10,7 +10,8 @@ struct T {
 
 impl T {
     fn new(devices: usize) -> T {
-        let mut b = TraceBuilder::new("test");
+        // a PyTorch profiler trace (framework advice applies)
+        let mut b = TraceBuilder::new("pytorch-kineto");
         let host = b.add_group("host", GroupKind::Process);
         let cpu = b.add_track(host, "thread 1", TrackKind::Thread, "1");
         let gpu = (0..devices)
@@ -37,6 +38,9 @@ impl T {
     ) {
         let (n, c) = (self.b.intern(name), self.b.intern(cat));
         let h = self.b.add_slice(self.gpu[d], start, dur, n, c, crate::model::ArgsId::NONE);
+        // typed as the Kineto importer types it
+        let gpu_work = crate::import::chrome::kineto::gpu_work(cat);
+        self.b.set_slice_domain(h, crate::model::SliceDomain { gpu_work, ..Default::default() });
         if let Some(l) = launch {
             let f = self.b.intern("ac2g");
             self.b.add_flow(FlowEnd::Slice(l), FlowEnd::Slice(h), f, f);
@@ -88,7 +92,8 @@ fn whole_trace_panels_have_the_known_answers() {
         d.resources,
         ResourceUsage {
             tensor_core_ns: 300,
-            other_kernel_ns: 105,
+            other_kernel_ns: 5,
+            unknown_kernel_ns: 100,
             memory_ns: 100,
             cpu_only_ns: 300,
             idle_ns: 1195
@@ -107,9 +112,12 @@ fn whole_trace_panels_have_the_known_answers() {
     assert_eq!(d.ops[1].op_type, "copy");
     assert_eq!(d.ops[2].calls, 0);
     assert_eq!(d.top_ops.len(), 4);
-    let k: Vec<(&str, bool, i64)> =
+    let k: Vec<(&str, TensorCore, i64)> =
         d.kernels.iter().map(|k| (k.name.as_str(), k.tensor_core, k.gpu.total_ns)).collect();
-    assert_eq!(k[0], ("volta_h884gemm_64x64_ldg8_nn", true, 300));
+    assert_eq!(k[0], ("volta_h884gemm_64x64_ldg8_nn", TensorCore::Yes, 300));
+    // a kernel whose name says nothing is unknown, not "no tensor core"
+    assert!(k.contains(&("orphan_kernel", TensorCore::Unknown, 100)), "{k:?}");
+    assert_eq!(d.tensor_core_unknown_time_ns, 100);
     assert_eq!(d.kernels[0].top_op, "aten::linear");
     assert_eq!(d.kernels[0].launch.total_ns, 10);
     let memcpy = d.kernels.iter().find(|k| k.class == ActivityClass::Memory).unwrap();
@@ -135,7 +143,8 @@ fn an_iteration_range_re_aggregates_every_panel() {
         d.resources,
         ResourceUsage {
             tensor_core_ns: 0,
-            other_kernel_ns: 105,
+            other_kernel_ns: 5,
+            unknown_kernel_ns: 100,
             memory_ns: 0,
             cpu_only_ns: 100,
             idle_ns: 795
@@ -186,6 +195,50 @@ fn launch_bound_low_tensor_core_and_no_iterations_rules() {
 }
 
 #[test]
+fn a_cuda_program_gets_no_framework_advice_and_its_top_gpu_ops_are_kernels() {
+    // the same launch-bound FP32 run, recorded by Nsight Systems from a CUDA C program: no
+    // framework ops, the launches are CUDA API calls
+    let mut t = T::new(1);
+    t.b.set_format("nsys-sqlite");
+    for i in 0..200 {
+        let l = t.cpu("cudaLaunchKernel", "cuda_runtime", i * 20_000 + 100, 500);
+        t.gpu(0, "elementwise_kernel", "kernel", i * 20_000 + 1_000, 5_000, Some(l));
+    }
+    let l = t.cpu("cudaLaunchKernel", "cuda_runtime", 4_000_100, 500);
+    t.gpu(0, "sgemm_128x64_nn", "kernel", 4_001_000, 2_000_000, Some(l));
+    let d = DlprofIndex::build(&t.finish()).dashboard(None);
+    assert!(!d.framework && d.top_ops_are_kernels);
+    let top: Vec<&str> = d.top_ops.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(top, ["sgemm_128x64_nn", "elementwise_kernel"], "GPU work, not API calls");
+    let keys: Vec<&str> = d.recommendations.iter().map(|r| r.key).collect();
+    assert!(!keys.contains(&"no_iterations"), "{keys:?}");
+    for r in &d.recommendations {
+        assert!(!r.advice.contains("torch") && !r.advice.contains("DataLoader"), "{}: {}", r.key, r.advice);
+        assert!(!r.evidence.is_empty(), "{}", r.key);
+    }
+}
+
+#[test]
+fn precision_advice_only_when_the_precision_is_known() {
+    // a GEMM op whose kernel name says neither tensor core nor its type: no precision advice
+    let mut t = T::new(1);
+    t.cpu("aten::mm", "cpu_op", 0, 1_000);
+    let l = t.cpu("cudaLaunchKernel", "cuda_runtime", 100, 500);
+    t.gpu(0, "my_gemm_kernel", "kernel", 1_000, 2_000_000, Some(l));
+    let d = DlprofIndex::build(&t.finish()).dashboard(None);
+    assert_eq!(d.ops[0].tensor_core_unknown_ns, 2_000_000);
+    assert!(d.recommendations.iter().all(|r| r.key != "low_tensor_core"));
+    // an FP4 Blackwell GEMM is a tensor-core kernel: no advice either
+    let mut t = T::new(1);
+    t.cpu("aten::mm", "cpu_op", 0, 1_000);
+    let l = t.cpu("cudaLaunchKernel", "cuda_runtime", 100, 500);
+    t.gpu(0, "bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x128x256_s3", "kernel", 1_000, 2_000_000, Some(l));
+    let d = DlprofIndex::build(&t.finish()).dashboard(None);
+    assert_eq!(d.tensor_core_kernel_time_ns, 2_000_000);
+    assert!(d.recommendations.iter().all(|r| r.key != "low_tensor_core"));
+}
+
+#[test]
 fn utilisation_is_averaged_over_devices() {
     let mut t = T::new(2);
     t.cpu("aten::mm", "cpu_op", 0, 10);
@@ -225,12 +278,12 @@ fn name_heuristics() {
         "wmma_kernel",
         "sm90_xmma_gemm_bf16bf16_bf16f32",
     ] {
-        assert!(uses_tensor_cores(k), "{k}");
+        assert_eq!(uses_tensor_cores(k), TensorCore::Yes, "{k}");
     }
     for k in
         ["volta_sgemm_128x64_nn", "vectorized_elementwise_kernel", "Memcpy HtoD", "implicit_convolve_sgemm"]
     {
-        assert!(!uses_tensor_cores(k), "{k}");
+        assert_eq!(uses_tensor_cores(k), TensorCore::No, "{k}");
     }
     for o in ["aten::mm", "aten::addmm", "aten::conv2d", "aten::linear", "AddmmBackward0", "aten::matmul"] {
         assert!(op_name_tc_eligible(o), "{o}");

@@ -66,7 +66,7 @@ fn load(files: &[(&str, String)]) -> Trace {
 }
 
 fn exact() -> GpuOptions {
-    GpuOptions { hta_rounding: false, ..GpuOptions::default() }
+    GpuOptions { hta_rounding: false, ..GpuOptions::hta() }
 }
 
 /// Two streams: compute [0,10) [20,25), communication [5,30), memcpy [40,42); a GPU user
@@ -110,7 +110,7 @@ fn temporal_breakdown_overlapping_streams() {
     assert_eq!(r.activities, 4, "the GPU user annotation is not a kernel");
     assert_eq!(g.temporal_breakdown.total, r.temporal);
     // whole µs already: HTA's rounding changes nothing
-    let h = gpu_analysis(&t, &GpuOptions::default()).unwrap();
+    let h = gpu_analysis(&t, &GpuOptions::hta()).unwrap();
     assert_eq!(h.temporal_breakdown.total, r.temporal);
 }
 
@@ -153,7 +153,7 @@ fn hta_rounding_to_whole_us() {
     let mut k = K::default();
     k.kernel("gemm", 1.5, 2.0, 7, 1).kernel("gemm", 10.0, 1.0, 7, 2);
     let t = load(&[("r.json", k.json(0))]);
-    let h = gpu_analysis(&t, &GpuOptions::default()).unwrap();
+    let h = gpu_analysis(&t, &GpuOptions::hta()).unwrap();
     assert_eq!(h.temporal_breakdown.total.compute_ns, 2 * US);
     assert_eq!(h.temporal_breakdown.total.kernel_ns, 9 * US);
     let x = gpu_analysis(&t, &exact()).unwrap();
@@ -291,7 +291,7 @@ fn not_applicable_without_gpu_streams() {
     let th = b.add_track(g, "main", TrackKind::Thread, "1");
     let n = b.intern("work");
     b.add_slice(th, 0, 10, n, StrId::EMPTY, ArgsId::NONE);
-    let e = gpu_analysis(&b.finish(), &GpuOptions::default()).unwrap_err();
+    let e = gpu_analysis(&b.finish(), &GpuOptions::hta()).unwrap_err();
     assert!(e.contains("no GPU stream"), "{e}");
 }
 

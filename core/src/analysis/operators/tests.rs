@@ -215,3 +215,47 @@ fn empty_trace_gives_an_empty_table() {
         assert!(t.events(0).is_empty());
     }
 }
+
+/// Semaphore waits are waiting, not compute: by default they are left out of the rows and the
+/// device total (and counted apart); the toggle puts them back under their operator (here none).
+#[test]
+fn semaphore_waits_are_left_out_unless_asked_for() {
+    let mut b = TraceBuilder::new("test");
+    let g = b.add_group("nc0", GroupKind::Device);
+    let it = b.intern("trn1.2xlarge");
+    b.set_group_device(
+        g,
+        DeviceInfo { instance_type: Some(it), execution_time_ps: Some(1_000_000), ..DeviceInfo::default() },
+    );
+    let pe = b.add_track(g, "Tensor", TrackKind::Stream, "pe");
+    b.set_track_role(pe, TrackRole::Engine(Engine::Tensor));
+    let dot = b.add_operator(OpId::NONE, OpLevel::Hlo, "dot.3");
+    let (mm, wait) = (b.intern("MATMUL"), b.intern("EVENT_SEMAPHORE"));
+    let add = |b: &mut TraceBuilder, s, d, op: OpId, opcode, flops| {
+        let h = b.add_slice(pe, s, d, opcode, StrId::EMPTY, ArgsId::NONE);
+        b.set_slice_domain(h, SliceDomain { opcode, operator: op, flops, ..SliceDomain::default() });
+    };
+    add(&mut b, 0, 900, OpId::NONE, wait, u64::MAX);
+    add(&mut b, 900, 100, dot, mm, 1_000_000);
+    let tr = b.finish();
+
+    let t = build(&tr, Hierarchy::Operators);
+    check_invariants(&t);
+    assert_eq!(t.waits, WaitsLeftOut { count: 1, ns: 900 });
+    assert_eq!(t.device_total_ns, 100);
+    let d = find(&t, &tr, &["dot.3"]);
+    assert!((t.fraction(d) - 1.0).abs() < 1e-12, "the operator has all the compute");
+    assert!(t.roots().iter().all(|&r| t.name(&tr, r) != "(no operator)"));
+    // MFU while it runs: over its own 100 ns; over the profile: over the 1 µs execution time
+    let peak = 2.0 * 128.0 * 128.0 * 2.8e9;
+    assert!((t.mfu(d).unwrap() - 1e6 / (peak * 100e-9)).abs() < 1e-12);
+    assert!((t.mfu_over_profile(d).unwrap() - 1e6 / (peak * 1e-6)).abs() < 1e-12);
+
+    let t = build_with(&tr, Hierarchy::Operators, Options { include_waits: true });
+    check_invariants(&t);
+    assert_eq!(t.waits, WaitsLeftOut::default());
+    assert_eq!(t.device_total_ns, 1000);
+    let w = find(&t, &tr, &["(no operator)", "EVENT_SEMAPHORE"]);
+    assert_eq!((t.rows[w as usize].count, t.rows[w as usize].total_ns), (1, 900));
+    assert!((t.fraction(find(&t, &tr, &["dot.3"])) - 0.1).abs() < 1e-12);
+}

@@ -692,6 +692,12 @@ impl<'b> Conv<'b> {
         let kineto = self.dialect.kineto;
         let furiosa = self.dialect.furiosa && !kineto;
         self.threads.apply_names(self.b, kineto, furiosa);
+        if kineto {
+            // the device activities' category is their kind of work: typed once, here
+            for track in self.threads.device_tracks() {
+                self.b.set_gpu_work_by_category(track, kineto::gpu_work);
+            }
+        }
         self.asyncs.apply_sorts(self.b);
         self.dialect
     }

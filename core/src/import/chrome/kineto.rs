@@ -65,6 +65,22 @@ pub fn classify(cat: &str) -> CatClass {
     }
 }
 
+/// What a device activity of category `cat` is (Kineto's `ActivityType` names; capitalised =
+/// PyTorch 1.8/1.9): `None` for categories Kineto does not define on a device.
+pub fn gpu_work(cat: &str) -> Option<crate::model::GpuWork> {
+    use crate::model::GpuWork;
+    Some(match cat {
+        // MTIA's compute-core events are its kernels (HTA counts them as such)
+        "kernel" | "Kernel" | "mtia_ccp_events" => GpuWork::Kernel,
+        "gpu_memcpy" | "Memcpy" => GpuWork::Memcpy,
+        "gpu_memset" | "Memset" => GpuWork::Memset,
+        "gpu_user_annotation" => GpuWork::Annotation,
+        "cuda_sync" | "cuda_event" => GpuWork::Sync,
+        "cuda_profiler_range" => GpuWork::Other,
+        _ => return None,
+    })
+}
+
 /// Top-level keys of the object form that only Kineto writes.
 pub fn is_kineto_top_key(key: &[u8]) -> bool {
     matches!(

@@ -14,7 +14,7 @@ mod convert;
 mod events;
 mod flows;
 mod intern;
-mod kineto;
+pub mod kineto;
 mod lazy;
 mod parse;
 mod scan;

@@ -178,6 +178,11 @@ impl ThreadTable {
         t
     }
 
+    /// The tracks of threads that carry device events (GPU streams, NPU queues).
+    pub fn device_tracks(&self) -> Vec<TrackId> {
+        self.threads.iter().filter(|t| t.device).map(|t| t.track).collect()
+    }
+
     /// Metadata (`M`) of a pid, whether or not the process has events.
     pub fn proc_meta(&mut self, pid: Key) -> &mut ProcMeta {
         self.proc_meta.entry(pid).or_default()

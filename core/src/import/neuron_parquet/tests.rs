@@ -638,7 +638,7 @@ fn huge_list_in_a_page_header_is_refused() {
 /// `queue_type`, total time and instance type from the Summary table.
 #[test]
 fn device_summary_from_parquet() {
-    use crate::analysis::device_summary::{device_summary, Value};
+    use crate::analysis::device_summary::device_summary;
     let files = [
         ("p/Instruction.parquet", instruction_table()),
         ("p/DmaPacket.parquet", dma_packet_table()),
@@ -648,7 +648,7 @@ fn device_summary_from_parquet() {
     let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
     let t = import_files(&inputs, &mut NoProgress).unwrap();
     let s = device_summary(&t).expect("a device profile");
-    let count = |k: &str| s.get(k).map(Value::as_f64);
+    let count = |k: &str| s.get(k).map(|v| v.as_f64());
     assert_eq!(count("tensor_engine_instruction_count"), Some(2.0)); // TensorMatrix + Tensor rows
     assert_eq!(count("matmul_instruction_count"), Some(1.0));
     assert_eq!(count("vector_engine_instruction_count"), Some(1.0));

@@ -206,6 +206,35 @@ impl Ntff {
             .collect()
     }
 
+    /// Static DMA blocks (neuron-profile's aggregated DMA rows) as far as the NTFF alone shows
+    /// them: per named static queue index (`data` in [`Ntff::dma_queue_kind`]), its in-window
+    /// packets on every DMA engine form one block, from the first start to the last end (ps
+    /// relative to T0, like every decoded time), with the bytes of its data packets: the 4-byte packets, each DMA
+    /// engine's write of the block's completion semaphore, are left out. The NEFF knows the
+    /// real blocks; this rule assumes one block per queue and execution (CONSISTENT: every
+    /// capture of the corpus, one block each, equals the export's aggregated row, ntff-v5.md
+    /// §5.4). `(queue, start_ps, end_ps, bytes)`, in queue order.
+    pub fn static_dma_blocks(&self) -> Vec<(u8, i64, i64, u64)> {
+        let mut out: Vec<(u8, i64, i64, u64)> = Vec::new();
+        for p in &self.dma_packets {
+            if self.dma_queue_kind(p.dma_engine, p.queue) != "data" {
+                continue;
+            }
+            let (s, e) = (p.start_ps, p.end_ps);
+            let bytes = if p.size_bytes == 4 { 0 } else { u64::from(p.size_bytes) };
+            match out.iter_mut().find(|b| b.0 == p.queue) {
+                Some(b) => {
+                    b.1 = b.1.min(s);
+                    b.2 = b.2.max(e);
+                    b.3 += bytes;
+                }
+                None => out.push((p.queue, s, e, bytes)),
+            }
+        }
+        out.sort_by_key(|b| b.0);
+        out
+    }
+
     /// JSON DMA `subgroup` label (GUESS, fits the corpus): `"<name>-Q<q>-E<e>"` when a `/7`
     /// descriptor names (engine, queue) with a static queue, `"Q<q>-E<e>"` for dynamic queues
     /// (name ends in `Dynamic`) and for queues without a descriptor.

@@ -38,6 +38,7 @@
 //! DMA variable names/shapes, aggregated DMA block rows and their membership, the identity of
 //! static DMA trigger instructions (pending-DMA), and FLOP/byte summary metrics.
 
+pub mod cost;
 mod derived;
 mod metadata;
 pub mod opcodes;
@@ -47,6 +48,7 @@ pub mod writer;
 use serde::Serialize;
 use thiserror::Error;
 
+pub use cost::InstructionTotals;
 pub use derived::{ActiveTime, CounterPoint, ThroughputPoint};
 pub use metadata::{
     BlockDescriptor, ClockSync, DmaQueueDescriptor, EngineProgram, MemoryUsage, Metadata, Patch, PatchKind,
@@ -513,6 +515,26 @@ pub struct Ntff {
     pub active_time: Vec<ActiveTime>,
     pub stats: RecordStats,
     pub warnings: Vec<NtffWarning>,
+    /// The file length the capture's own structure describes: the header, the metadata and the
+    /// record area up to the end of its last block descriptor. Longer than the file when the
+    /// capture was cut short ([`Ntff::truncated`]).
+    pub described_len: u64,
+}
+
+impl Ntff {
+    /// `Some((file length, described length))` when the file ends before the end of the record
+    /// blocks its metadata describes: the capture is incomplete, and the events decoded are the
+    /// part before the cut.
+    pub fn truncated(&self) -> Option<(u64, u64)> {
+        (self.header.file_len < self.described_len).then_some((self.header.file_len, self.described_len))
+    }
+    /// Whether any event was decoded (instructions, DMA packets, semaphore updates, throttles).
+    pub fn has_events(&self) -> bool {
+        !(self.instructions.is_empty()
+            && self.dma_packets.is_empty()
+            && self.semaphore_updates.is_empty()
+            && self.throttles.is_empty())
+    }
 }
 
 /// Decode an NTFF v5 file. Errors only when the header or metadata cannot be read; any damage
@@ -559,6 +581,9 @@ pub fn parse(bytes: &[u8]) -> Result<Ntff, NtffError> {
     let active_time =
         derived::active_time(&out.instructions, [c.tensor, c.scalar, c.gpsimd, c.vector, c.sync]);
     out.stats.record_area_bytes = area.len() as u64;
+    let blocks_end =
+        metadata.blocks.iter().map(|d| d.offset_bytes.saturating_add(d.size_bytes)).max().unwrap_or(0);
+    let described_len = (meta_end as u64).saturating_add(blocks_end);
     Ok(Ntff {
         header,
         metadata,
@@ -570,6 +595,7 @@ pub fn parse(bytes: &[u8]) -> Result<Ntff, NtffError> {
         active_time,
         stats: out.stats,
         warnings: warnings.list,
+        described_len,
     })
 }
 
