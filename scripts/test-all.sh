@@ -9,6 +9,15 @@ T0=$(date +%s)
 step() { echo "::: [+$(( $(date +%s) - T0 ))s] $*"; }
 
 step setup
+# the golden, oracle and end-to-end tests read real files from ../shared/samples: without them a
+# run would prove nothing, so it fails instead of skipping
+SAMPLES_DIR="${LOUPE_SAMPLES:-../shared/samples}"
+for d in neuron neuron/ntff-v5 pytorch-kineto chrome-trace-json nsight-systems-sqlite perfetto-proto xprof dlprof; do
+  if [ ! -d "$SAMPLES_DIR/$d" ]; then
+    echo "test-all: $SAMPLES_DIR/$d is missing: the sample files must be beside the repository (../shared/samples)" >&2
+    exit 1
+  fi
+done
 bash scripts/setup.sh
 
 step "check: loupe-core has no web dependency"

@@ -17,15 +17,25 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::state::TraceData;
 
-/// The arguments table (nothing when there are none).
-fn table(args: Vec<(String, String)>) -> AnyView {
+/// The arguments table (nothing when there are none); `unverified` names the keys whose values
+/// come from an unverified attribution (marked as such).
+fn table(args: Vec<(String, String)>, unverified: &[&str]) -> AnyView {
     if args.is_empty() {
         return ().into_any();
     }
+    let mark = loupe_core::model::Attribution::UNVERIFIED;
     view! {
         <h4>"Arguments"</h4>
         <table class="kv args" data-testid="details-args">
-            {args.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td>{v}</td></tr> }).collect_view()}
+            {args.into_iter().map(|(k, v)| {
+                let marked = unverified.contains(&k.as_str());
+                view! {
+                    <tr>
+                        <th>{k}</th>
+                        <td>{v}{marked.then(|| view! { " " <span class="unverified" data-testid="unverified">{mark}</span> })}</td>
+                    </tr>
+                }
+            }).collect_view()}
         </table>
     }
     .into_any()
@@ -86,8 +96,13 @@ async fn read_lazy(file: web_sys::File, offset: u64, len: u32) -> Lazy {
 
 /// The "Arguments" part of Event Details for args set `id` of `data`'s trace.
 pub fn args_section(data: &TraceData, id: ArgsId) -> AnyView {
+    args_section_marked(data, id, &[])
+}
+
+/// [`args_section`] with the values of the `unverified` keys marked "unverified (NEFF mismatch)".
+pub fn args_section_marked(data: &TraceData, id: ArgsId, unverified: &'static [&'static str]) -> AnyView {
     let Some(r) = data.trace.args.lazy_ref(id) else {
-        return table(data.trace.args_display(id));
+        return table(data.trace.args_display(id), unverified);
     };
     let Some(file) = data.files.get(r.file as usize).cloned() else {
         return note("The arguments of this event are in the original file; open it to see them.".into());
@@ -104,7 +119,7 @@ pub fn args_section(data: &TraceData, id: ArgsId) -> AnyView {
             <p class="hint" data-testid="details-args-loading">"loading arguments…"</p>
         }
         .into_any(),
-        Lazy::Loaded(args) => table(args),
+        Lazy::Loaded(args) => table(args, unverified),
         Lazy::Failed(why) => note(why),
     })
     .into_any()

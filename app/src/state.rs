@@ -211,7 +211,9 @@ impl IndexBuild {
         let device_summary = self
             .device
             .unwrap_or_else(|| loupe_core::analysis::device_summary::DeviceSummaryBuilder::new(&trace))
-            .finish(&trace);
+            .finish(&trace)
+            // a capture cut short: the runtime's totals describe events that are not there
+            .filter(|_| loupe_core::analysis::evidence::device_summary_withheld(&trace).is_none());
         let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
         let heap_bytes = trace.heap_bytes();
         TraceData {

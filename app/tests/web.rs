@@ -125,8 +125,7 @@ fn choose_file(name: &str, bytes: &[u8]) {
     input.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
 }
 
-/// A small file the importers of this tree accept: Chrome JSON when that importer exists,
-/// else a minimal NEFF (program only, no timeline).
+/// A small Chrome JSON file (4 slices on one thread).
 fn small_valid_file() -> (&'static str, Vec<u8>) {
     let json = br#"{"traceEvents":[
         {"name":"process_name","ph":"M","pid":7,"args":{"name":"test process"}},
@@ -134,11 +133,8 @@ fn small_valid_file() -> (&'static str, Vec<u8>) {
         {"name":"child","ph":"X","ts":100,"dur":500,"pid":7,"tid":1},
         {"name":"straddles","ph":"X","ts":900,"dur":300,"pid":7,"tid":1}
     ]}"#;
-    if loupe_core::import::detect("small.json", json).is_some() {
-        ("small.json", json.to_vec())
-    } else {
-        ("small.neff", loupe_core::neuron::neff::writer::minimal_neff())
-    }
+    assert!(loupe_core::import::detect("small.json", json).is_some(), "the Chrome JSON importer refused it");
+    ("small.json", json.to_vec())
 }
 
 #[wasm_bindgen_test]

@@ -51,7 +51,7 @@ test('Kineto sample: utilisation, pie, top ops, recommendations, range, highligh
   await page.waitForFunction(() => document.querySelector('[data-testid=dash-resources-pie]')?.dataset.drawn === 'true');
   assert.ok((await inked(page, 'dash-resources-pie')) > 0.2, 'the pie is drawn');
   assert.ok((await inked(page, 'dash-top-ops-bars')) > 0.05, 'the bars are drawn');
-  assert.equal(await w.getByTestId('dash-resources-legend').locator('li').count(), 5);
+  assert.equal(await w.getByTestId('dash-resources-legend').locator('li').count(), 6);
   assert.equal(await w.getByTestId('dash-top-ops-legend').locator('li').count(), 10);
   const recs = await w.getByTestId('dash-recommendations').locator('li').evaluateAll((l) => l.map((e) => e.dataset.key));
   assert.ok(recs.includes('low_tensor_core'), `recommendations ${recs}`);
@@ -112,7 +112,9 @@ test('a CPU-only trace says why the dashboard does not apply', async (t) => {
   if (!cpuOnly) { t.skip('no CPU-only Kineto sample'); return; }
   const { page, errors, context } = await openApp(env);
   await load(page, join(KINETO, cpuOnly));
-  await page.locator('.wb-tab[data-widget=dashboard]').click();
+  // a CPU-only trace's default layout has no GPU widgets: add the Dashboard from the menu
+  await page.getByTestId('add-widget-menu').locator('summary').click();
+  await page.getByTestId('add-widget-menu').locator('button[data-widget=dashboard]').click();
   await page.getByTestId('dash-empty').waitFor();
   assert.match(await page.getByTestId('dash-empty').textContent(), /needs GPU kernels/);
   assert.deepEqual(errors, []);

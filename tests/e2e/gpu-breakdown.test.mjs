@@ -41,10 +41,8 @@ test('Kineto: GPU breakdown equals loupe analyze, charts drawn, rows highlight t
   const { page, errors, context } = await openApp(env, { width: 1500, height: 1500 });
   await load(page, FILE);
   const w = page.getByTestId('widget-gpu-breakdown');
-  // a tab beside Event Details; nothing is computed while it is hidden
-  assert.equal(await page.locator('.wb-tab[data-widget=gpu-breakdown]').count(), 1);
-  assert.equal(await w.getByTestId('gpu-temporal').count(), 0, 'not computed while the tab is hidden');
-  await page.locator('.wb-tab[data-widget=gpu-breakdown]').click();
+  // the GPU trace layout opens on it (the side pane's first tab)
+  assert.equal(await page.locator('.wb-tab[data-widget=gpu-breakdown]').getAttribute('aria-selected'), 'true');
   const temporal = w.getByTestId('gpu-temporal');
   await temporal.waitFor({ timeout: 30000 });
 
@@ -140,10 +138,19 @@ test('Kineto: GPU breakdown equals loupe analyze, charts drawn, rows highlight t
     await page.waitForFunction((n) => document.querySelector('[data-testid=details] .details-title')?.textContent === n, name);
   }
 
-  // exact ns and the last step kept: recomputed, equal to the CLI with the same switches
+  // Loupe's definitions by default: busy as the CLI's
+  assert.equal((await cell('busy')).ns, rank.busy_ns);
+  assert.equal(await w.getByTestId('gpu-method').getAttribute('data-definitions'), 'loupe');
+  // HTA's definitions: equal to `analyze --definitions hta`
+  await w.locator('button[data-option=hta]').click();
+  const hta = analyze(FILE, ['--definitions', 'hta']).temporal_breakdown.ranks[0];
+  await page.waitForFunction(() => document.querySelector('[data-testid=gpu-method]')?.dataset.definitions === 'hta', null, { timeout: 30000 });
+  await page.waitForFunction((ns) => document.querySelector('[data-testid=gpu-temporal] tr[data-key=kernel]')?.dataset.ns === String(ns), hta.kernel_ns, { timeout: 30000 });
+  assert.equal((await cell('idle')).ns, hta.idle_ns);
+  // HTA's switches: exact ns and the last step kept, equal to the CLI with the same switches
   await w.locator('button[data-option=exact]').click();
   await w.locator('button[data-option=keep-last-step]').click();
-  const exact = analyze(FILE, ['--exact', '--keep-last-step']).temporal_breakdown.ranks[0];
+  const exact = analyze(FILE, ['--definitions', 'hta', '--exact', '--keep-last-step']).temporal_breakdown.ranks[0];
   await page.waitForFunction((ns) => document.querySelector('[data-testid=gpu-temporal] tr[data-key=kernel]')?.dataset.ns === String(ns), exact.kernel_ns, { timeout: 30000 });
   assert.equal((await cell('idle')).ns, exact.idle_ns);
   assert.equal((await cell('compute')).ns, exact.compute_ns);
@@ -206,7 +213,10 @@ test('CPU-only trace: the GPU breakdown says why it does not apply', async (t) =
   if (!existsSync(cpu)) { t.skip(`no sample ${cpu}`); return; }
   const { page, errors, context } = await openApp(env);
   await load(page, cpu);
-  await page.locator('.wb-tab[data-widget=gpu-breakdown]').click();
+  // a CPU trace's layout has no GPU Breakdown: added from the menu, it says why it is empty
+  assert.equal(await page.locator('.wb-tab[data-widget=gpu-breakdown]').count(), 0);
+  await page.getByTestId('add-widget-menu').locator('summary').click();
+  await page.getByTestId('add-widget-menu').locator('button[data-widget=gpu-breakdown]').click();
   const empty = page.getByTestId('widget-gpu-breakdown').getByTestId('gpu-empty');
   await empty.waitFor({ timeout: 20000 });
   assert.match(await empty.textContent(), /no GPU stream.*Kineto/s);

@@ -25,7 +25,9 @@ test('NTFF: summary, search paging, selection summary follows the zoom', async (
   if (!NTFF) { t.skip(`no NTFF samples in ${DIR}`); return; }
   const { page, errors, context } = await openApp(env, { width: 1500, height: 900 });
   await load(page, NTFF);
-  for (const w of ['timeline', 'details', 'search', 'summary', 'selection-summary']) {
+  // the device layout: the timeline, Event Details, Search and the Overall Summary on screen;
+  // Current Selection a tab beside Event Details
+  for (const w of ['timeline', 'details', 'search', 'summary']) {
     assert.ok(await page.getByTestId(`widget-${w}`).isVisible(), `widget-${w} visible`);
   }
   // overall summary: per-engine instruction counts
@@ -42,6 +44,14 @@ test('NTFF: summary, search paging, selection summary follows the zoom', async (
     const want = oracle[key];
     assert.ok(Math.abs(v - want) <= 1e-9 * Math.abs(want) + 1e-15, `${key}: shown ${v}, official export ${want}`);
   }
+  // the engine table's active % is neuron-profile's own (`<engine>_engine_active_time_percent`
+  // × 100), semaphore waits not counted as activity; the header's hover is the definition
+  for (const [engine, key] of [['Tensor', 'tensor'], ['Vector', 'vector'], ['Scalar', 'scalar'], ['GpSimd', 'gpsimd'], ['Sync', 'sync']]) {
+    const v = Number(await engines.locator(`tr[data-engine=${engine}] [data-metric=active_pct]`).getAttribute('data-value'));
+    const want = oracle[`${key}_engine_active_time_percent`] * 100;
+    assert.ok(Math.abs(v - want) <= 1e-9 * Math.abs(want) + 1e-12, `${engine} active %: shown ${v}, neuron-profile ${want}`);
+  }
+  assert.ok((await engines.locator('th[data-metric=active_pct]').getAttribute('title')).includes('total_time'));
   await shot(page, 'workbench-ntff.png');
 
   // search opcode:DRAIN: count, then page through hits
@@ -61,6 +71,7 @@ test('NTFF: summary, search paging, selection summary follows the zoom', async (
   await shot(page, 'workbench-search.png');
 
   // zoom in: the Current Selection summary follows the visible window
+  await page.locator('.wb-tab[data-widget=selection-summary]').click();
   const win = page.getByTestId('selection-window');
   await win.waitFor({ timeout: 10000 });
   const before = await win.getAttribute('data-t1') - await win.getAttribute('data-t0');
@@ -123,6 +134,7 @@ test('NTFF device view: sections, folded zero counters, colour legend, filter, b
   await page.mouse.move(box.x + 700, box.y + 260, { steps: 6 });
   await page.mouse.up();
   await page.keyboard.up('Shift');
+  // Current Selection comes to the front of its pane with the box's summary
   const boxSel = page.getByTestId('box-selection');
   await boxSel.waitFor({ timeout: 10000 });
   assert.match(await page.getByTestId('box-count').textContent(), /\d+ events/);

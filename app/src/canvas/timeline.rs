@@ -23,6 +23,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use loupe_core::analysis::annotations::{snap_to_edge, Marker};
 use loupe_core::lod::LodItem;
+use loupe_core::view::TimeScale;
 use loupe_core::viewport::{Viewport, WheelMode};
 use send_wrapper::SendWrapper;
 use wasm_bindgen::prelude::*;
@@ -76,6 +77,10 @@ struct View {
     drag: Option<Drag>,
     /// The view has been fitted to the current trace.
     fitted: bool,
+    /// A range another view asked for exactly (a link, a saved view) and the scale it gave: while
+    /// the scale is unchanged (nobody panned or zoomed), a resize shows the same range again
+    /// rather than keeping the zoom (a pane added after a link was applied must not change it).
+    pinned: Option<(i64, i64, TimeScale)>,
 }
 
 pub struct TimelineCtl {
@@ -174,6 +179,7 @@ impl TimelineCtl {
                 hover: None,
                 drag: None,
                 fitted: false,
+                pinned: None,
             }),
             data: RefCell::new(data),
             layout: RefCell::new(layout),
@@ -278,6 +284,7 @@ impl TimelineCtl {
         if new_trace {
             let mut v = self.view.borrow_mut();
             v.fitted = false;
+            v.pinned = None;
             v.vp.scroll_y_px = 0.0;
             v.hover = None;
             self.fit(&mut v);
@@ -366,7 +373,9 @@ impl TimelineCtl {
                 let mut v = self.view.borrow_mut();
                 let w = v.vp.width_px;
                 if w > 0.0 {
-                    v.vp.scale.zoom_to(t0_ns, t1_ns.max(t0_ns.saturating_add(1)), w);
+                    let t1_ns = t1_ns.max(t0_ns.saturating_add(1));
+                    v.vp.scale.zoom_to(t0_ns, t1_ns, w);
+                    v.pinned = Some((t0_ns, t1_ns, v.vp.scale));
                 }
             }
             ViewRequest::Reveal(r) => {
@@ -443,6 +452,14 @@ impl TimelineCtl {
         let _ = style.set_property("height", &format!("{h}px"));
         if !v.fitted {
             self.fit(&mut v);
+        }
+        if let Some((t0_ns, t1_ns, scale)) = v.pinned {
+            if scale == v.vp.scale && w > 0.0 {
+                v.vp.scale.zoom_to(t0_ns, t1_ns, w);
+                v.pinned = Some((t0_ns, t1_ns, v.vp.scale));
+            } else {
+                v.pinned = None;
+            }
         }
         drop(v);
         self.request_redraw();

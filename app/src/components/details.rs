@@ -13,6 +13,19 @@ fn field(key: &'static str, value: String) -> AnyView {
     view! { <tr><th>{key}</th><td>{value}</td></tr> }.into_any()
 }
 
+/// A field whose value comes from the operator attribution: marked "unverified (NEFF mismatch)"
+/// when that attribution is ([`loupe_core::model::Attribution::is_unverified`]).
+fn attributed(key: &'static str, value: String, unverified: bool) -> AnyView {
+    let mark = loupe_core::model::Attribution::UNVERIFIED;
+    view! {
+        <tr>
+            <th>{key}</th>
+            <td>{value}{unverified.then(|| view! { " " <span class="unverified" data-testid="unverified">{mark}</span> })}</td>
+        </tr>
+    }
+    .into_any()
+}
+
 /// Every field of slice `s` of `data`'s trace (typed domain fields, hierarchy, arguments, flows),
 /// with `extra` rows after the times; a flow end is a link that calls `go_to`. Shared by Event
 /// Details (profile A) and the Compare widget (a slice of profile B).
@@ -29,9 +42,13 @@ pub fn slice_view(
         return ().into_any();
     }
     let cols = &t.slices;
+    // the operator attribution of the slice's device (typed flag): its fields are marked
+    let unverified = trace.attribution_of_track(s.track).is_unverified();
+    let category = trace.str(cols.category[i]).to_string();
+    let category_marked = unverified && !category.is_empty();
     let mut rows = vec![
         field("name", describe::slice_name(trace, s)),
-        field("category", trace.str(cols.category[i]).to_string()),
+        attributed("category", category, category_marked),
         field("track", trace.track_label(s.track)),
         field("start", describe::time_label(trace, cols.start_ns[i])),
         field("duration", describe::duration_label(cols.dur_ns[i])),
@@ -52,7 +69,7 @@ pub fn slice_view(
     if !d.operator.is_none() {
         for id in trace.operators.path(d.operator).into_iter().rev() {
             if let Some(n) = trace.operators.node(id) {
-                rows.push(field(n.level.name(), trace.str(n.name).to_string()));
+                rows.push(attributed(n.level.name(), trace.str(n.name).to_string(), unverified));
             }
         }
     }
@@ -60,7 +77,7 @@ pub fn slice_view(
         rows.push(field("program slot", d.instruction.to_string()));
     }
     if let Some(src) = d.source.get().and_then(|id| trace.sources.get(id.idx())) {
-        rows.push(field("source", format!("{}:{}", trace.str(src.file), src.line)));
+        rows.push(attributed("source", format!("{}:{}", trace.str(src.file), src.line), unverified));
     }
     if d.bytes != u64::MAX {
         rows.push(field("bytes", d.bytes.to_string()));
@@ -68,7 +85,8 @@ pub fn slice_view(
     if let Some(path) = describe::hierarchy_label(trace, s.track, i) {
         rows.push(field("hierarchy", path));
     }
-    let args = crate::lazy_args::args_section(data, cols.args[i]);
+    let marked: &'static [&'static str] = if unverified { loupe_core::model::Attribution::ARGS } else { &[] };
+    let args = crate::lazy_args::args_section_marked(data, cols.args[i], marked);
     let flows: Vec<(String, String, SliceRef)> = trace
         .flows_of(s)
         .map(|f| {

@@ -11,7 +11,7 @@ use crate::canvas::timeline::TimelineHandle;
 use crate::components::help::HelpPanel;
 use crate::components::program::MetadataBanner;
 use crate::components::progress::ProgressBar;
-use crate::components::warnings::WarningsBanner;
+use crate::components::warnings::{EvidenceBanner, WarningsBanner};
 use crate::dom::{self, listen, Listener};
 use crate::loader::{self, LoadEvent, LoadHandle, LoaderMode};
 use crate::sources;
@@ -38,7 +38,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     // does not install
     let load_seq = StoredValue::new(0u64);
 
-    let load_profiles = move |files: Vec<web_sys::File>| {
+    let load_profiles = move |files: Vec<web_sys::File>, by: crate::embed::Requester| {
         if files.is_empty() {
             return;
         }
@@ -70,7 +70,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                     state.progress.set(None);
                     state.install(data);
                     loader::record_stage("installMs", loader::now_ms() - t);
-                    crate::embed::notify_loaded(state, &state.data());
+                    crate::embed::notify_loaded(state, &state.data(), by);
                     state.phase.set(LoadPhase::Ready);
                     loader::installed();
                 };
@@ -99,7 +99,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             }
             LoadEvent::Failed(message) => {
                 state.progress.set(None);
-                crate::embed::notify_error(&message);
+                crate::embed::notify_error(by, &message);
                 state.error.set(Some(message));
                 state.phase.set(LoadPhase::Error);
             }
@@ -117,7 +117,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 state.set_sources(state.sources.get_value().merged(texts, skipped));
             });
         }
-        load_profiles(profiles);
+        load_profiles(profiles, crate::embed::Requester::User);
     };
     // ?url=<address>: download it (with progress) and load it like a dropped file
     if let Some(url) = crate::url_open::requested() {
@@ -140,7 +140,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 }));
             };
             match crate::url_open::fetch_file(&url, progress).await {
-                Ok(file) => load_profiles(vec![file]),
+                Ok(file) => load_profiles(vec![file], crate::embed::Requester::User),
                 Err(message) => {
                     state.progress.set(None);
                     state.error.set(Some(message));
@@ -254,7 +254,9 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         });
         let mut all = vec![over, leave, drop_];
         // the host page of an <iframe> can open files and move the view (crate::embed)
-        all.extend(crate::embed::listen(state, load_profiles));
+        all.extend(crate::embed::listen(state, move |files| {
+            load_profiles(files, crate::embed::Requester::Host)
+        }));
         listeners.set_value(all);
         crate::embed::announce_ready();
     }
@@ -401,6 +403,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             </header>
             <ProgressBar on_cancel=cancel/>
             {error}
+            <EvidenceBanner/>
             <WarningsBanner/>
             <MetadataBanner/>
             <main class="workspace">

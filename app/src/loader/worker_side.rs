@@ -506,7 +506,7 @@ async fn stream(
         let dialect = imp.finish(progress).map_err(|e| e.to_string())?;
         set_format(&mut b, dialect);
     }
-    Ok(loupe_core::import::finish_chrome_stream(&name, b))
+    loupe_core::import::finish_chrome_stream(&name, b).map_err(|e| e.to_string())
 }
 
 /// Bytes the threaded worker sends its pool at once.

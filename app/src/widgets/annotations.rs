@@ -69,29 +69,8 @@ fn metrics_view(m: &IntervalMetrics) -> AnyView {
         m.events,
         m.dma_bytes.map_or(String::new(), |b| format!(" · DMA {}", fmt_bytes(b)))
     );
-    let engines = (!m.engines.is_empty()).then(|| {
-        let rows = m
-            .engines
-            .iter()
-            .map(|e| {
-                let name = e.engine.map_or("?", |e| e.name());
-                view! {
-                    <tr data-engine=name>
-                        <th>{name}</th>
-                        <td class="num">{e.instruction_count.to_string()}</td>
-                        <td class="num">{format_duration_ns(e.active_time_ns)}</td>
-                        <td class="num">{format!("{:.1} %", e.active_percent)}</td>
-                    </tr>
-                }
-            })
-            .collect_view();
-        view! {
-            <table class="grid ann-engines" data-testid="annotation-engines">
-                <thead><tr><th>"engine"</th><th>"events"</th><th>"busy"</th><th>"utilisation"</th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        }
-    });
+    let engines = (!m.engines.is_empty())
+        .then(|| crate::widgets::summary::engine_table(&m.engines, "annotation-engines"));
     let with_bytes = m.dma_bytes.is_some();
     let rows = m
         .tracks

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use loupe_core::analysis::dlprof::{self as dl, ActivityClass, Dashboard, DlprofIndex, OpRow};
+use loupe_core::analysis::measures;
 use loupe_core::model::{Cell, ColumnUnit, DataTable, TableKind};
 use loupe_core::view::{color_for, Rgb};
 
@@ -24,9 +25,10 @@ use crate::workbench::layout::WidgetKind;
 const MAX_ROWS: usize = 500;
 
 /// Resource-usage colours (fixed: these are categories, not names).
-const RESOURCE_COLOURS: [Rgb; 5] = [
+const RESOURCE_COLOURS: [Rgb; 6] = [
     Rgb(0x59, 0xa1, 0x4f),
     Rgb(0x4e, 0x79, 0xa7),
+    Rgb(0x9c, 0x75, 0x5f),
     Rgb(0xf2, 0x8e, 0x2b),
     Rgb(0xb0, 0x7a, 0xa1),
     Rgb(0xc8, 0xcc, 0xd2),
@@ -234,7 +236,7 @@ fn kernels_data(d: &Dashboard) -> TData {
     let columns = [
         "kernel",
         "kind",
-        "uses TC",
+        "tensor core",
         "calls",
         "GPU total",
         "GPU avg",
@@ -254,7 +256,10 @@ fn kernels_data(d: &Dashboard) -> TData {
                     ActivityClass::Kernel => "kernel",
                     ActivityClass::Memory => "memory",
                 }),
-                TCell::text(if k.tensor_core { "yes" } else { "no" }),
+                TCell::text(match (k.tensor_core, k.precision) {
+                    (tc, Some(p)) => format!("{} ({})", tc.label(), p.label()),
+                    (tc, None) => tc.label().to_string(),
+                }),
                 TCell::count(k.gpu.count),
                 TCell::ns(k.gpu.total_ns),
                 TCell::ns(k.gpu.avg_ns()),
@@ -391,6 +396,11 @@ fn gpu_panels(
         move || Some(c.clone())
     });
     let top: Vec<&OpRow> = d.top_ops.iter().collect();
+    let top_title = if d.top_ops_are_kernels {
+        format!("Top {} GPU kernels and memory ops", dl::TOP_OPS)
+    } else {
+        format!("Top {} GPU ops", dl::TOP_OPS)
+    };
     let bars = Signal::derive({
         let c = Arc::new(Chart::Bars {
             parts: top
@@ -473,12 +483,13 @@ fn gpu_panels(
             view! {
                 <li data-key=r.key>
                     <strong>{r.problem.clone()}</strong>" "{r.advice.clone()}
+                    <span class="dash-dim dash-evidence" data-testid="dash-evidence">{format!(" Evidence: {}.", r.evidence)}</span>
                 </li>
             }
         })
         .collect_view();
     let window = format!(
-        "{} over {} on {} device(s): {} kernels ({} in tensor cores), {} memory ops",
+        "{} over {} on {} device(s): {} kernels ({} in tensor cores, {} unknown), {} memory ops",
         match d.range {
             Some((a, b)) if a == b => format!("iteration {a}"),
             Some((a, b)) => format!("iterations {a}–{b}"),
@@ -488,28 +499,29 @@ fn gpu_panels(
         d.devices.len(),
         d.kernel_count,
         fmt_ns(d.tensor_core_kernel_time_ns as f64),
+        fmt_ns(d.tensor_core_unknown_time_ns as f64),
         d.memory_count
     );
     view! {
         {selector}
         <section class="dash-panels">
             <div class="dash-panel dash-util" data-testid="dash-utilisation" data-value=format!("{util:.3}")>
-                <h4>"GPU utilisation"</h4>
+                <h4 title=measures::GPU_UTILISATION.text>{format!("GPU {}", measures::GPU_UTILISATION.label)}</h4>
                 <div class="dash-big">{format!("{util:.1} %")}</div>
                 <div class="dash-meter"><div class="dash-meter-fill" style=format!("width:{:.2}%", util.clamp(0.0, 100.0))></div></div>
                 <p class="dash-dim">{window}</p>
-                <p class="dash-dim">"Busy = union of kernels and memory ops per device, averaged over devices."</p>
+                <p class="dash-dim" title=measures::GPU_BUSY.text>{format!("{}: {} (kernels, memory copies and sets; annotation ranges are not work), averaged over devices; idle {:.1} %.", measures::GPU_BUSY.label, fmt_ns(d.gpu_busy_ns as f64), 100.0 - util)}</p>
             </div>
             <div class="dash-panel" data-testid="dash-resources">
-                <h4>"Resource usage"</h4>
+                <h4 title=measures::NEITHER_GPU_NOR_CPU.text>"Resource usage"</h4>
                 <div class="dash-chart-row">
                     <div class="dash-pie"><ChartCanvas chart=pie height_px=150 label="Resource usage pie" testid="dash-resources-pie"/></div>
                     {legend(res_legend, "dash-resources-legend")}
                 </div>
-                <p class="dash-dim">"Tensor-core kernels are recognised by name (884, 1688, 16816, hmma, wmma, xmma, gmma, tensorop…): a heuristic."</p>
+                <p class="dash-dim" title=measures::TENSOR_CORE_TIME.text>"Tensor-core kernels are recognised by name family (HMMA…tcgen05, nvjet, FP4/FP8/BF16 GEMMs, MFMA) or the trace's own flag; kernels it cannot tell are “unknown”, not “no tensor core”."</p>
             </div>
             <div class="dash-panel dash-wide" data-testid="dash-top-ops">
-                <h4>{format!("Top {} GPU ops", dl::TOP_OPS)}</h4>
+                <h4 title=if d.top_ops_are_kernels { "No framework ops in this trace: the GPU work itself, by name (not the API calls that launched it)." } else { "Framework ops by the GPU time of the kernels and memory ops they launched." }>{top_title}</h4>
                 {if top_legend.is_empty() {
                     view! { <p class="dash-dim">"No GPU time in this range."</p> }.into_any()
                 } else {

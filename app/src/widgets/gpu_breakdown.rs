@@ -1,10 +1,11 @@
-//! GPU Breakdown: Holistic Trace Analysis's (and TraceLens's) breakdowns of a trace with GPU
-//! streams (`loupe_core::analysis::gpu`), per rank: the temporal breakdown (idle / compute /
+//! GPU Breakdown: the breakdowns of a trace with GPU streams (`loupe_core::analysis::gpu`) in
+//! Loupe's definitions (`analysis::measures`, the same busy as the Overall Summary and the
+//! Dashboard) or, with a switch, Holistic Trace Analysis's (and TraceLens's), per rank: the temporal breakdown (idle / compute /
 //! non-compute, a pie), kernel types (pie + table), top kernels by time (bars + table, the rest
 //! folded), idle time per stream (host wait / kernel wait / other), communication–computation
 //! overlap, kernel launch delay (histogram + the largest delays), GPU utilisation over time, and
-//! TraceLens's exposed communication / memcpy time. HTA's preprocessing (whole-µs rounding, the
-//! last ProfilerStep dropped) is on by default, with switches.
+//! TraceLens's exposed communication / memcpy time, tensor-core time. In HTA's definitions its
+//! preprocessing (whole-µs rounding, the last ProfilerStep dropped) is on, with switches.
 //!
 //! Rows (kernel types, kernels, streams) click to highlight their events on the timeline
 //! (`]`/`[` page through them), double-click to zoom to them; a launch-delay outlier selects
@@ -15,8 +16,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use loupe_core::analysis::gpu::{
-    gpu_analysis_with_events, GpuAnalysis, GpuEvents, GpuOptions, KernelType, Which,
+    gpu_analysis_with_events, Definitions, GpuAnalysis, GpuEvents, GpuOptions, KernelType, Which,
 };
+use loupe_core::analysis::measures::{self, Definition};
 use loupe_core::time::format_duration_ns;
 use loupe_core::view::{color_for, Rgb};
 
@@ -117,6 +119,7 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
     let state = use_app_state();
     let exact = RwSignal::new(false);
     let keep_last = RwSignal::new(false);
+    let hta = RwSignal::new(false);
     let rank_idx = RwSignal::new(0usize);
     let top_ty = RwSignal::new(KernelType::Computation);
     let filter = RwSignal::new(String::new());
@@ -126,11 +129,14 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
     let selected = RwSignal::new(None::<String>);
     let Deferred { result, pending, compute_ms } = deferred(
         shown(WidgetKind::GpuBreakdown),
-        move || (state.generation.get(), exact.get(), keep_last.get()),
-        move |&(_, exact, keep_last)| -> Outcome {
+        move || (state.generation.get(), exact.get(), keep_last.get(), hta.get()),
+        move |&(_, exact, keep_last, hta)| -> Outcome {
             let d = state.data();
-            let opts =
-                GpuOptions { hta_rounding: !exact, drop_last_step: !keep_last, ..GpuOptions::default() };
+            let opts = if hta {
+                GpuOptions { hta_rounding: !exact, drop_last_step: !keep_last, ..GpuOptions::hta() }
+            } else {
+                GpuOptions::default()
+            };
             gpu_analysis_with_events(&d.trace, &opts)
         },
     );
@@ -167,8 +173,13 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
         with_g(&|g| {
             let r = g.temporal_breakdown.ranks.iter().find(|r| r.rank == rank_of(g))?;
             let t = r.temporal;
+            let idle = if g.definitions == Definitions::Hta {
+                "idle (HTA)"
+            } else {
+                measures::GPU_IDLE_IN_SPAN.label
+            };
             Some(Chart::Pie(vec![
-                Part { label: "idle".into(), value: t.idle_ns.max(0) as f64, colour: IDLE },
+                Part { label: idle.into(), value: t.idle_ns.max(0) as f64, colour: IDLE },
                 Part { label: "compute".into(), value: t.compute_ns.max(0) as f64, colour: COMPUTE },
                 Part {
                     label: "non-compute".into(),
@@ -275,10 +286,14 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
     };
     let method = move |g: &GpuAnalysis| -> AnyView {
         let m = &g.method;
+        let defs = match g.definitions {
+            Definitions::Hta => "HTA's definitions (Holistic Trace Analysis, for parity): ",
+            Definitions::Loupe => "Loupe's definitions (the Overall Summary's and the Dashboard's busy; HTA differs: its stream rule, ^nccl.*Kernel only, whole µs, the last step dropped): ",
+        };
         view! {
-            <p class="hint" data-testid="gpu-method">
-                "HTA's definitions (Holistic Trace Analysis): times "{m.time_rounding}"; "
-                {m.last_step.clone()}" — HTA drops the last ProfilerStep when there are several; GPU activities: "{m.activities}". "
+            <p class="hint" data-testid="gpu-method" data-definitions=g.definitions.name()>
+                {defs}"times "{m.time_rounding}"; "
+                {m.last_step.clone()}"; GPU activities: "{m.activities}". "
                 <span data-testid="gpu-compute-ms">{format!("Computed in {:.0} ms.", compute_ms.get_untracked())}</span>
             </p>
         }
@@ -289,10 +304,19 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
             return ().into_any();
         };
         let t = r.temporal;
-        let line = |key: &'static str, text: &'static str, ns: i64, pct: f64, c: Rgb| {
+        let is_hta = g.definitions == Definitions::Hta;
+        // HTA's words get HTA's mark: the same label never names two computations
+        let name = |d: &Definition, hta_label: &'static str| -> String {
+            if is_hta {
+                hta_label.to_string()
+            } else {
+                d.label.to_string()
+            }
+        };
+        let line = |key: &'static str, d: &'static Definition, text: String, ns: i64, pct: f64, c: Rgb| {
             view! {
                 <tr data-key=key data-ns=ns.to_string() data-pct=format!("{pct:.2}")>
-                    <th><span class="swatch" style=css(c)></span>{text}</th>
+                    <th title=d.text><span class="swatch" style=css(c)></span>{text}</th>
                     <td class="num">{format_duration_ns(ns)}</td>
                     <td class="num">{format!("{pct:.2} %")}</td>
                 </tr>
@@ -304,16 +328,38 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
         view! {
             <table class="grid gpu-temporal" data-testid="gpu-temporal">
                 <tbody>
-                    {line("idle", "idle", t.idle_ns, t.idle_pct, IDLE)}
-                    {line("compute", "compute", t.compute_ns, t.compute_pct, COMPUTE)}
-                    {line("non_compute", "non-compute", t.non_compute_ns, t.non_compute_pct, NON_COMPUTE)}
+                    {line("idle", &measures::GPU_IDLE_IN_SPAN, name(&measures::GPU_IDLE_IN_SPAN, "idle (HTA)"), t.idle_ns, t.idle_pct, IDLE)}
+                    {line("compute", &measures::GPU_COMPUTE, name(&measures::GPU_COMPUTE, "compute (HTA)"), t.compute_ns, t.compute_pct, COMPUTE)}
+                    {line("non_compute", &measures::GPU_NON_COMPUTE, name(&measures::GPU_NON_COMPUTE, "non-compute (HTA)"), t.non_compute_ns, t.non_compute_pct, NON_COMPUTE)}
+                    <tr data-key="busy" data-ns=t.busy_ns.to_string()>
+                        <th title=measures::GPU_BUSY.text>{name(&measures::GPU_BUSY, "busy (HTA activities)")}</th>
+                        <td class="num">{format_duration_ns(t.busy_ns)}</td>
+                        <td class="num">{if t.kernel_ns > 0 { format!("{:.2} %", t.busy_ns as f64 * 100.0 / t.kernel_ns as f64) } else { String::new() }}</td>
+                    </tr>
                     <tr data-key="kernel" data-ns=t.kernel_ns.to_string()>
-                        <th>"kernel time (first start → last end)"</th>
+                        <th title=measures::GPU_SPAN.text>{if is_hta { "kernel time (HTA: first start → last end)".to_string() } else { format!("{} (first start → last end)", measures::GPU_SPAN.label) }}</th>
                         <td class="num">{format_duration_ns(t.kernel_ns)}</td><td class="num">"100 %"</td>
                     </tr>
                 </tbody>
             </table>
             <p class="hint">{dropped}{format!("{} GPU activities", r.activities)}</p>
+        }
+        .into_any()
+    };
+    let tensor = move |g: &GpuAnalysis| -> AnyView {
+        let Some(t) = g.tensor_cores.iter().find(|t| t.rank == rank_of(g)) else { return ().into_any() };
+        let cell = |key: &'static str, title: &'static str, text: &'static str, ns: i64| {
+            view! { <tr data-key=key data-ns=ns.to_string()><th title=title>{text}</th><td class="num">{format_duration_ns(ns)}</td></tr> }
+        };
+        let prec: Vec<String> =
+            t.by_precision.iter().map(|(p, ns)| format!("{p} {}", format_duration_ns(*ns))).collect();
+        view! {
+            <table class="grid gpu-small" data-testid="gpu-tensor-cores"><tbody>
+                {cell("tensor_core", measures::TENSOR_CORE_TIME.text, measures::TENSOR_CORE_TIME.label, t.tensor_core_ns)}
+                {cell("not_tensor_core", "Union of kernels whose name family never uses tensor cores (element-wise, reductions, FP32 SIMT GEMMs, communication).", "not tensor core", t.not_tensor_core_ns)}
+                {cell("unknown", measures::TENSOR_CORE_UNKNOWN.text, measures::TENSOR_CORE_UNKNOWN.label, t.unknown_ns)}
+            </tbody></table>
+            {(!prec.is_empty()).then(|| view! { <p class="hint">{format!("tensor-core kernels by the type their name states: {}", prec.join(", "))}</p> })}
         }
         .into_any()
     };
@@ -541,8 +587,8 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
         };
         view! {
             <table class="grid gpu-small" data-testid="gpu-exposed"><tbody>
-                {cell("busy", "busy (any kernel)", e.busy_ns)}
-                {cell("idle", "idle", e.idle_ns)}
+                {cell("busy", measures::GPU_BUSY.label, e.busy_ns)}
+                {cell("idle", measures::GPU_IDLE_IN_SPAN.label, e.idle_ns)}
                 {cell("computation", "computation", e.computation_ns)}
                 {cell("comm", "communication", e.comm_ns)}
                 {cell("exposed_comm", "exposed communication (not under computation)", e.exposed_comm_ns)}
@@ -581,14 +627,20 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
         view! {
             <div class="gpu-toolbar">
                 {move || with_ok(&rank_select)}
-                <div class="seg-group" role="group" aria-label="Time rounding">
-                    {switch(exact, false, "hta-rounding", "whole µs (HTA)")}
-                    {switch(exact, true, "exact", "exact ns")}
+                <div class="seg-group" role="group" aria-label="Definitions" data-testid="gpu-definitions">
+                    {switch(hta, false, "loupe", "Loupe's definitions")}
+                    {switch(hta, true, "hta", "HTA's definitions")}
                 </div>
-                <div class="seg-group" role="group" aria-label="Last ProfilerStep">
-                    {switch(keep_last, false, "drop-last-step", "drop last step (HTA)")}
-                    {switch(keep_last, true, "keep-last-step", "keep last step")}
-                </div>
+                {move || hta.get().then(|| view! {
+                    <div class="seg-group" role="group" aria-label="Time rounding">
+                        {switch(exact, false, "hta-rounding", "whole µs (HTA)")}
+                        {switch(exact, true, "exact", "exact ns")}
+                    </div>
+                    <div class="seg-group" role="group" aria-label="Last ProfilerStep">
+                        {switch(keep_last, false, "drop-last-step", "drop last step (HTA)")}
+                        {switch(keep_last, true, "keep-last-step", "keep last step")}
+                    </div>
+                })}
             </div>
             {move || with_ok(&method)}
             <h3 class="gpu-h">"Temporal breakdown"</h3>
@@ -666,13 +718,15 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
             <div class="gpu-chart-wide"><ChartCanvas chart=util_chart height_px=120 label="GPU utilisation over time" testid="gpu-util-area"/></div>
             <h3 class="gpu-h">"Exposed time "<span class="hint">"(TraceLens)"</span></h3>
             {move || with_ok(&exposed)}
+            <h3 class="gpu-h" title=measures::TENSOR_CORE_TIME.text>"Tensor cores "<span class="hint">"(by kernel-name family)"</span></h3>
+            {move || with_ok(&tensor)}
             <details class="definitions">
-                <summary>"How these are computed (HTA's definitions)"</summary>
+                <summary>"How these are computed (Loupe's definitions, and where HTA's differ)"</summary>
                 <ul>
-                    <li>"GPU activities: kernels, memcpys and memsets on GPU streams (with Kineto's stream argument: the events whose stream is not −1, as HTA). One rank per input file."</li>
-                    <li>"HTA's preprocessing: times in whole µs (starts rounded up, ends down), and the last ProfilerStep is dropped when there are several (a kernel counts when its CPU launch started before it). The switches above turn both off."</li>
-                    <li>"kernel time: from the first kernel start to the last kernel end; idle: kernel time − the union of all kernels; compute: the union of COMPUTATION kernels; non-compute: the rest. % of kernel time."</li>
-                    <li>"kernel types by name: COMMUNICATION = nccl…Kernel, MEMORY = Memcpy / Memset, COMPUTATION = the rest; the type table shows the time covered by each combination of types."</li>
+                    <li>"GPU activities (Loupe): the kernels, memory copies and memory sets on GPU streams, as the importer typed them from the trace's own activity kind; annotation ranges (gpu_user_annotation), sync and event markers are not work. Exact ns, nothing dropped. One rank per input file. HTA: the events whose Kineto stream argument is not −1 (also host-side Triton ops), times in whole µs (starts rounded up, ends down), the last ProfilerStep dropped when there are several; the switches turn both off."</li>
+                    <li>"busy: the union of the activities (the Overall Summary's busy of a stream, the Dashboard's); GPU span (HTA's “kernel time”): first start → last end; idle in GPU span: GPU span − busy; compute: the union of COMPUTATION kernels; non-compute: the rest. % of the GPU span."</li>
+                    <li>"kernel types (Loupe): MEMORY = memory copies and sets (typed), COMMUNICATION = NCCL / RCCL / MSCCL / NVSHMEM kernels, multimem_*, cross_device_reduce, custom all-reduce, all_gather / reduce_scatter / all_to_all families, COMPUTATION = the other kernels. HTA: COMMUNICATION = nccl…Kernel only (a multimem_all_reduce_kernel is COMPUTATION there), MEMORY = Memcpy / Memset by name. The type table shows the time covered by each combination of types."</li>
+                    <li>"tensor cores: by kernel-name family (Volta HMMA → Blackwell tcgen05 / nvjet / FP4-FP8 GEMMs, AMD MFMA); a name that says neither is “unknown”."</li>
                     <li>"top kernels: by summed time; past 10 names or past 80 % of the cumulative time the rest is folded into “others”."</li>
                     <li>"idle per stream: each gap between consecutive kernels of a stream is host wait (the next launch started after the previous kernel ended), kernel wait (under 30 µs) or other."</li>
                     <li>"overlap: the time communication kernels run under computation kernels / communication time. Launch delay: kernel start − end of its CPU launch (through the launch flow or correlation id), outliers over 100 µs."</li>

@@ -1,12 +1,14 @@
 //! Operator Table: the profile's slices aggregated into a tree (operators → instructions for a
 //! device profile, call tree → launched kernels for Kineto, else by name; see
 //! `loupe_core::analysis::operators`), with count, total / self time, % of total, time per engine
-//! (or on the device), FLOPs, MFU and DMA bytes. Rows expand progressively (only expanded rows are
+//! (or on the device), FLOPs, "MFU while it runs" and "MFU over the profile" (two measures, two
+//! names: `loupe_core::analysis::measures`) and DMA bytes. Semaphore waits are left out of a
+//! device profile's rows (waiting, not compute) unless "include waits" is on. Rows expand progressively (only expanded rows are
 //! rendered, long child lists end in "show N more"), headers sort, a filter keeps the matches with
 //! their ancestors. Click a row: its events are highlighted on the timeline (the search service's
 //! `show_events`); double-click: the timeline zooms to them.
 //!
-//! The table is built once per trace and grouping, in a timeout after the load (never in a frame),
+//! The table is built once per trace, grouping and "include waits", in a timeout after the load (never in a frame),
 //! and kept until the next load.
 
 use std::collections::{HashMap, HashSet};
@@ -14,6 +16,7 @@ use std::sync::Arc;
 
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
+use loupe_core::analysis::measures::{ENGINE_WAITING, MFU_OVER_THE_PROFILE, MFU_WHILE_IT_RUNS};
 use loupe_core::analysis::operators::{self, Filter, Hierarchy, OpTable, RowKind, SortKey, NO_ROW};
 use loupe_core::time::format_duration_ns;
 
@@ -31,6 +34,8 @@ struct Built {
     generation: u64,
     /// The grouping asked for (`None` = the profile's default).
     requested: Option<Hierarchy>,
+    /// Semaphore waits counted as rows.
+    include_waits: bool,
     table: OpTable,
 }
 
@@ -61,6 +66,7 @@ fn sort_name(k: SortKey) -> String {
         SortKey::Lane(l) => format!("lane-{l}"),
         SortKey::Flops => "flops".into(),
         SortKey::Mfu => "mfu".into(),
+        SortKey::MfuOverProfile => "mfu-profile".into(),
         SortKey::DmaBytes => "dma".into(),
     }
 }
@@ -85,6 +91,8 @@ pub fn OperatorTableWidget() -> impl IntoView {
     let filter_text = RwSignal::new(String::new());
     let filter = RwSignal::new(None::<Arc<Filter>>);
     let selected = RwSignal::new(None::<u32>);
+    // semaphore waits are waiting, not compute: left out unless asked for
+    let include_waits = RwSignal::new(false);
     let debounce: StoredValue<Option<Timeout>, LocalStorage> = StoredValue::new_local(None);
 
     // a new trace: back to the default grouping
@@ -103,23 +111,30 @@ pub fn OperatorTableWidget() -> impl IntoView {
     Effect::new(move |_| {
         let generation = state.generation.get();
         let h = hierarchy.get();
+        let w = include_waits.get();
         if !visible.get() {
             build_timer.set_value(None);
             return;
         }
-        if built.with_value(|b| b.as_ref().is_some_and(|b| b.generation == generation && b.requested == h)) {
+        if built.with_value(|b| {
+            b.as_ref().is_some_and(|b| b.generation == generation && b.requested == h && b.include_waits == w)
+        }) {
             return;
         }
         computing.set(true);
         let t = Timeout::new(30, move || {
             // the widget may have been closed (or the layout changed) since: its signals are gone
             let Some(current_h) = hierarchy.try_get_untracked() else { return };
-            if state.generation.get_untracked() != generation || current_h != h {
+            if state.generation.get_untracked() != generation
+                || current_h != h
+                || include_waits.try_get_untracked() != Some(w)
+            {
                 return; // superseded
             }
             let d = state.data();
-            let table = operators::build(&d.trace, requested_or(h, &d.trace));
-            built.set_value(Some(Arc::new(Built { generation, requested: h, table })));
+            let options = operators::Options { include_waits: w };
+            let table = operators::build_with(&d.trace, requested_or(h, &d.trace), options);
+            built.set_value(Some(Arc::new(Built { generation, requested: h, include_waits: w, table })));
             expanded.set(HashSet::new());
             limits.set(HashMap::new());
             selected.set(None);
@@ -221,6 +236,7 @@ pub fn OperatorTableWidget() -> impl IntoView {
         // columns
         let show_flops = t.has_flops;
         let show_mfu = t.has_flops && t.peak_flops.is_some();
+        let show_mfu_profile = t.profile_time_s.is_some();
         let show_dma = t.dma.attributed_bytes > 0;
         let mut cols: Vec<(SortKey, String, &'static str)> = vec![
             (SortKey::Name, "name".into(), "Row name (click ▸ to expand)"),
@@ -236,7 +252,14 @@ pub fn OperatorTableWidget() -> impl IntoView {
             cols.push((SortKey::Flops, "FLOPs".into(), "FLOPs of the row's matrix instructions"));
         }
         if show_mfu {
-            cols.push((SortKey::Mfu, "MFU".into(), "FLOPs / (peak FLOP/s × the row's Tensor-engine time)"));
+            cols.push((SortKey::Mfu, MFU_WHILE_IT_RUNS.label.into(), MFU_WHILE_IT_RUNS.text));
+            if show_mfu_profile {
+                cols.push((
+                    SortKey::MfuOverProfile,
+                    MFU_OVER_THE_PROFILE.label.into(),
+                    MFU_OVER_THE_PROFILE.text,
+                ));
+            }
         }
         if show_dma {
             cols.push((SortKey::DmaBytes, "DMA".into(), "Bytes moved by DMA attributed to the row"));
@@ -300,6 +323,9 @@ pub fn OperatorTableWidget() -> impl IntoView {
         }
         let sel = selected.get();
         let lanes = t.lanes.len();
+        // operator names from a NEFF of another program (typed flag on the device): marked
+        let unverified = tr.unverified_attribution();
+        let mark = loupe_core::model::Attribution::UNVERIFIED;
         let rows_view = lines
             .into_iter()
             .map(|line| match line {
@@ -325,6 +351,7 @@ pub fn OperatorTableWidget() -> impl IntoView {
                     let is_open = open.contains(&id);
                     let frac = t.fraction(id);
                     let kind = row.kind;
+                    let marked = unverified && matches!(kind, RowKind::Operator(_));
                     let kind_cls = match kind {
                         RowKind::Operator(_) => "ot-k-op",
                         RowKind::Instruction => "ot-k-ins",
@@ -361,7 +388,12 @@ pub fn OperatorTableWidget() -> impl IntoView {
                         view! { <td class="num">{if row.flops > 0 { fmt_flops(row.flops) } else { String::new() }}</td> }
                     });
                     let mfu_cell = show_mfu.then(|| {
-                        view! { <td class="num">{t.mfu(id).map(|m| format!("{:.1} %", m * 100.0)).unwrap_or_default()}</td> }
+                        let m = t.mfu(id);
+                        view! { <td class="num" data-metric=MFU_WHILE_IT_RUNS.key data-value=m.map(|m| (m * 100.0).to_string())>{m.map(|m| format!("{:.1} %", m * 100.0)).unwrap_or_default()}</td> }
+                    });
+                    let mfu_profile_cell = (show_mfu && show_mfu_profile).then(|| {
+                        let m = t.mfu_over_profile(id);
+                        view! { <td class="num" data-metric=MFU_OVER_THE_PROFILE.key data-value=m.map(|m| (m * 100.0).to_string())>{m.map(|m| format!("{:.3} %", m * 100.0)).unwrap_or_default()}</td> }
                     });
                     let dma_cell = show_dma.then(|| {
                         view! { <td class="num">{if row.dma_bytes > 0 { fmt_bytes(row.dma_bytes) } else { String::new() }}</td> }
@@ -372,11 +404,12 @@ pub fn OperatorTableWidget() -> impl IntoView {
                         <tr class="ot-row" class:ot-selected=sel == Some(id) class:ot-match=matched
                             data-testid="optable-row" data-id=id.to_string() data-name=data_name
                             data-depth=depth.to_string() data-count=row.count.to_string()
-                            data-total-ns=row.total_ns.to_string()
+                            data-total-ns=row.total_ns.to_string() data-unverified=marked.to_string()
                             on:click=move |_| highlight(id) on:dblclick=move |_| zoom(id)>
                             <td class="ot-name" style=pad title=title>
                                 {toggle_btn}
                                 <span class=format!("ot-label {kind_cls}")>{name}</span>
+                                {marked.then(|| view! { " " <span class="unverified" data-testid="unverified">{mark}</span> })}
                             </td>
                             <td class="num">{row.count.to_string()}</td>
                             <td class="num">{format_duration_ns(row.total_ns)}</td>
@@ -388,6 +421,7 @@ pub fn OperatorTableWidget() -> impl IntoView {
                             {lane_cells}
                             {flops_cell}
                             {mfu_cell}
+                            {mfu_profile_cell}
                             {dma_cell}
                         </tr>
                     }
@@ -418,9 +452,23 @@ pub fn OperatorTableWidget() -> impl IntoView {
         } else if t.has_flops && t.peak_flops.is_none() {
             notes.push("MFU: the device's peak FLOP/s is unknown (no instance type)".into());
         }
+        if t.waits.count > 0 {
+            notes.push(format!(
+                "{} semaphore waits ({}) are not rows: waiting, not compute (\"include waits\" counts them)",
+                t.waits.count,
+                format_duration_ns(t.waits.ns)
+            ));
+        }
         if t.skipped_slices > 0 && t.hierarchy == Hierarchy::Operators {
             notes.push(format!("{} slices of non-engine tracks (DMA, …) are not rows", t.skipped_slices));
         }
+        let unverified_note = unverified.then(|| {
+            view! {
+                <p class="ot-note unverified" data-testid="optable-unverified">
+                    {format!("Operator names are {mark}: the NEFF loaded is not the one this capture was made from.")}
+                </p>
+            }
+        });
         let matches = f.as_ref().map(|f| f.matches);
         view! {
             <div class="ot-bar-top">
@@ -428,11 +476,19 @@ pub fn OperatorTableWidget() -> impl IntoView {
                 <input type="search" class="ot-filter" data-testid="optable-filter" placeholder="Filter rows by name"
                     aria-label="Filter rows by name" spellcheck="false" autocomplete="off"
                     prop:value=move || filter_text.get_untracked() on:input=on_filter/>
+                {(t.hierarchy == Hierarchy::Operators).then(|| view! {
+                    <label class="ot-dim" title=ENGINE_WAITING.text>
+                        <input type="checkbox" data-testid="optable-include-waits" prop:checked=move || include_waits.get()
+                            on:change=move |e| include_waits.set(event_target_checked(&e))/>
+                        " include waits"
+                    </label>
+                })}
                 <span class="ot-dim" data-testid="optable-status">
                     {format!("{} rows · {} events · {totals}", t.rows.len(), t.event_count)}
                     {matches.map(|m| format!(" · {m} match{}", if m == 1 { "" } else { "es" }))}
                 </span>
             </div>
+            {unverified_note}
             {notes.into_iter().map(|n| view! { <p class="ot-note">{n}</p> }).collect_view()}
             <table class="grid ot-table" data-testid="optable-table" data-hierarchy=t.hierarchy.key()
                 data-sort=sort_name(skey) data-desc=desc.to_string()>

@@ -3,13 +3,17 @@
 //! it) and a sortable, filterable table: occurrences, instructions, time, time %, compute /
 //! control / data-transfer time, devices, members (the HLO ops a framework op became, the fused
 //! members of an HLO op). Click a row: its events are highlighted on the timeline (`]`/`[` page
-//! through them); double-click: the timeline zooms to them. Computed once per trace and level by
-//! `loupe_core::analysis::operator_views`.
+//! through them); double-click: the timeline zooms to them. Computed once per trace, level and
+//! "include waits" by `loupe_core::analysis::operator_views`: semaphore waits are waiting, not
+//! compute, and are left out unless the toggle counts them in; time without an operator is
+//! split by kind of work in the pie.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use loupe_core::analysis::operator_views::{applies, events_of, levels, operator_view, OperatorView};
+use loupe_core::analysis::operator_views::{
+    applies, events_of, levels, operator_view_with, Lane, OperatorView,
+};
 use loupe_core::model::{OpLevel, TrackId};
 use loupe_core::time::format_duration_ns;
 use loupe_core::view::{color_for, Rgb};
@@ -45,12 +49,21 @@ fn pie(v: &OperatorView) -> Vec<Part> {
         .take(PIE_PARTS)
         .map(|r| Part { label: r.name.clone(), value: r.total_ns as f64, colour: color_for(&r.name) })
         .collect();
-    let rest: i64 = v.rows.iter().skip(PIE_PARTS).map(|r| r.total_ns).sum::<i64>() + v.unattributed_ns;
+    let rest: i64 = v.rows.iter().skip(PIE_PARTS).map(|r| r.total_ns).sum();
     if rest > 0 {
-        parts.push(Part { label: "other / no operator".into(), value: rest as f64, colour: OTHER });
+        parts.push(Part { label: "other operators".into(), value: rest as f64, colour: OTHER });
+    }
+    // time without an operator, by kind of work (so DMA nobody attributed is not read as compute)
+    for (lane, (&ns, colour)) in Lane::ALL.iter().zip(v.unattributed_lane_ns.iter().zip(NO_OP)) {
+        if ns > 0 {
+            parts.push(Part { label: format!("no operator · {}", lane.name()), value: ns as f64, colour });
+        }
     }
     parts
 }
+
+/// Greys for the parts without an operator (compute, control, data transfer).
+const NO_OP: [Rgb; 3] = [Rgb(0xa4, 0xaa, 0xb3), Rgb(0xb6, 0xbb, 0xc3), Rgb(0xdc, 0xdf, 0xe3)];
 
 fn css(c: Rgb) -> String {
     format!("background: rgb({}, {}, {})", c.0, c.1, c.2)
@@ -64,6 +77,7 @@ pub fn OperatorViewsWidget() -> impl IntoView {
     let sort = RwSignal::new((SortKey::Time, true));
     let show_all = RwSignal::new(false);
     let selected = RwSignal::new(None::<String>);
+    let include_waits = RwSignal::new(false);
     // a new trace: start at its outermost level (framework ops when the profile has them)
     let available = Memo::new(move |_| levels(&state.tracked_data().trace));
     Effect::new(move |_| {
@@ -79,10 +93,10 @@ pub fn OperatorViewsWidget() -> impl IntoView {
     // and its pie were ≈ 50 ms of the install of a 3 M-instruction profile, in a hidden tab)
     let Deferred { result, pending, .. } = deferred(
         shown(WidgetKind::OperatorViews),
-        move || (state.generation.get(), level.get()),
-        move |&(_, lvl)| {
+        move || (state.generation.get(), level.get(), include_waits.get()),
+        move |&(_, lvl, waits)| {
             let d = state.data();
-            applies(&d.trace).then(|| Arc::new(operator_view(&d.trace, lvl)))
+            applies(&d.trace).then(|| Arc::new(operator_view_with(&d.trace, lvl, waits)))
         },
     );
     let view_memo = move || result.get().and_then(|r| (*r).clone());
@@ -149,6 +163,9 @@ pub fn OperatorViewsWidget() -> impl IntoView {
             }
             .into_any();
         };
+        // operator names from a NEFF of another program (typed flag on the device): marked
+        let unverified = state.tracked_data().trace.unverified_attribution();
+        let mark = loupe_core::model::Attribution::UNVERIFIED;
         let total = v.total_ns.max(1) as f64;
         let legend = pie(&v)
             .into_iter()
@@ -210,7 +227,8 @@ pub fn OperatorViewsWidget() -> impl IntoView {
                     <tr class="op-view-row" class:selected=is_sel data-name=name.clone() tabindex="0"
                         on:click=move |_| highlight(n1.clone(), false)
                         on:dblclick=move |_| highlight(n2.clone(), true)>
-                        <th title=name.clone()><span class="swatch" style=css(color_for(&name))></span>{name.clone()}</th>
+                        <th title=name.clone() data-unverified=unverified.to_string()><span class="swatch" style=css(color_for(&name))></span>{name.clone()}
+                            {unverified.then(|| view! { " " <span class="unverified" data-testid="unverified">{mark}</span> })}</th>
                         <td class="num">{r.occurrences.to_string()}</td>
                         <td class="num">{r.instructions.to_string()}</td>
                         <td class="num" data-ns=r.total_ns.to_string()>{format_duration_ns(r.total_ns)}</td>
@@ -239,9 +257,19 @@ pub fn OperatorViewsWidget() -> impl IntoView {
                 </div>
                 <ul class="chart-legend" data-testid="op-views-legend">{legend}</ul>
             </div>
+            {unverified.then(|| view! {
+                <p class="hint unverified" data-testid="op-views-unverified">
+                    {format!("Operator names are {mark}: the NEFF loaded is not the one this capture was made from.")}
+                </p>
+            })}
             <p class="hint">
                 {format!("{} {level_name}s · device time {} · ", v.rows.len(), format_duration_ns(v.total_ns))}
                 {format!("{} in {} slices without one", format_duration_ns(v.unattributed_ns), v.unattributed_slices)}
+                {(v.waits_left_out.0 > 0).then(|| format!(
+                    " · {} semaphore waits ({}) left out: waiting, not compute",
+                    v.waits_left_out.0,
+                    format_duration_ns(v.waits_left_out.1)
+                ))}
             </p>
             <div class="table-tools">
                 <input type="search" class="filter" placeholder="Filter operators" data-testid="op-views-filter"
@@ -267,6 +295,7 @@ pub fn OperatorViewsWidget() -> impl IntoView {
             <details class="definitions">
                 <summary>"How these are computed"</summary>
                 <ul>
+                    <li>"semaphore waits (EVENT_SEMAPHORE instructions) are waiting, not compute: left out unless \"include waits\" is on, as neuron-profile leaves them out of instruction time"</li>
                     <li>"time: durations of the instructions on the engines (compute: Tensor, Vector, Scalar, GpSimd; control: Sync) and of the DMA transfers (data transfer) whose operator, at this level, has that name; overlapping work on different engines adds up"</li>
                     <li>"time %: of the same sum over every device slice, including the ones without an operator at this level"</li>
                     <li>"occurrences: distinct places in the program (operator nodes) with that name that ran"</li>
@@ -284,6 +313,11 @@ pub fn OperatorViewsWidget() -> impl IntoView {
                 {level_button(OpLevel::Framework, "Framework ops")}
                 {level_button(OpLevel::Hlo, "HLO ops")}
             </div>
+            <label class="toggle" title=loupe_core::analysis::measures::ENGINE_WAITING.text>
+                <input type="checkbox" data-testid="op-views-include-waits" prop:checked=move || include_waits.get()
+                    on:change=move |e| include_waits.set(event_target_checked(&e))/>
+                " include waits"
+            </label>
             {body}
         </div>
     }

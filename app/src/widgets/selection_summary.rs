@@ -18,7 +18,7 @@ use crate::canvas::scheduler::Scheduler;
 use crate::describe;
 use crate::state::{use_app_state, Selection, TraceData, ViewRequest, ViewportBus};
 use crate::widgets::fmt_bytes;
-use crate::widgets::summary::{engine_rows, track_rows};
+use crate::widgets::summary::{engine_table, engine_text_rows, track_rows};
 
 fn el(doc: &Document, tag: &str, class: &str, text: &str) -> Option<Element> {
     let e = doc.create_element(tag).ok()?;
@@ -72,24 +72,18 @@ fn render_window(root: &Element, d: &TraceData, t0: i64, t1: i64) -> Option<()> 
     )));
     root.append_child(&head).ok()?;
     if !s.engines.is_empty() {
-        let rows = s
-            .engines
-            .iter()
-            .map(|e| {
-                vec![
-                    e.engine.map_or("?", |e| e.name()).to_string(),
-                    e.instruction_count.to_string(),
-                    format_duration_ns(e.instruction_time_ns),
-                    format!("{:.1} %", e.active_percent),
-                ]
-            })
-            .collect();
-        let tb = table(
-            &doc,
-            &["engine", "instructions", "instruction time", "active %"],
-            rows,
-            "selection-engines",
-        )?;
+        let (head, rows) = engine_text_rows(&s.engines);
+        let labels: Vec<&str> = head.iter().map(|h| h.0).collect();
+        let tb = table(&doc, &labels, rows, "selection-engines")?;
+        // each header's hover is the measure's definition
+        let mut th = tb.first_element_child().and_then(|tr| tr.first_element_child());
+        for (_, text) in &head {
+            let Some(cell) = th else { break };
+            if !text.is_empty() {
+                let _ = cell.set_attribute("title", text);
+            }
+            th = cell.next_element_sibling();
+        }
         root.append_child(&tb).ok()?;
     }
     if s.dma_count > 0 {
@@ -173,11 +167,10 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
                     <button class="button button-quiet" on:click=move |_| state.view_request.set(Some(ViewRequest::Range { t0_ns: sel.t0_ns, t1_ns: sel.t1_ns }))>"Zoom to it"</button>
                 </h4>
                 <p data-testid="box-count">{format!("{} events", s.slices)}{(s.dma_count > 0).then(|| format!(" · DMA {} packets, {}", s.dma_count, fmt_bytes(s.dma_bytes)))}</p>
-                {(!s.engines.is_empty()).then(|| view! {
-                    <table class="grid"><thead><tr><th>"engine"</th><th>"instructions"</th><th>"instruction time"</th><th>"active time"</th><th>"active %"</th></tr></thead>
-                    <tbody>{engine_rows(&s)}</tbody></table>
-                })}
-                <table class="grid"><thead><tr><th>"track"</th><th>"events"</th><th>"busy"</th><th>"utilisation"</th></tr></thead>
+                {(!s.engines.is_empty()).then(|| engine_table(&s.engines, "box-engines"))}
+                <table class="grid"><thead><tr><th>"track"</th><th>"events"</th>
+                    <th title=loupe_core::analysis::measures::GPU_BUSY.text>"busy"</th>
+                    <th title=loupe_core::analysis::measures::GPU_UTILISATION.text>"utilisation"</th></tr></thead>
                 <tbody>{track_rows(&d, &s, 12)}</tbody></table>
                 <h4>{format!("Events ({} of {total})", total.min(200))}</h4>
                 <ul class="event-list">{list}</ul>

@@ -1,36 +1,87 @@
 //! Overall Summary: the whole profile at a glance. For a device profile, per engine instruction
-//! count, instruction time, active time and %, DMA transfers and bytes; for any trace, per track
+//! count, instruction time, active time and % (neuron-profile's own figures: the window summary
+//! of the whole profile with `WindowSummary::use_device_summary`), waiting (semaphore waits,
+//! apart from executing), DMA transfers and bytes; for any trace, per track
 //! busy time, utilisation and event count, and the names that take the most time. Computed once
 //! per load from the model with the page's indexes (prefix sums, one aggregation, the device
 //! summary: `state::TraceData`), never per frame nor in the render.
 
 use leptos::prelude::*;
 use loupe_core::analysis::device_summary::{Unit, Value};
-use loupe_core::analysis::summary::WindowSummary;
+use loupe_core::analysis::measures::{
+    self, Definition, ENGINE_ACTIVE_PERCENT, ENGINE_ACTIVE_TIME, ENGINE_INSTRUCTIONS,
+    ENGINE_INSTRUCTION_TIME, ENGINE_WAITING,
+};
+use loupe_core::analysis::summary::{EngineWindow, WindowSummary};
 use loupe_core::model::TrackId;
 use loupe_core::time::format_duration_ns;
 
 use crate::state::{use_app_state, TraceData};
 use crate::widgets::fmt_bytes;
 
-/// Rows of the per-engine table (shared with the selection summary's reactive part).
-pub fn engine_rows(s: &WindowSummary) -> AnyView {
-    s.engines
+/// The engine table's columns, in order (each header's hover is its definition).
+const ENGINE_COLUMNS: [&Definition; 5] = [
+    &ENGINE_INSTRUCTIONS,
+    &ENGINE_INSTRUCTION_TIME,
+    &ENGINE_ACTIVE_TIME,
+    &ENGINE_ACTIVE_PERCENT,
+    &ENGINE_WAITING,
+];
+
+/// The per-engine table (Overall Summary, box selection, annotation intervals): one row per
+/// engine (`data-engine`), cells `data-metric` = the measure's key with `data-value` (times in
+/// ns, active % in percent), headers titled with the definitions.
+pub fn engine_table(engines: &[EngineWindow], testid: &'static str) -> AnyView {
+    let head = ENGINE_COLUMNS
+        .iter()
+        .map(|d| view! { <th title=d.text data-metric=d.key>{d.label}</th> })
+        .collect_view();
+    let rows = engines
         .iter()
         .map(|e| {
             let name = e.engine.map_or("?", |e| e.name());
+            let cell = |d: &Definition, value: String, shown: String| {
+                view! { <td class="num" data-metric=d.key data-value=value>{shown}</td> }
+            };
             view! {
                 <tr data-engine=name>
                     <th>{name}</th>
-                    <td class="num">{e.instruction_count.to_string()}</td>
-                    <td class="num">{format_duration_ns(e.instruction_time_ns)}</td>
-                    <td class="num">{format_duration_ns(e.active_time_ns)}</td>
-                    <td class="num">{format!("{:.2} %", e.active_percent)}</td>
+                    {cell(&ENGINE_INSTRUCTIONS, e.instruction_count.to_string(), e.instruction_count.to_string())}
+                    {cell(&ENGINE_INSTRUCTION_TIME, e.instruction_time_ns.to_string(), format_duration_ns(e.instruction_time_ns))}
+                    {cell(&ENGINE_ACTIVE_TIME, e.active_time_ns.to_string(), format_duration_ns(e.active_time_ns))}
+                    {cell(&ENGINE_ACTIVE_PERCENT, e.active_percent.to_string(), format!("{:.2} %", e.active_percent))}
+                    {cell(&ENGINE_WAITING, e.waiting_ns.to_string(), format_duration_ns(e.waiting_ns))}
                 </tr>
             }
         })
-        .collect_view()
-        .into_any()
+        .collect_view();
+    view! {
+        <table class="grid" data-testid=testid>
+            <thead><tr><th>"engine"</th>{head}</tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// Headers and cells of the engine table as text (the selection summary's DOM table).
+pub fn engine_text_rows(engines: &[EngineWindow]) -> (Vec<(&'static str, &'static str)>, Vec<Vec<String>>) {
+    let head =
+        std::iter::once(("engine", "")).chain(ENGINE_COLUMNS.iter().map(|d| (d.label, d.text))).collect();
+    let rows = engines
+        .iter()
+        .map(|e| {
+            vec![
+                e.engine.map_or("?", |e| e.name()).to_string(),
+                e.instruction_count.to_string(),
+                format_duration_ns(e.instruction_time_ns),
+                format_duration_ns(e.active_time_ns),
+                format!("{:.2} %", e.active_percent),
+                format_duration_ns(e.waiting_ns),
+            ]
+        })
+        .collect();
+    (head, rows)
 }
 
 /// Top `n` tracks by busy time, as table rows.
@@ -41,12 +92,13 @@ pub fn track_rows(d: &TraceData, s: &WindowSummary, n: usize) -> AnyView {
         .take(n)
         .map(|t| {
             let label = d.trace.track_label(TrackId(t.track.0));
+            let util = s.utilisation(&t) * 100.0;
             view! {
-                <tr>
+                <tr data-track=label.clone()>
                     <th title=label.clone()>{label.clone()}</th>
                     <td class="num">{t.count.to_string()}</td>
-                    <td class="num">{format_duration_ns(t.busy_ns)}</td>
-                    <td class="num">{format!("{:.1} %", s.utilisation(&t) * 100.0)}</td>
+                    <td class="num" data-metric=measures::GPU_BUSY.key data-value=t.busy_ns.to_string()>{format_duration_ns(t.busy_ns)}</td>
+                    <td class="num" data-metric=measures::GPU_UTILISATION.key data-value=format!("{util:.4}")>{format!("{util:.1} %")}</td>
                 </tr>
             }
         })
@@ -60,7 +112,10 @@ pub fn SummaryWidget() -> impl IntoView {
     let body = move || {
         let d = state.tracked_data();
         let t = &d.trace;
-        let s = d.window_index.window(t, t.start_ns, t.end_ns, None);
+        let mut s = d.window_index.window(t, t.start_ns, t.end_ns, None);
+        if let Some(ds) = &d.device_summary {
+            s.use_device_summary(ds);
+        }
         let header = vec![
             ("format", t.format.clone()),
             ("events", t.slice_count().to_string()),
@@ -73,19 +128,24 @@ pub fn SummaryWidget() -> impl IntoView {
             let mut groups: Vec<(&str, Vec<AnyView>)> = Vec::new();
             for m in ds.rows() {
                 let raw = m.value.as_f64();
+                let raw_text = match &m.value {
+                    Value::Text(t) => t.clone(),
+                    _ => raw.to_string(),
+                };
                 let shown = match m.unit {
                     Unit::Seconds => format_duration_ns((raw * 1e9).round() as i64),
                     Unit::Fraction => format!("{:.2} %", raw * 100.0),
                     Unit::Bytes => fmt_bytes(raw.max(0.0) as u64),
-                    _ => match m.value {
+                    _ => match &m.value {
                         Value::Count(n) => n.to_string(),
                         Value::Number(x) => format!("{x:.4}"),
+                        Value::Text(t) => t.clone(),
                     },
                 };
                 let cell = view! {
                     <tr>
                         <th title=m.key>{m.key.replace('_', " ")}</th>
-                        <td class="num" data-key=m.key data-value=raw.to_string() title=format!("{raw} {}", m.unit.label())>{shown}</td>
+                        <td class="num" data-key=m.key data-value=raw_text.clone() title=format!("{raw_text} {}", m.unit.label())>{shown}</td>
                     </tr>
                 }
                 .into_any();
@@ -109,10 +169,7 @@ pub fn SummaryWidget() -> impl IntoView {
         let engines = (!s.engines.is_empty()).then(|| {
             view! {
                 <h4>"Engines"</h4>
-                <table class="grid" data-testid="summary-engines">
-                    <thead><tr><th>"engine"</th><th>"instructions"</th><th>"instruction time"</th><th>"active time"</th><th>"active %"</th></tr></thead>
-                    <tbody>{engine_rows(&s)}</tbody>
-                </table>
+                {engine_table(&s.engines, "summary-engines")}
             }
         });
         let dma = (s.dma_count > 0).then(|| {
@@ -149,7 +206,9 @@ pub fn SummaryWidget() -> impl IntoView {
             {device}
             <h4>"Busiest tracks"</h4>
             <table class="grid" data-testid="summary-tracks">
-                <thead><tr><th>"track"</th><th>"events"</th><th>"busy"</th><th>"utilisation"</th></tr></thead>
+                <thead><tr><th>"track"</th><th>"events"</th>
+                    <th title=measures::GPU_BUSY.text>{measures::GPU_BUSY.label}</th>
+                    <th title=measures::GPU_UTILISATION.text>{measures::GPU_UTILISATION.label}</th></tr></thead>
                 <tbody>{track_rows(&d, &s, 20)}</tbody>
             </table>
             <h4>"Top names by time"</h4>

@@ -135,11 +135,13 @@ fn split(horizontal: bool, parts: Vec<(f64, Node)>) -> Node {
 }
 
 /// What kind of profile is open: chooses the default layout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProfileKind {
     /// A Neuron device profile (NTFF, JSON export, Parquet), possibly with its NEFF.
     Device,
-    /// CPU/GPU trace (Chrome, Kineto, …).
+    /// A trace with GPU streams (Kineto, Nsight, rocprof, …).
+    GpuTrace,
+    /// A trace without device work (CPU threads only: Chrome, Perfetto, a CPU-only Kineto run).
     Trace,
     /// A compiled program alone (NEFF).
     ProgramOnly,
@@ -148,68 +150,51 @@ pub enum ProfileKind {
 }
 
 impl Node {
-    /// The default layout of a kind of profile.
+    /// The default layout of a kind of profile. The timeline and the one widget that answers the
+    /// kind's first question get the room (device profile: the Overall Summary with the engines'
+    /// active time; GPU trace: the GPU Breakdown; CPU trace: the Overall Summary); everything else
+    /// is a tab one click away; Search keeps a pane of its own. Four panes in two rows at most, so
+    /// that no pane is under ~300 px tall in a 1440×900 window (tab bars included: ≈ 820 px of
+    /// workbench × 0.38 ≈ 310 px).
     pub fn default_for(kind: ProfileKind) -> Node {
         use WidgetKind::*;
-        match kind {
-            ProfileKind::Device | ProfileKind::Trace => {
-                let device = kind == ProfileKind::Device;
-                let main: &[WidgetKind] = if device { &[Timeline, Program] } else { &[Timeline, Dashboard] };
-                let below: &[WidgetKind] = if device {
-                    &[Details, OperatorTable, OperatorViews]
-                } else {
-                    &[Details, OperatorTable, GpuBreakdown, Latency]
-                };
-                split(
-                    true,
-                    vec![
-                        (
-                            0.74,
-                            split(
-                                false,
-                                vec![
-                                    (0.68, slot(main)),
-                                    (
-                                        0.32,
-                                        split(
-                                            true,
-                                            vec![
-                                                (0.55, slot(below)),
-                                                (0.45, slot(&[SelectionSummary, Annotations])),
-                                            ],
-                                        ),
-                                    ),
-                                ],
-                            ),
-                        ),
-                        (
-                            0.26,
-                            split(
-                                false,
-                                vec![
-                                    (0.42, slot(&[Search])),
-                                    // device profiles carry source lines: the Code view is a tab
-                                    (
-                                        0.58,
-                                        slot(if kind == ProfileKind::Device {
-                                            &[Summary, Code]
-                                        } else {
-                                            &[Summary]
-                                        }),
-                                    ),
-                                ],
-                            ),
-                        ),
-                    ],
-                )
-            }
+        let (main, below, side, side_share): (&[WidgetKind], &[WidgetKind], &[WidgetKind], f64) = match kind {
+            ProfileKind::Device => (
+                &[Timeline, Program],
+                &[Details, OperatorTable, OperatorViews, SelectionSummary, Annotations],
+                &[Summary, Code],
+                0.30,
+            ),
+            ProfileKind::GpuTrace => (
+                &[Timeline, Dashboard],
+                &[Details, OperatorTable, Latency, SelectionSummary, Annotations],
+                &[GpuBreakdown, Summary],
+                0.32,
+            ),
+            ProfileKind::Trace => (
+                &[Timeline],
+                &[Details, OperatorTable, Latency, SelectionSummary, Annotations],
+                &[Summary],
+                0.28,
+            ),
             ProfileKind::ProgramOnly => {
-                split(true, vec![(0.72, slot(&[Program])), (0.28, slot(&[Summary, Search]))])
+                return split(true, vec![(0.72, slot(&[Program])), (0.28, slot(&[Summary, Search]))])
             }
             ProfileKind::Reports => {
-                split(true, vec![(0.74, slot(&[Dashboard, Timeline])), (0.26, slot(&[Summary, Search]))])
+                return split(
+                    true,
+                    vec![(0.74, slot(&[Dashboard, Timeline])), (0.26, slot(&[Summary, Search]))],
+                )
             }
-        }
+        };
+        split(
+            true,
+            vec![
+                (1.0 - side_share, split(false, vec![(0.62, slot(main)), (0.38, slot(below))])),
+                // the search box stays in view (it is typed into more than anything else)
+                (side_share, split(false, vec![(0.38, slot(&[Search])), (0.62, slot(side))])),
+            ],
+        )
     }
 
     /// Every widget in the layout, in tree order.
@@ -502,34 +487,52 @@ mod tests {
 
     #[test]
     fn default_layouts_hold_the_expected_widgets_and_tile_the_area() {
-        for kind in [ProfileKind::Device, ProfileKind::Trace, ProfileKind::ProgramOnly, ProfileKind::Reports]
-        {
+        let kinds = [
+            ProfileKind::Device,
+            ProfileKind::GpuTrace,
+            ProfileKind::Trace,
+            ProfileKind::ProgramOnly,
+            ProfileKind::Reports,
+        ];
+        for kind in kinds {
             let l = Node::default_for(kind);
             let (slots, _) = l.boxes();
             let area: f64 = slots.iter().map(|s| s.rect.w * s.rect.h).sum();
             assert!((area - 1.0).abs() < 1e-9, "{kind:?} {area}");
+            // ≈ 820 px of workbench in a 1440×900 window: no pane under 300 px, at most 3 panes
+            for s in &slots {
+                assert!(s.rect.h * 820.0 >= 300.0, "{kind:?}: a pane of {:.0} px", s.rect.h * 820.0);
+            }
+            assert!(slots.len() <= 4, "{kind:?}: {} panes", slots.len());
         }
         let d = Node::default_for(ProfileKind::Device);
         for w in [Timeline, Details, Search, Summary, SelectionSummary, Program, Annotations, OperatorTable] {
             assert!(d.contains(w), "{w:?}");
         }
-        assert!(Node::default_for(ProfileKind::Trace).contains(Annotations));
-        assert!(!Node::default_for(ProfileKind::Trace).contains(Program));
-        assert!(Node::default_for(ProfileKind::Trace).contains(Dashboard));
-        assert_eq!(Node::default_for(ProfileKind::Reports).widgets()[0], Dashboard);
-        // the GPU breakdown and latency summary are tabs beside Details on host/GPU traces only
-        let mut t = Node::default_for(ProfileKind::Trace);
-        assert!(t.contains(GpuBreakdown) && t.contains(Latency));
+        // the first answer of each kind is shown, not a tab behind another
+        assert!(d.is_shown(Timeline) && d.is_shown(Summary) && d.is_shown(Details) && d.is_shown(Search));
+        let g = Node::default_for(ProfileKind::GpuTrace);
+        assert!(g.is_shown(Timeline) && g.is_shown(GpuBreakdown) && g.is_shown(Details));
+        assert!(
+            g.contains(Dashboard) && g.contains(Latency) && g.contains(Annotations) && !g.contains(Program)
+        );
+        // a CPU-only trace has no GPU widgets
+        let c = Node::default_for(ProfileKind::Trace);
+        assert!(!c.contains(GpuBreakdown) && !c.contains(Dashboard) && !c.contains(Program));
+        assert!(c.is_shown(Timeline) && c.is_shown(Summary));
         assert!(!d.contains(GpuBreakdown) && !d.contains(Latency));
-        assert_eq!(t.slot_of(GpuBreakdown), t.slot_of(Details));
-        assert!(t.is_shown(Details) && !t.is_shown(GpuBreakdown) && !d.is_shown(Latency));
-        t.activate(GpuBreakdown);
-        assert!(t.is_shown(GpuBreakdown) && !t.is_shown(Details));
+        assert_eq!(Node::default_for(ProfileKind::Reports).widgets()[0], Dashboard);
+        let mut t = Node::default_for(ProfileKind::GpuTrace);
+        assert_eq!(t.slot_of(Latency), t.slot_of(Details));
+        assert!(t.is_shown(Details) && !t.is_shown(Latency));
+        t.activate(Latency);
+        assert!(t.is_shown(Latency) && !t.is_shown(Details));
     }
 
     #[test]
     fn remove_collapses_and_add_goes_to_the_largest_slot() {
         let mut l = Node::default_for(ProfileKind::Trace);
+        let panes = l.boxes().0.len();
         // empty the Current Selection slot (it has other tabs beside it)
         let slot = l.slot_of(SelectionSummary).unwrap();
         let mates: Vec<WidgetKind> =
@@ -539,7 +542,7 @@ mod tests {
         }
         assert!(!l.contains(SelectionSummary));
         let (slots, _) = l.boxes();
-        assert_eq!(slots.len(), 4);
+        assert_eq!(slots.len(), panes - 1, "the emptied pane collapsed");
         let area: f64 = slots.iter().map(|s| s.rect.w * s.rect.h).sum();
         assert!((area - 1.0).abs() < 1e-9);
         l.add(SelectionSummary);

@@ -5,7 +5,8 @@
 //! and talk through [`crate::state::AppState`], never to each other.
 //!
 //! Named layouts live in localStorage (`gloo-storage`), not tied to a profile. A new profile
-//! gets the default layout of its kind unless the user changed or chose a layout.
+//! gets the default layout of its kind ([`layout::ProfileKind`]) unless the user changed or chose
+//! a layout.
 
 pub mod layout;
 
@@ -50,6 +51,8 @@ pub fn profile_kind(t: &Trace) -> ProfileKind {
         ProfileKind::Reports
     } else if t.tracks.iter().any(|tr| tr.role.engine().is_some()) || t.program.is_some() {
         ProfileKind::Device
+    } else if t.tracks.iter().any(|tr| tr.role == loupe_core::model::TrackRole::GpuStream) {
+        ProfileKind::GpuTrace
     } else {
         ProfileKind::Trace
     }
@@ -80,6 +83,7 @@ pub fn Workbench() -> impl IntoView {
     };
     provide_context(wb);
     // a new profile: its kind's default layout, unless the user made the layout their own
+    // (a layout restored from a link or a `.loupe` file counts as theirs)
     Effect::new(move |prev: Option<ProfileKind>| {
         let kind = profile_kind(&state.tracked_data().trace);
         if prev.is_some() && !wb.customised.get_untracked() {
@@ -102,6 +106,16 @@ pub fn Workbench() -> impl IntoView {
             });
         }
         g
+    });
+
+    // a box selection (Shift + drag) is answered in Current Selection: bring its tab to the front
+    // (it shares a pane with Event Details in the default layouts)
+    Effect::new(move |_| {
+        let hidden =
+            |l: &Node| l.contains(WidgetKind::SelectionSummary) && !l.is_shown(WidgetKind::SelectionSummary);
+        if state.box_selection.with(|b| b.is_some()) && wb.layout.with_untracked(hidden) {
+            wb.layout.update(|l| l.activate(WidgetKind::SelectionSummary));
+        }
     });
 
     let root = NodeRef::<leptos::html::Div>::new();
