@@ -105,6 +105,30 @@ pub fn all() -> &'static [&'static Definition] {
     ALL
 }
 
+/// `docs/measures.md`: every definition as a table (key, label, definition, reference), the text
+/// a hover shows. `core/tests/measures_doc.rs` keeps the file equal to this.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Measures\n\n\
+         Every number Loupe shows in a summary, a table, the CLI or an export is one of these, defined \
+         once in `core/src/analysis/measures.rs`; each header's hover shows the same text. Where a \
+         reference tool defines the word, Loupe's number equals the tool's, or it has another name.\n\n\
+         Generated from the code: `LOUPE_BLESS=1 cargo test -p loupe-core --test measures_doc` rewrites it.\n\n\
+         | key | label | definition | reference |\n|---|---|---|---|\n",
+    );
+    for d in all() {
+        let cell = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").replace('|', "\\|");
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            d.key,
+            cell(d.label),
+            cell(d.text),
+            d.reference.unwrap_or("— (Loupe's own)")
+        ));
+    }
+    out
+}
+
 /// The definition with this key.
 pub fn by_key(key: &str) -> Option<&'static Definition> {
     ALL.iter().copied().find(|d| d.key == key)
@@ -118,8 +142,9 @@ pub const GPU_BUSY: Definition = Definition {
     label: "busy",
     text: "Time at least one slice was running, inside the window. On a GPU stream only kernels, \
            memory copies and memory sets count (the union of their intervals); annotation ranges \
-           (gpu_user_annotation), sync and event markers are context, not work. Other tracks: the \
-           union of all their slices.",
+           (gpu_user_annotation), sync and event markers are context, not work. On a Neuron engine \
+           track only executing instructions count: semaphore waits (EVENT_SEMAPHORE) are waiting, \
+           so a track's busy is its active time. Other tracks: the union of all their slices.",
     reference: None,
 };
 /// busy / window.

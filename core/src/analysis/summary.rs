@@ -1,6 +1,7 @@
 //! Summaries over a time window: per track event count, summed duration, busy time (union of
 //! its slices; on a GPU stream only its work — kernels, memory copies and sets, `measures::GPU_BUSY`:
-//! annotation ranges and sync markers are context), utilisation and DMA bytes; per Neuron engine its
+//! annotation ranges and sync markers are context; on a Neuron engine track its executing
+//! instructions — semaphore waits left out, as in the engine's active time), utilisation and DMA bytes; per Neuron engine its
 //! instructions, instruction time, active time and waiting ([`measures`](super::measures): `ENGINE_*`,
 //! neuron-profile's definitions — semaphore waits are waiting, not activity). Built once per trace as
 //! prefix sums ([`WindowIndex`]), so a window costs O(tracks × depths × log n) — cheap enough to
@@ -136,6 +137,8 @@ pub struct WindowIndexBuilder {
     cur: Option<TrackBuild>,
     /// The engine unions, once every track is indexed.
     engines: EngineIndexBuilder,
+    /// The trace's semaphore-wait opcode (looked up once, with the first track).
+    wait_op: Option<Option<crate::StrId>>,
 }
 
 /// The track being indexed.
@@ -154,9 +157,22 @@ struct TrackBuild {
     /// time before merging: then nothing is merged nor stored), and how far it was checked.
     depth0_disjoint: Option<bool>,
     checked: usize,
-    /// A GPU stream with slices that are not work (annotations, sync markers): the union takes
-    /// only its work, from every depth (the work nests inside the annotations).
-    work_only: bool,
+    /// Which slices make the busy union: on a GPU stream with slices that are not work
+    /// (annotations, sync markers) only its work, on a Neuron engine track with semaphore waits
+    /// only its executing instructions — then from every depth (work nests inside annotations).
+    counted: Counted,
+}
+
+/// Which slices of a track count toward its busy time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Counted {
+    #[default]
+    All,
+    /// GPU work only ([`super::measures::GPU_BUSY`]).
+    GpuWork,
+    /// Every slice but this opcode's: semaphore waits on an engine track, which neuron-profile
+    /// does not count as active ([`super::measures::ENGINE_ACTIVE_TIME`]).
+    NotOpcode(crate::StrId),
 }
 
 /// Whether a GPU stream track has typed slices that are not work (then busy skips them).
@@ -170,9 +186,27 @@ fn has_non_work(t: &crate::model::Track) -> bool {
         })
 }
 
+/// What makes a track's busy union (see [`Counted`]). `wait_op`: the trace's semaphore-wait
+/// opcode, if it has one.
+fn counted(t: &crate::model::Track, wait_op: Option<crate::StrId>) -> Counted {
+    if has_non_work(t) {
+        return Counted::GpuWork;
+    }
+    match (t.role, wait_op) {
+        (TrackRole::Engine(_), Some(w)) if (0..t.slices.len()).any(|i| t.slices.opcode_of(i) == w) => {
+            Counted::NotOpcode(w)
+        }
+        _ => Counted::All,
+    }
+}
+
 /// The first slice of `from..end` that counts toward busy.
-fn next_counted(c: &crate::model::SliceColumns, work_only: bool, from: usize, end: usize) -> Option<usize> {
-    (from..end).find(|&k| !work_only || crate::analysis::gpu::is_gpu_work(c.gpu_work_of(k)))
+fn next_counted(c: &crate::model::SliceColumns, counted: Counted, from: usize, end: usize) -> Option<usize> {
+    match counted {
+        Counted::All => (from < end).then_some(from),
+        Counted::GpuWork => (from..end).find(|&k| crate::analysis::gpu::is_gpu_work(c.gpu_work_of(k))),
+        Counted::NotOpcode(op) => (from..end).find(|&k| c.opcode_of(k) != op),
+    }
 }
 
 /// (start, end, slice, end of its depth's range), smallest first.
@@ -187,6 +221,8 @@ impl WindowIndexBuilder {
         let Some(t) = trace.tracks.get(self.tracks.len()) else { return self.engines.add_next(trace) };
         let c = &t.slices;
         let n = c.len();
+        let wait_op =
+            *self.wait_op.get_or_insert_with(|| super::device_summary::semaphore_wait_opcode(trace));
         let b = self.cur.get_or_insert_with(|| {
             let has_bytes = c.domain.as_ref().is_some_and(|d| d.bytes.iter().any(|&b| b != u64::MAX));
             let mut ti = TrackIndex { dur_prefix: Vec::with_capacity(n + 1), ..TrackIndex::default() };
@@ -196,7 +232,7 @@ impl WindowIndexBuilder {
                 ti.bytes_prefix.reserve(n + 1);
                 ti.bytes_prefix.push(0);
             }
-            TrackBuild { ti, has_bytes, work_only: has_non_work(t), ..TrackBuild::default() }
+            TrackBuild { ti, has_bytes, counted: counted(t, wait_op), ..TrackBuild::default() }
         });
         if b.next < n {
             let end = (b.next + Self::STEP).min(n);
@@ -215,7 +251,8 @@ impl WindowIndexBuilder {
             b.next = end;
             return true;
         }
-        let work_only = b.work_only;
+        let counted = b.counted;
+        let work_only = counted != Counted::All;
         let depths = match t.layout {
             _ if work_only => c.depth_count(),
             crate::model::Layout::Nested => 1.min(c.depth_count()),
@@ -257,13 +294,13 @@ impl WindowIndexBuilder {
                 ends.reserve_exact(most);
                 (0..depths)
                     .map(|d| c.depth_range(d))
-                    .filter_map(|r| Some((next_counted(c, work_only, r.start, r.end)?, r.end)))
+                    .filter_map(|r| Some((next_counted(c, counted, r.start, r.end)?, r.end)))
                     .map(|(k, end)| std::cmp::Reverse((c.start_ns[k], c.end_ns(k), k, end)))
                     .collect()
             });
             for _ in 0..Self::STEP {
                 let Some(std::cmp::Reverse((s, e, i, lane_end))) = heap.pop() else { break };
-                if let Some(k) = next_counted(c, work_only, i + 1, lane_end) {
+                if let Some(k) = next_counted(c, counted, i + 1, lane_end) {
                     heap.push(std::cmp::Reverse((c.start_ns[k], c.end_ns(k), k, lane_end)));
                 }
                 match ends.last_mut() {
@@ -856,6 +893,11 @@ mod tests {
         assert_eq!((v.instruction_count, v.instruction_time_ns), (5, 35));
         assert_eq!((v.active_time_ns, v.waiting_ns), (30, 150));
         assert!((v.active_percent - 12.0).abs() < 1e-9, "{}", v.active_percent);
+        // the track's busy (busiest tracks, box selections) is its active time too: the same
+        // word never means two numbers
+        let tw = ix.track_window(&t, TrackId(0), 0, 250);
+        assert_eq!((tw.count, tw.busy_ns), (5, 30), "waits are counted as events, not as busy");
+        assert_eq!(ix.track_window(&t, TrackId(1), 0, 400).busy_ns, 20, "Tensor: its wait under it left out");
         // one Tensor row for both timelines
         let s = ix.window(&t, 0, 400, None);
         let engines: Vec<_> = s.engines.iter().map(|e| e.engine).collect();
