@@ -66,6 +66,19 @@ pub fn CompareWidget() -> impl IntoView {
     let marked_b: RwSignal<Arc<Vec<Vec<u32>>>> = RwSignal::new(Arc::new(Vec::new()));
     let selected_row = RwSignal::new(None::<String>);
 
+    // a new B opens aligned so that it is in view (compare::default_align); the user's choice
+    // holds until the next B
+    Effect::new(move |_| {
+        state.compare_gen.track();
+        let a = state.data();
+        let Some(b) = state.compare.get_value() else { return };
+        let v = match compare::default_align(&a.trace, &b.trace) {
+            Align::Absolute => "absolute".to_string(),
+            Align::ByStart => "start".to_string(),
+            Align::ByIteration(n) => format!("iter:{n}"),
+        };
+        align.set(v);
+    });
     // alignment → offset (B time + offset = A time)
     let offset_ns = Memo::new(move |_| {
         state.compare_gen.track();
@@ -166,6 +179,12 @@ pub fn CompareWidget() -> impl IntoView {
     Effect::new(move |_| {
         let by = state.colour_by.get();
         with_ctl(&|c| c.set_colour_by(by));
+    });
+    Effect::new(move |first: Option<()>| {
+        crate::theme::track();
+        if first.is_some() {
+            with_ctl(&|c| c.retheme());
+        }
     });
     on_cleanup(move || {
         with_ctl(&|c| c.detach());

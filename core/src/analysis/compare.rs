@@ -577,6 +577,22 @@ pub fn offset_ns(a: &Trace, b: &Trace, how: Align) -> Option<i64> {
     }
 }
 
+/// How a comparison opens, so that B is on screen under A's view: on their own clocks when the
+/// two time ranges overlap (both from the same run or the same clock), else by the first
+/// iteration both have (two runs of a training loop), else by start.
+pub fn default_align(a: &Trace, b: &Trace) -> Align {
+    let overlap = a.start_ns < b.end_ns && b.start_ns < a.end_ns;
+    if overlap {
+        return Align::Absolute;
+    }
+    let first_shared =
+        a.iterations.iter().map(|i| i.number).find(|n| b.iterations.iter().any(|j| j.number == *n));
+    match first_shared {
+        Some(n) => Align::ByIteration(n),
+        None => Align::ByStart,
+    }
+}
+
 /// The comparison table as CSV rows (header [`CSV_HEADER`]), for `export::csv::write_rows`.
 pub const CSV_HEADER: [&str; 8] =
     ["key", "side", "count_a", "count_b", "time_a_ns", "time_b_ns", "delta_ns", "ratio"];

@@ -181,3 +181,21 @@ fn offsets_for_synchronised_timelines() {
     assert_eq!(offset_ns(&a, &b, Align::ByIteration(2)), Some(200 - 5000));
     assert_eq!(offset_ns(&a, &b, Align::ByIteration(1)), None);
 }
+
+#[test]
+fn a_comparison_opens_with_b_in_view() {
+    // far-apart clocks, a shared iteration: by that iteration, which puts B's under A's
+    let a = gpu(&[(1, 100, 200), (2, 200, 300)], &[("k", 100, 10), ("k", 210, 10)]);
+    let b = gpu(&[(2, 5000, 5100)], &[("k", 5010, 10)]);
+    assert_eq!(default_align(&a, &b), Align::ByIteration(2));
+    let off = offset_ns(&a, &b, default_align(&a, &b)).unwrap();
+    assert!(b.start_ns + off < a.end_ns && b.end_ns + off > a.start_ns, "B overlaps A once shifted");
+    // far apart, nothing shared: by start
+    let c = host(&[("a", 10_000_000, 100)]);
+    let d = host(&[("a", 0, 100)]);
+    assert_eq!(default_align(&c, &d), Align::ByStart);
+    // overlapping ranges (the same clock): as they are
+    let e = host(&[("a", 0, 100)]);
+    let f = host(&[("a", 50, 100)]);
+    assert_eq!(default_align(&e, &f), Align::Absolute);
+}
