@@ -49,3 +49,15 @@
     show('Loupe stopped while starting (' + m + '). A file of the page could not be fetched or run: check that the whole folder is served, the .wasm files as application/wasm.');
   });
 })();
+
+// Theme, before the first paint: the user's saved choice (localStorage "loupe.theme", written by
+// the header's toggle, app/src/theme.rs), else the system's prefers-color-scheme. style/tokens.css
+// holds both palettes; data-theme on <html> picks one.
+(function () {
+  'use strict';
+  var saved = null;
+  try { saved = JSON.parse(localStorage.getItem('loupe.theme')); } catch (e) { saved = null; }
+  var dark = saved === 'dark' || (saved !== 'light' &&
+    !!window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  document.documentElement.setAttribute('data-theme', dark ? 'dark' : 'light');
+})();

@@ -91,8 +91,62 @@ fn rgb(c: Rgb) -> RGBColor {
     RGBColor(c.0, c.1, c.2)
 }
 
-const AXIS: RGBColor = RGBColor(0x5b, 0x63, 0x70);
-const FILL: RGBColor = RGBColor(0x4e, 0x79, 0xa7);
+/// The colours around the data (background, axes, grid, the one-colour series), from the
+/// `--chart-*` tokens of `style/tokens.css`, so a chart follows the page's theme. Read at each
+/// draw; a token that is missing or not `#rrggbb` keeps the light theme's value.
+#[derive(Debug, Clone, Copy)]
+struct Colours {
+    bg: RGBColor,
+    axis: RGBColor,
+    label: RGBColor,
+    grid_light: RGBColor,
+    grid_bold: RGBColor,
+    fill: RGBColor,
+    rest: RGBColor,
+}
+
+fn hex(v: &str) -> Option<RGBColor> {
+    let h = v.trim().strip_prefix('#')?;
+    if h.len() != 6 || !h.is_ascii() {
+        return None;
+    }
+    let b = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).ok();
+    Some(RGBColor(b(0)?, b(2)?, b(4)?))
+}
+
+impl Colours {
+    const LIGHT: Colours = Colours {
+        bg: RGBColor(0xff, 0xff, 0xff),
+        axis: RGBColor(0x5b, 0x63, 0x70),
+        label: RGBColor(0x1b, 0x1f, 0x27),
+        grid_light: RGBColor(0xee, 0xef, 0xf2),
+        grid_bold: RGBColor(0xe2, 0xe4, 0xe8),
+        fill: RGBColor(0x4e, 0x79, 0xa7),
+        rest: RGBColor(0xc8, 0xcc, 0xd2),
+    };
+
+    fn from_css() -> Colours {
+        let style = web_sys::window().and_then(|w| {
+            w.document()
+                .and_then(|d| d.document_element())
+                .and_then(|e| w.get_computed_style(&e).ok().flatten())
+        });
+        let Some(style) = style else { return Colours::LIGHT };
+        let var = |name: &str, or: RGBColor| {
+            style.get_property_value(name).ok().and_then(|v| hex(&v)).unwrap_or(or)
+        };
+        let l = Colours::LIGHT;
+        Colours {
+            bg: var("--chart-bg", l.bg),
+            axis: var("--chart-axis", l.axis),
+            label: var("--chart-label", l.label),
+            grid_light: var("--chart-grid-light", l.grid_light),
+            grid_bold: var("--chart-grid-bold", l.grid_bold),
+            fill: var("--chart-fill", l.fill),
+            rest: var("--chart-rest", l.rest),
+        }
+    }
+}
 
 type DrawResult = Result<(), String>;
 
@@ -103,11 +157,12 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 /// Draw `chart` on `canvas` (whose backing store is already sized); `scale` = device pixel
 /// ratio, for line widths and font sizes.
 pub fn draw(canvas: HtmlCanvasElement, chart: &Chart, scale: f64) -> DrawResult {
+    let col = Colours::from_css();
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
     let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
+    root.fill(&col.bg).map_err(err)?;
     let font_px = (11.0 * scale).round();
-    let font = ("system-ui, sans-serif", font_px).into_font().color(&AXIS);
+    let font = ("system-ui, sans-serif", font_px).into_font().color(&col.axis);
     match chart {
         Chart::Pie(parts) => {
             let (w, h) = root.dim_in_pixel();
@@ -128,7 +183,7 @@ pub fn draw(canvas: HtmlCanvasElement, chart: &Chart, scale: f64) -> DrawResult 
             }
             if rest > 0.0 {
                 sizes.push(rest);
-                colours.push(RGBColor(0xc8, 0xcc, 0xd2));
+                colours.push(col.rest);
             }
             let labels = vec![""; sizes.len()];
             let centre = ((w / 2) as i32, (h / 2) as i32);
@@ -156,9 +211,9 @@ pub fn draw(canvas: HtmlCanvasElement, chart: &Chart, scale: f64) -> DrawResult 
                 .x_labels(5)
                 .x_label_formatter(&|v| unit.format(*v))
                 .label_style(font.clone())
-                .axis_style(AXIS)
-                .light_line_style(RGBColor(0xee, 0xef, 0xf2))
-                .bold_line_style(RGBColor(0xe2, 0xe4, 0xe8))
+                .axis_style(col.axis)
+                .light_line_style(col.grid_light)
+                .bold_line_style(col.grid_bold)
                 .draw()
                 .map_err(err)?;
             chart
@@ -170,7 +225,7 @@ pub fn draw(canvas: HtmlCanvasElement, chart: &Chart, scale: f64) -> DrawResult 
             chart
                 .draw_series(parts.iter().enumerate().map(|(i, p)| {
                     let y = (n - 1 - i) as f64 + 0.5;
-                    Text::new(format!(" {}", p.label), (0.0, y + 0.3), font.clone().color(&BLACK))
+                    Text::new(format!(" {}", p.label), (0.0, y + 0.3), font.clone().color(&col.label))
                 }))
                 .map_err(err)?;
         }
@@ -195,16 +250,16 @@ pub fn draw(canvas: HtmlCanvasElement, chart: &Chart, scale: f64) -> DrawResult 
                 .x_label_formatter(&|v| unit.format(*v))
                 .y_label_formatter(&|v| Unit::Count.format(*v))
                 .label_style(font.clone())
-                .axis_style(AXIS)
-                .light_line_style(RGBColor(0xee, 0xef, 0xf2))
-                .bold_line_style(RGBColor(0xe2, 0xe4, 0xe8))
+                .axis_style(col.axis)
+                .light_line_style(col.grid_light)
+                .bold_line_style(col.grid_bold)
                 .draw()
                 .map_err(err)?;
             chart
                 .draw_series(
                     bins.iter()
                         .filter(|b| b.2 > 0)
-                        .map(|&(a, b, c)| Rectangle::new([(a, 0.0), (b, c as f64)], FILL.filled())),
+                        .map(|&(a, b, c)| Rectangle::new([(a, 0.0), (b, c as f64)], col.fill.filled())),
                 )
                 .map_err(err)?;
         }
@@ -228,23 +283,23 @@ pub fn draw(canvas: HtmlCanvasElement, chart: &Chart, scale: f64) -> DrawResult 
                 .y_desc(y_label.as_str())
                 .label_style(font.clone())
                 .axis_desc_style(font.clone())
-                .axis_style(AXIS)
-                .light_line_style(RGBColor(0xee, 0xef, 0xf2))
-                .bold_line_style(RGBColor(0xe2, 0xe4, 0xe8))
+                .axis_style(col.axis)
+                .light_line_style(col.grid_light)
+                .bold_line_style(col.grid_bold)
                 .draw()
                 .map_err(err)?;
             chart
                 .draw_series(AreaSeries::new(
                     points.iter().map(|&(t, v)| ((t - t0) as f64, v)),
                     0.0,
-                    FILL.mix(0.35),
+                    col.fill.mix(0.35),
                 ))
                 .map_err(err)?
                 .label(y_label.as_str());
             chart
                 .draw_series(LineSeries::new(
                     points.iter().map(|&(t, v)| ((t - t0) as f64, v)),
-                    FILL.stroke_width(scale.round().max(1.0) as u32),
+                    col.fill.stroke_width(scale.round().max(1.0) as u32),
                 ))
                 .map_err(err)?;
         }
@@ -282,6 +337,7 @@ pub fn ChartCanvas(
     };
     Effect::new(move |_| {
         chart.track();
+        crate::theme::track();
         redraw();
     });
     // redraw when the box changes size (a dock splitter, a window resize)

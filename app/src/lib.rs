@@ -7,6 +7,7 @@
 //! canvas/         layout, scheduler (one rAF), painter, hit test, timeline controller
 //! components/     shell, details, tooltip, progress, warnings
 //! workbench/      dock layout (data) + the workbench component, Layout and Add-widget menus
+//! theme.rs       light / dark: data-theme on <html>, the header toggle, canvases re-read tokens
 //! charts.rs       plotters-canvas charts (pie, bars, histogram, area) for the analysis widgets
 //! widgets/        the widget registry: one module per widget (timeline, details, search, …)
 //! ```
@@ -29,6 +30,7 @@ pub mod search_runner;
 pub mod share;
 pub mod sources;
 pub mod state;
+pub mod theme;
 pub mod url_open;
 pub mod widgets;
 pub mod workbench;

@@ -52,8 +52,8 @@ export async function setup() {
 }
 
 /** A new page with console-error collection; waits until the app painted. */
-export async function openApp(env, { dpr = 1, width = 1400, height = 820 } = {}) {
-  const context = await env.browser.newContext({ viewport: { width, height }, deviceScaleFactor: dpr });
+export async function openApp(env, { dpr = 1, width = 1400, height = 820, colorScheme = 'light' } = {}) {
+  const context = await env.browser.newContext({ viewport: { width, height }, deviceScaleFactor: dpr, colorScheme });
   const page = await context.newPage();
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -90,7 +90,8 @@ pub struct TimelineCtl {
     list_inner: HtmlElement,
     tooltip: HtmlElement,
     scheduler: Rc<Scheduler>,
-    theme: Theme,
+    /// The canvas colours, re-read from the CSS tokens when the page's theme changes ([`Self::retheme`]).
+    theme: RefCell<Theme>,
     char_w_px: f64,
     view: RefCell<View>,
     data: RefCell<Arc<TraceData>>,
@@ -170,7 +171,7 @@ impl TimelineCtl {
             list_inner,
             tooltip,
             scheduler,
-            theme,
+            theme: RefCell::new(theme),
             char_w_px,
             view: RefCell::new(View {
                 vp: Viewport { ruler_h_px: RULER_H_PX, ..Viewport::default() },
@@ -261,6 +262,17 @@ impl TimelineCtl {
         ctl.resize();
         ctl.request_redraw();
         Some(ctl)
+    }
+
+    /// The page's theme changed: re-read the canvas colours (and the raster's copies) and repaint.
+    pub fn retheme(&self) {
+        let theme = Theme::from_css();
+        if let Some(r) = self.raster.borrow_mut().as_mut() {
+            r.colours = RasterColours::from_theme(&self.ctx, &theme);
+        }
+        *self.theme.borrow_mut() = theme;
+        self.ctx.set_font(FONT);
+        self.request_redraw();
     }
 
     pub fn request_redraw(&self) {
@@ -483,10 +495,11 @@ impl TimelineCtl {
         self.clamp(&mut v);
         let data = self.data.borrow();
         let layout = self.layout.borrow();
+        let theme = self.theme.borrow();
         let frame = Frame {
             data: &data,
             layout: &layout,
-            theme: &self.theme,
+            theme: &theme,
             scale: v.vp.scale,
             scroll_y_px: v.vp.scroll_y_px,
             width_px: v.vp.width_px,
@@ -1056,6 +1069,13 @@ pub fn Timeline() -> impl IntoView {
     Effect::new(move |_| {
         let by = state.colour_by.get();
         handle.with(|c| c.set_colour_by(by));
+    });
+    // the page's theme: re-read the canvas colours (not on the first run: `new` just read them)
+    Effect::new(move |first: Option<()>| {
+        crate::theme::track();
+        if first.is_some() {
+            handle.with(|c| c.retheme());
+        }
     });
     Effect::new(move |_| {
         state.search_gen.track();

@@ -34,6 +34,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Drag a widget's tab", "move it to another pane, or split a pane"),
     ("Ctrl/⌘ + click an event", "also scroll the Code widget to its source line"),
     ("Code: click a line", "highlight its events; Shift/Ctrl/⌘ + click adds or removes lines"),
+    (
+        "☾ / ☀ in the header",
+        "dark or light theme (remembered; until then Loupe follows the system's setting)",
+    ),
     ("?", "show or hide this help"),
 ];
 

@@ -67,7 +67,8 @@ pub struct BLanesCtl {
     tooltip: HtmlElement,
     scheduler: Rc<Scheduler>,
     bus: Rc<ViewportBus>,
-    theme: Theme,
+    /// Re-read from the CSS tokens when the page's theme changes.
+    theme: RefCell<Theme>,
     char_w_px: f64,
     a: RefCell<Arc<TraceData>>,
     b: RefCell<Option<Arc<TraceData>>>,
@@ -119,7 +120,7 @@ impl BLanesCtl {
             tooltip,
             scheduler,
             bus,
-            theme: Theme::from_css(),
+            theme: RefCell::new(Theme::from_css()),
             char_w_px,
             a: RefCell::new(a),
             b: RefCell::new(None),
@@ -175,6 +176,11 @@ impl BLanesCtl {
     }
     pub fn set_offset(&self, offset_ns: i64) {
         self.offset_ns.set(offset_ns);
+        self.invalidate();
+    }
+    /// The page's theme changed: re-read the colours and repaint.
+    pub fn retheme(&self) {
+        *self.theme.borrow_mut() = Theme::from_css();
         self.invalidate();
     }
     pub fn set_colour_by(&self, by: ColourBy) {
@@ -298,7 +304,8 @@ impl BLanesCtl {
             return;
         }
         let c = &self.ctx;
-        let th = &self.theme;
+        let th = self.theme.borrow();
+        let th = &*th;
         let _ = c.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
         c.set_font(FONT);
         c.set_text_baseline("middle");
