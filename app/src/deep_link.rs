@@ -47,8 +47,11 @@ pub fn capture(state: AppState, wb: Option<WorkbenchState>, bus: Option<&Viewpor
     let annotations = state
         .annotations
         .with_untracked(|a| (!a.markers.is_empty() || a.name != DEFAULT_SET).then(|| a.clone()));
+    // the file name(s), so a link opened without them can say what it needs (not the demo's)
+    let file = (!data.is_demo).then(|| data.source_label.chars().take(512).collect::<String>());
     ViewState {
         profile: Some(profile_key(&data.fingerprint)),
+        file,
         range_ns,
         selection,
         collapsed_groups,
@@ -157,8 +160,11 @@ pub fn DeepLinks() -> impl IntoView {
     let wb = use_context::<WorkbenchState>();
     let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| (*b).clone());
     let initial = location_hash();
+    let initial = (initial.len() > 1).then(|| ViewState::from_fragment(&initial));
+    // a link waiting for its profile: which file it needs (shown above the workbench)
+    let waiting = RwSignal::new(initial.as_ref().filter(|v| v.profile.is_some()).map(waiting_for));
     let sync = Rc::new(Sync {
-        pending: RefCell::new((initial.len() > 1).then(|| ViewState::from_fragment(&initial))),
+        pending: RefCell::new(initial),
         last: RefCell::new(ViewState::default()),
         last_push_ms: Cell::new(0.0),
         hold_until_ms: Cell::new(0.0),
@@ -185,17 +191,22 @@ pub fn DeepLinks() -> impl IntoView {
             if let Some(v) = INJECTED.with(|i| i.borrow_mut().take()) {
                 // a saved view wins over a link made for another view of the same profile
                 s1.pending.borrow_mut().take();
+                waiting.set(None);
                 apply1(v);
+                // the URL follows the `.loupe` just opened: the next tick writes its view
+                *s1.last.borrow_mut() = ViewState::default();
                 return;
             }
             let pending = s1.pending.borrow().clone();
             if let Some(v) = pending {
                 if matches_profile(state, &v) || v.profile.is_none() {
                     s1.pending.borrow_mut().take();
+                    waiting.set(None);
                     apply1(v);
                 } else if !data.is_demo {
                     // another profile was opened: the link was not for it
                     s1.pending.borrow_mut().take();
+                    waiting.set(None);
                     // still honour a layout-only part
                     if v.layout_json.is_some() {
                         apply(
@@ -268,6 +279,7 @@ pub fn DeepLinks() -> impl IntoView {
                 if matches_profile(state, &v) || v.profile.is_none() {
                     try_apply(v);
                 } else {
+                    waiting.set(Some(waiting_for(&v)));
                     *sync.pending.borrow_mut() = Some(v);
                 }
             })
@@ -279,4 +291,28 @@ pub fn DeepLinks() -> impl IntoView {
         interval.set_value(None);
         pending_timer.set_value(None);
     });
+    move || {
+        waiting.get().map(|what| {
+            view! {
+                <div class="banner banner-info link-pending" role="status" data-testid="link-pending">
+                    {what}
+                    " "
+                    <button class="link" data-testid="link-pending-dismiss" on:click=move |_| waiting.set(None)>"Dismiss"</button>
+                </div>
+            }
+        })
+    }
+}
+
+/// What a link opened without its profile says it needs.
+fn waiting_for(v: &ViewState) -> String {
+    let key = v.profile.as_deref().unwrap_or("?");
+    match v.file.as_deref() {
+        Some(f) => format!(
+            "This link shows a view of “{f}” (profile {key}). Open that file (drop it here or use Open trace…) to see it; another file opens without the link's view."
+        ),
+        None => format!(
+            "This link shows a view of a profile that is not open (profile {key}; the link does not name its file). Open the file it was made on to see it."
+        ),
+    }
 }

@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | `v` | `1` | format version |
 //! | `p` | 16 hex digits | the profile the link was made on (hash of its content fingerprint); a link opened with another profile keeps only the layout |
+//! | `f` | text | the name(s) of the file(s) that profile was opened from, so a link opened without them can say which it expects |
 //! | `t` | `<start_ns>_<end_ns>` | visible time range (trace nanoseconds) |
 //! | `s` | `s<track>.<index>`, `i<track>.<index>`, `c<counter>.<index>` | selected slice, instant or counter sample |
 //! | `g` | `<group>.<group>…` | collapsed groups |
@@ -25,6 +26,8 @@ use crate::analysis::annotations::{AnnotationSet, Marker, MAX_MARKERS, MAX_NAME_
 pub const FRAGMENT_VERSION: u32 = 1;
 /// Longest search query / layout JSON taken from a link.
 const MAX_TEXT: usize = 16 * 1024;
+/// Longest file label taken from a link (characters).
+const MAX_FILE_CHARS: usize = 512;
 
 /// A selected event, by index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +42,10 @@ pub struct ViewState {
     /// Identity of the profile this state belongs to ([`profile_key`]).
     #[serde(default)]
     pub profile: Option<String>,
+    /// The file name(s) the profile was opened from (`a.json + b.neff`), as the user saw them:
+    /// what a link opened without its file asks for. Never read to match a profile.
+    #[serde(default)]
+    pub file: Option<String>,
     #[serde(default)]
     pub range_ns: Option<(i64, i64)>,
     #[serde(default)]
@@ -114,6 +121,9 @@ impl ViewState {
         if let Some(p) = &self.profile {
             parts.push(format!("p={}", pct(p)));
         }
+        if let Some(f) = self.file.as_deref().filter(|f| !f.is_empty()) {
+            parts.push(format!("f={}", pct(f)));
+        }
         if let Some((a, b)) = self.range_ns {
             parts.push(format!("t={a}_{b}"));
         }
@@ -155,6 +165,11 @@ impl ViewState {
             let Some((k, val)) = kv.split_once('=') else { continue };
             match k {
                 "p" => v.profile = pct_decode(val).filter(|p| p.len() <= 64),
+                "f" => {
+                    v.file = pct_decode(val)
+                        .map(|f| f.chars().filter(|c| !c.is_control()).take(MAX_FILE_CHARS).collect())
+                        .filter(|f: &String| !f.is_empty())
+                }
                 "t" => v.range_ns = two::<i64>(val, '_').filter(|(a, b)| a < b),
                 "s" => {
                     let (kind, rest) = val.split_at(val.len().min(1));
@@ -206,6 +221,7 @@ mod tests {
     fn full() -> ViewState {
         ViewState {
             profile: Some(profile_key("chrome-json|3|…")),
+            file: Some("run 1/trace #2.json.gz + a&b=c.neff".into()),
             range_ns: Some((-5, 1_234_567_890_123)),
             selection: Some(SelectedRef::Slice { track: 3, index: 41 }),
             collapsed_groups: vec![0, 7],
@@ -247,6 +263,10 @@ mod tests {
         assert_eq!(v.annotations, None, "markers without a set name are ignored");
         assert_eq!(ViewState::from_fragment(""), ViewState::default());
         assert_eq!(ViewState::from_fragment("#&&=&s=&t=_"), ViewState::default());
+        // a file label: control characters dropped, bounded
+        let long = format!("f=a%0Ab{}", "x".repeat(2000));
+        let f = ViewState::from_fragment(&long).file.unwrap();
+        assert!(f.starts_with("ab") && f.chars().count() == MAX_FILE_CHARS, "{}", &f[..10]);
     }
 
     #[test]

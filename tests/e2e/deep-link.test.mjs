@@ -75,7 +75,11 @@ test('zoom + select + search → link → same view in a new page with the same 
   await page2.waitForFunction(() => window.__loupe && window.__loupe.frames > 0, null, { timeout: 20000 });
   await page2.waitForTimeout(1000);
   assert.equal(new URL(page2.url()).hash, new URL(link).hash, 'the pending link is not overwritten by the demo');
+  assert.equal(params.get('f'), 'linked.json', 'the link names its file');
+  const pending = page2.getByTestId('link-pending');
+  assert.match(await pending.textContent(), /linked\.json.*Open that file/, 'it says which file it expects');
   await open(page2);
+  await pending.waitFor({ state: 'detached', timeout: 10000 });
   await page2.waitForFunction((want) => Math.abs(window.__loupe.startNs - want) < 2, view.startNs, { timeout: 10000 });
   const v2 = await loupe(page2);
   assert.ok(Math.abs(v2.nsPerPx - view.nsPerPx) / view.nsPerPx < 1e-6, `same zoom: ${v2.nsPerPx} vs ${view.nsPerPx}`);
@@ -98,6 +102,48 @@ test('zoom + select + search → link → same view in a new page with the same 
   await page2.goBack();
   await page2.waitForFunction((want) => Math.abs(window.__loupe.startNs - want) < 2, view.startNs, { timeout: 10000 });
   assert.equal(await state(page2), 'ready');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Copy link copies this view; a search does not carry into the next profile; menus close on Esc and outside clicks', async () => {
+  const { page, errors, context } = await openApp(env);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.base });
+  await open(page);
+  const search = page.getByPlaceholder(/Search events/);
+  await search.fill('kernel');
+  await waitHash(page, (h) => h.get('q') === 'kernel', 'the query');
+  await page.getByTestId('copy-link').click();
+  await page.getByTestId('copy-link-message').waitFor();
+  assert.match(await page.getByTestId('copy-link-message').textContent(), /Link copied/);
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const h = new URLSearchParams(new URL(copied).hash.slice(1));
+  assert.equal(h.get('q'), 'kernel');
+  assert.equal(h.get('f'), 'linked.json');
+  assert.equal(h.get('p'), hashParams(page.url()).get('p'));
+
+  // the next profile opens without the last one's search
+  const hits = page.getByTestId('search-count');
+  await page.getByTestId('open-file').setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ traceEvents: [{ name: 'kernel z', ph: 'X', ts: 0, dur: 5, pid: 1, tid: 1 }] })) });
+  await page.waitForFunction(() => document.body.dataset.loupeState === 'ready' && window.__loupe.sliceCount === 1, null, { timeout: 60000 });
+  await page.waitForTimeout(300);
+  assert.equal(await search.inputValue(), '', 'the search box is empty');
+  assert.equal(await hits.count(), 0, 'no hits carried over');
+  assert.equal(hashParams(page.url()).get('q'), null);
+
+  // menus: Esc closes, a click outside closes, a click inside does not
+  for (const id of ['layout-menu', 'add-widget-menu', 'export-menu']) {
+    const menu = page.getByTestId(id);
+    await menu.locator('summary').click();
+    assert.equal(await menu.getAttribute('open'), '', `${id} opens`);
+    await page.keyboard.press('Escape');
+    assert.equal(await menu.getAttribute('open'), null, `${id} closes on Esc`);
+    await menu.locator('summary').click();
+    await menu.locator('.menu-panel, ul, div').first().click({ position: { x: 2, y: 2 } }).catch(() => {});
+    assert.equal(await menu.getAttribute('open'), '', `${id} stays open on a click inside`);
+    await page.getByTestId('stats').click();
+    assert.equal(await menu.getAttribute('open'), null, `${id} closes on a click outside`);
+  }
   assert.deepEqual(errors, []);
   await context.close();
 });

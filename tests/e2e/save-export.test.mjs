@@ -54,6 +54,8 @@ test('save a .loupe with a marker, re-open it elsewhere: same counts, markers an
   const marker = (await loupe(page)).markers[0];
   await page.waitForTimeout(500); // the view settles
   const view = await loupe(page);
+  const profileKey = new URLSearchParams(new URL(page.url()).hash.slice(1)).get('p');
+  assert.match(profileKey ?? '', /^[0-9a-f]{16}$/, 'the page URL names the profile');
   const saved = await downloadOf(page, () => page.getByTestId('save-profile').click());
   assert.match(saved, /to-save\.loupe$/);
   assert.equal(readFileSync(saved).subarray(0, 5).toString(), 'LOUPE');
@@ -67,6 +69,11 @@ test('save a .loupe with a marker, re-open it elsewhere: same counts, markers an
   for (const k of ['sliceCount', 'trackCount', 'counterCount']) assert.equal(again[k], first[k], k);
   await b.page.waitForFunction((t) => window.__loupe.markers.length === 1 && window.__loupe.markers[0].tNs === t, marker.tNs, { timeout: 10000 });
   await b.page.waitForFunction((s) => Math.abs(window.__loupe.startNs - s) < 2, view.startNs, { timeout: 10000 });
+  // the URL follows the .loupe just opened: a link to this view, with the saved markers
+  await b.page.waitForFunction((p) => {
+    const h = new URLSearchParams(location.hash.slice(1));
+    return h.get('p') === p && h.get('m');
+  }, profileKey, { timeout: 10000 });
   await shot(b.page, 'save-reopened.png');
   assert.deepEqual([...errors, ...b.errors], []);
   await b.context.close();

@@ -3,6 +3,7 @@
 pub mod cache_controls;
 pub mod details;
 pub mod help;
+pub mod menus;
 pub mod program;
 pub mod progress;
 pub mod share_menu;

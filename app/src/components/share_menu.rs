@@ -24,6 +24,7 @@ pub fn ShareMenu() -> impl IntoView {
     let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| (*b).clone());
     let bus = StoredValue::new_local(bus);
     let message = RwSignal::new(None::<String>);
+    let copied = RwSignal::new(None::<(String, Option<String>)>);
     let finish = move |r: Result<String, String>| match r {
         Ok(m) => message.set(Some(m)),
         Err(e) => message.set(Some(format!("Could not export: {e}"))),
@@ -112,7 +113,41 @@ pub fn ShareMenu() -> impl IntoView {
         state.generation.track();
         state.data().is_demo
     };
+    // the link to this view: the URL the deep-link writer keeps, made now (the writer runs every
+    // 400 ms), with the layout part the current URL already carries
+    let copy_link = move |_| {
+        let Some(w) = web_sys::window() else { return };
+        let mut view = bus.with_value(|b| crate::deep_link::capture(state, None, b.as_deref()));
+        let hash = w.location().hash().unwrap_or_default();
+        view.layout_json = loupe_core::view_state::ViewState::from_fragment(&hash).layout_json;
+        let base = w.location().href().unwrap_or_default();
+        let base = base.split('#').next().unwrap_or_default().to_string();
+        let url = format!("{base}#{}", view.to_fragment());
+        let note =
+            "it holds this view and the file's name, not the file: whoever opens it needs the same file";
+        let promise = w.navigator().clipboard().write_text(&url);
+        wasm_bindgen_futures::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(promise).await {
+                Ok(_) => copied.set(Some((format!("Link copied — {note}."), None))),
+                Err(_) => copied.set(Some((
+                    format!("The browser did not allow copying; select the link below — {note}."),
+                    Some(url),
+                ))),
+            }
+        });
+    };
     view! {
+        <button class="button button-quiet" data-testid="copy-link" on:click=copy_link
+            title="Copy a link to this view (range, selection, search, markers): it names the file, it does not contain it">
+            "Copy link"
+        </button>
+        {move || copied.get().map(|(m, url)| view! {
+            <span class="copy-link-message" role="status" data-testid="copy-link-message">
+                {m}
+                {url.map(|u| view! { <input class="copy-link-url" readonly prop:value=u data-testid="copy-link-url"/> })}
+                <button class="link" aria-label="Close" on:click=move |_| copied.set(None)>"×"</button>
+            </span>
+        })}
         <button class="button button-quiet" data-testid="save-profile" on:click=save
             title="Save the profile, its annotations and this view as one .loupe file (re-opens without the original files)">
             "Save"

@@ -58,7 +58,7 @@ pub fn DetailsWidget() -> impl IntoView {
                     paging::rank(&d.trace, &hits.per_track, r) + 1,
                     hits.query
                 ),
-                None => format!("{n} hits for “{}”", hits.query),
+                None => format!("{n} {} for “{}”", if n == 1 { "hit" } else { "hits" }, hits.query),
             }
         };
         Some(view! {

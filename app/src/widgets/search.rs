@@ -32,11 +32,14 @@ pub fn SearchWidget() -> impl IntoView {
             text.set(q);
         }
     });
-    // a new trace: run the same query again on it
+    // a new profile starts without a search (installing it cleared the hits): the box shows
+    // what is searched now, empty unless the profile's link or `.loupe` brought a query
     Effect::new(move |prev: Option<()>| {
         state.generation.track();
         if prev.is_some() {
-            start_search(state, &text.get_untracked());
+            debounce.set_value(None);
+            let h = state.search.get_value();
+            text.set(if h.origin.is_some() { String::new() } else { h.query.clone() });
         }
     });
     // `/` focuses the search box (the timeline's key help sends `loupe-focus-search` too)
