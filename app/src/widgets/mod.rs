@@ -6,6 +6,7 @@ pub mod annotations;
 pub mod code;
 pub mod compare;
 pub mod compare_lanes;
+pub mod critical_path;
 pub mod dashboard;
 pub mod deferred;
 pub mod details;
@@ -40,6 +41,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::GpuBreakdown => view! { <gpu_breakdown::GpuBreakdownWidget/> }.into_any(),
         WidgetKind::Latency => view! { <latency::LatencyWidget/> }.into_any(),
         WidgetKind::Compare => view! { <compare::CompareWidget/> }.into_any(),
+        WidgetKind::CriticalPath => view! { <critical_path::CriticalPathWidget/> }.into_any(),
     }
 }
 

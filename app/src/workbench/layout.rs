@@ -22,10 +22,11 @@ pub enum WidgetKind {
     GpuBreakdown,
     Latency,
     Compare,
+    CriticalPath,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 14] = [
+    pub const ALL: [WidgetKind; 15] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -40,6 +41,7 @@ impl WidgetKind {
         WidgetKind::GpuBreakdown,
         WidgetKind::Latency,
         WidgetKind::Compare,
+        WidgetKind::CriticalPath,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -57,6 +59,7 @@ impl WidgetKind {
             WidgetKind::GpuBreakdown => "GPU Breakdown",
             WidgetKind::Latency => "Latency",
             WidgetKind::Compare => "Compare",
+            WidgetKind::CriticalPath => "Critical Path",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -76,6 +79,7 @@ impl WidgetKind {
             WidgetKind::GpuBreakdown => "gpu-breakdown",
             WidgetKind::Latency => "latency",
             WidgetKind::Compare => "compare",
+            WidgetKind::CriticalPath => "critical-path",
         }
     }
 }
@@ -167,7 +171,7 @@ impl Node {
             ),
             ProfileKind::GpuTrace => (
                 &[Timeline, Dashboard],
-                &[Details, OperatorTable, Latency, SelectionSummary, Annotations],
+                &[Details, OperatorTable, Latency, CriticalPath, SelectionSummary, Annotations],
                 &[GpuBreakdown, Summary],
                 0.32,
             ),
@@ -516,9 +520,11 @@ mod tests {
         assert!(
             g.contains(Dashboard) && g.contains(Latency) && g.contains(Annotations) && !g.contains(Program)
         );
+        assert!(g.contains(CriticalPath) && !g.is_shown(CriticalPath), "one tab away, computed when shown");
         // a CPU-only trace has no GPU widgets
         let c = Node::default_for(ProfileKind::Trace);
         assert!(!c.contains(GpuBreakdown) && !c.contains(Dashboard) && !c.contains(Program));
+        assert!(!c.contains(CriticalPath) && !Node::default_for(ProfileKind::Device).contains(CriticalPath));
         assert!(c.is_shown(Timeline) && c.is_shown(Summary));
         assert!(!d.contains(GpuBreakdown) && !d.contains(Latency));
         assert_eq!(Node::default_for(ProfileKind::Reports).widgets()[0], Dashboard);

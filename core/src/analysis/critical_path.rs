@@ -631,6 +631,11 @@ impl Graph {
 // Building it
 // ---------------------------------------------------------------------------------------------
 
+/// The ranks of the profile, in file order ([`CriticalPathOptions::rank`] takes one of these).
+pub fn ranks(trace: &Trace) -> Vec<i64> {
+    rank_files(trace).1
+}
+
 /// HTA's critical path of one rank's window.
 pub fn critical_path(trace: &Trace, opts: &CriticalPathOptions) -> Result<CriticalPath, CriticalPathError> {
     let v = Vocab::new(trace);
