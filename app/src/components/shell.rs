@@ -29,6 +29,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     let embedded = crate::embed::embedded();
     let state = AppState::new(demo_data());
     provide_context(state);
+    crate::theme::install();
     provide_context(SendWrapper::new(Scheduler::new()));
     provide_context(SendWrapper::new(std::rc::Rc::new(crate::state::ViewportBus::default())));
     let timeline = TimelineHandle(StoredValue::new_local(None));
@@ -253,6 +254,8 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             }
         });
         let mut all = vec![over, leave, drop_];
+        // Layout, Add widget, Export / share: Esc and a click outside close them
+        all.extend(crate::components::menus::dismissal(&w));
         // the host page of an <iframe> can open files and move the view (crate::embed)
         all.extend(crate::embed::listen(state, move |files| {
             load_profiles(files, crate::embed::Requester::Host)
@@ -330,7 +333,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         if d.is_demo {
             view! {
                 <span class="badge badge-demo" data-testid="demo-badge">"DEMO"</span>
-                <span class="source-name">"Generated example profile — open or drop a trace file to view your own"</span>
+                <span class="source-name" title="Generated example profile — open or drop a trace file to view your own">"Generated example profile — open or drop a trace file to view your own"</span>
             }
             .into_any()
         } else {
@@ -398,8 +401,9 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                     <input type="file" multiple data-testid="compare-open" on:change=on_compare/>
                 </label>
                 <span class="source">{source}</span>
-                <span class="stats" data-testid="stats">{stats}</span>
-                <button class="keys-hint link" data-testid="keys-hint" title="Every key and gesture" on:click=move |_| state.show_help.update(|h| *h = !*h)>"? keys · / search · W/S zoom · A/D pan"</button>
+                <span class="stats" data-testid="stats" title=stats>{stats}</span>
+                <button class="keys-hint link" data-testid="keys-hint" title="Every key and gesture" on:click=move |_| state.show_help.update(|h| *h = !*h)>"? keys"<span class="keys-more">" · / search · W/S zoom · A/D pan"</span></button>
+                <crate::theme::ThemeToggle/>
             </header>
             <ProgressBar on_cancel=cancel/>
             {error}
