@@ -20,6 +20,7 @@ pub mod rows;
 pub mod strings;
 pub mod syntax;
 pub mod time;
+pub mod units;
 pub mod view;
 pub mod view_state;
 pub mod viewport;
