@@ -17,6 +17,7 @@ pub mod query;
 pub mod raster;
 mod rng;
 pub mod rows;
+pub mod spans;
 pub mod strings;
 pub mod syntax;
 pub mod time;

@@ -30,6 +30,7 @@ pub mod neuron_device;
 pub mod neuron_json;
 pub mod neuron_parquet;
 pub mod neuron_tb_ops;
+mod ntff_identity;
 pub mod perfetto;
 pub mod rocprof;
 pub mod sqlite;
