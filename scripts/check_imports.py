@@ -5,6 +5,7 @@ Usage:
     python3 scripts/check_imports.py              check; exit 1 on a cycle or an upward import
     python3 scripts/check_imports.py --self-test  prove the checker on small built-in crates
     python3 scripts/check_imports.py --edges FILE print what FILE imports (and who imports it)
+    python3 scripts/check_imports.py -v           also list the report-only crates' cycles (the app)
 
 What counts as an import of file A by file B (B -> A):
   * `use crate::…`, `use super::…`, `use self::…` and `use child::…` (a module declared in B), with
@@ -17,6 +18,8 @@ What counts as an import of file A by file B (B -> A):
   import of the module file itself.  Paths into other crates (std, serde, loupe_core from the CLI)
   are not edges: Cargo keeps crates acyclic.
   * `mod x;` is structure, not an import: a parent does not depend on its children by declaring them.
+  Method calls are not followed (`ntff.pending_dma()` does not say which file's `impl` defines the
+  method); the type's own file is reached through the path or `use` that names it.
 
 The facade rule: a `pub use child::X` re-export is an import of the child only when the file's own
 code also names X (for `pub use child::*`: any item child defines); otherwise it is a facade entry,
