@@ -38,6 +38,11 @@ cargo clippy -p loupe-app -p loupe-bench-wasm --target wasm32-unknown-unknown --
 # the threaded worker's code (feature `threads`), on nightly with atomics like its build
 bash scripts/build-threads.sh clippy
 
+step "layers: scripts/check_imports.py (no import cycle or upward import in core)"
+# two commands, not `a && b`: under `set -e` a failure on the left of && would not stop the script
+python3 scripts/check_imports.py --self-test
+python3 scripts/check_imports.py
+
 step "native tests (core, cli, golden tests)"
 NATIVE_SET=(--profile ci --workspace --exclude loupe-app --exclude loupe-bench-wasm)
 cargo test "${NATIVE_SET[@]}" --lib --bins --tests 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true

@@ -18,34 +18,19 @@ pub const NEFF_JSON_BUDGET_BYTES: u64 = 16 << 20;
 /// Refuse JSON text above `limit` bytes up front, before any parsing: the browser worker would
 /// die holding it (until streaming import lands). Binary formats pass; JSON is recognised by its
 /// first non-blank byte (after a UTF-8 byte-order mark).
-pub fn check_json_size(bytes: &[u8], limit: u64) -> Result<(), crate::import::ImportError> {
+pub fn check_json_size(bytes: &[u8], limit: u64) -> Result<(), crate::import::error::ImportError> {
     if bytes.len() as u64 <= limit {
         return Ok(());
     }
     let b = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = b.iter().take(4096).find(|c| !c.is_ascii_whitespace());
     if matches!(first, Some(b'{') | Some(b'[')) {
-        return Err(crate::import::ImportError::TooLarge { what: "this JSON file is".into(), limit });
+        return Err(crate::import::error::ImportError::TooLarge { what: "this JSON file is".into(), limit });
     }
     Ok(())
 }
 
-/// `bytes` as a short human size ("1.5 GiB", "64 MiB", "512 KiB").
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut v = bytes as f64 / 1024.0;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    let s = format!("{v:.1}");
-    let s = s.strip_suffix(".0").unwrap_or(&s);
-    format!("{s} {}", UNITS[u])
-}
+pub use crate::units::human_bytes;
 
 #[cfg(test)]
 mod tests {
@@ -68,7 +53,7 @@ mod tests {
         assert!(check_json_size(b"\x05\x00\x00\x00binary", 4).is_ok());
         let e = check_json_size(b"{}", 0).unwrap_err().to_string();
         assert!(e.contains("more than 0 bytes"), "{e}");
-        let msg = crate::import::ImportError::TooLarge {
+        let msg = crate::import::error::ImportError::TooLarge {
             what: "this JSON file is".into(),
             limit: MAX_JSON_INPUT_BYTES,
         }

@@ -11,7 +11,7 @@
 //! same over those, and so on (≈ 0.39 bytes per slice together). A frame costs
 //! O(drawn items × log n), independent of how many slices are in view.
 
-use crate::model::SliceColumns;
+use crate::model::columns::SliceColumns;
 
 const FANOUT: usize = 32;
 

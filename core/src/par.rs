@@ -67,8 +67,8 @@ pub fn join<RA: Send, RB: Send>(a: impl FnOnce() -> RA + Send, b: impl FnOnce() 
 pub fn with_read_ahead<T: Send + 'static>(
     reader: &mut dyn std::io::Read,
     chunk: usize,
-    progress: &mut dyn crate::import::Progress,
-    f: impl FnOnce(&mut dyn std::io::Read, &mut dyn crate::import::Progress) -> T + Send + 'static,
+    progress: &mut dyn crate::import::error::Progress,
+    f: impl FnOnce(&mut dyn std::io::Read, &mut dyn crate::import::error::Progress) -> T + Send + 'static,
 ) -> T {
     // on a pool thread the reading loop could block the very thread the consumer needs
     #[cfg(feature = "rayon")]
@@ -84,7 +84,7 @@ pub use read_ahead::Feed;
 
 #[cfg(feature = "rayon")]
 mod read_ahead {
-    use crate::import::Progress;
+    use crate::import::error::Progress;
     use std::io::{self, Read};
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::mpsc::{sync_channel, Receiver, SyncSender};

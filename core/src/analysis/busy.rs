@@ -13,6 +13,7 @@
 //! slices.
 
 use crate::model::Trace;
+pub use crate::spans::union_of_sorted;
 
 /// A gap between consecutive starts wider than this fraction of the whole span splits clusters.
 pub const GAP_FRACTION: f64 = 0.2;
@@ -151,22 +152,6 @@ impl RunSampler {
 pub fn union(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     spans.sort();
     union_of_sorted(&spans).collect()
-}
-
-/// The union of spans already sorted by start, as it goes (no vector of its own).
-pub fn union_of_sorted(sorted: &[(i64, i64)]) -> impl Iterator<Item = (i64, i64)> + '_ {
-    let mut rest = sorted.iter().copied().peekable();
-    std::iter::from_fn(move || {
-        let (s, mut e) = rest.next()?;
-        while let Some(&(s2, e2)) = rest.peek() {
-            if s2 > e {
-                break;
-            }
-            e = e.max(e2);
-            rest.next();
-        }
-        Some((s, e))
-    })
 }
 
 /// Sort one run by start (the order among equal starts does not change the result).

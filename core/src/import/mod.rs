@@ -19,118 +19,27 @@
 //! joined onto its rows, plus the export's tables as metadata ([`neuron_json::import_own_export`],
 //! [`neuron_binary::import_group_with_exports`]).
 
+pub mod api;
 pub mod chrome;
 pub mod container;
 pub mod dlprof_csv;
+pub mod error;
 pub mod neff;
 pub mod neuron_binary;
 pub mod neuron_device;
 pub mod neuron_json;
 pub mod neuron_parquet;
 pub mod neuron_tb_ops;
+mod ntff_identity;
 pub mod perfetto;
 pub mod rocprof;
 pub mod sqlite;
 pub mod xprof;
 
+pub use api::*;
+pub use error::*;
+
 use crate::model::{Trace, TraceBuilder};
-use thiserror::Error;
-
-/// Result of a cheap look at the first bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Sniff {
-    No,
-    Maybe,
-    Yes,
-}
-
-#[derive(Debug, Error)]
-pub enum ImportError {
-    /// "Not mine" after a closer look than the sniff: the next candidate importer is tried.
-    #[error("not a {0} file")]
-    NotMine(&'static str),
-    /// No importer took the file: a description of it (ends with what Loupe reads).
-    #[error("unrecognised file format{0}. {SUPPORTED_FORMATS}")]
-    UnknownFormat(String),
-    /// Damage at a known byte offset.
-    #[error("{format}: {message} (at byte {offset})")]
-    Malformed { format: &'static str, offset: u64, message: String },
-    /// Damage without a byte offset to point at (the message says where, if it knows).
-    #[error("{format}: {message}")]
-    Invalid { format: &'static str, message: String },
-    #[error("{format}: {message}")]
-    Unsupported { format: &'static str, message: String },
-    #[error("the file is empty")]
-    Empty,
-    #[error("{0}")]
-    Container(String),
-    #[error("cancelled")]
-    Cancelled,
-    /// The input, or what it expands to, is more than Loupe can hold ([`crate::limits`]).
-    #[error("{what} more than {} (the most Loupe can hold in memory)", crate::limits::human_bytes(*.limit))]
-    TooLarge { what: String, limit: u64 },
-}
-
-/// Progress sink: importers call `report` every few MB; returning `false` cancels the import.
-pub trait Progress {
-    fn report(&mut self, done_bytes: u64, total_bytes: u64) -> bool;
-}
-
-/// A no-op progress sink.
-pub struct NoProgress;
-impl Progress for NoProgress {
-    fn report(&mut self, _: u64, _: u64) -> bool {
-        true
-    }
-}
-
-impl<F: FnMut(u64, u64) -> bool> Progress for F {
-    fn report(&mut self, done: u64, total: u64) -> bool {
-        self(done, total)
-    }
-}
-
-/// One input file.
-pub struct InputFile<'a> {
-    pub name: &'a str,
-    pub bytes: &'a [u8],
-}
-
-/// The plug-in contract for a format.
-pub trait Importer: Sync {
-    /// Stable name, reported as the trace's `format`.
-    fn name(&self) -> &'static str;
-    /// Look at the first bytes (at most [`SNIFF_BYTES`]) and the file name; must be cheap.
-    fn sniff(&self, file_name: &str, prefix: &[u8]) -> Sniff;
-    /// Convert one file into the builder.
-    fn import(
-        &self,
-        file: &InputFile<'_>,
-        b: &mut TraceBuilder,
-        progress: &mut dyn Progress,
-    ) -> Result<(), ImportError>;
-    /// Optional: convert all the files this importer claimed in one `import_files` call together
-    /// (e.g. the `<Table>.parquet` files of one Neuron Explorer profile). `None` (the default)
-    /// means "not a multi-file format": the files are then passed to [`Importer::import`] one by one.
-    fn import_group(
-        &self,
-        _files: &[InputFile<'_>],
-        _b: &mut TraceBuilder,
-        _progress: &mut dyn Progress,
-    ) -> Option<Result<(), ImportError>> {
-        None
-    }
-}
-
-/// What Loupe reads, for the "unrecognised file format" message.
-pub const SUPPORTED_FORMATS: &str =
-    "Loupe reads: Chrome/Perfetto JSON trace events (incl. PyTorch profiler/Kineto, \
-TensorFlow, Furiosa), neuron-profile JSON exports, Neuron Explorer Parquet tables, NEFF and NTFF v5 \
-files, DLProf report CSVs, TensorBoard-Neuron operator files, saved .loupe files, Perfetto protobuf traces (.pftrace), \
-XProf/TensorBoard profile XSpace files (.xplane.pb) and XProf tool JSON, Nsight Systems SQLite exports, DLProf databases (dlprof_dldb.sqlite), rocprofv3 JSON; each may be gzip- or zip-compressed";
-
-/// How many bytes a sniff gets to see.
-pub const SNIFF_BYTES: usize = 4096;
 
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
 /// first, then DLProf CSV reports (a known title or header line), JSON dialects last (their

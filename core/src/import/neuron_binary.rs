@@ -8,6 +8,7 @@ use super::neuron_device::{
     DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
 use super::neuron_json::{self, ExportAttribution};
+pub use super::ntff_identity::NtffIdentity;
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
     ArgValue, Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainShapeRef,
@@ -23,20 +24,6 @@ pub struct NeuronBinary;
 
 /// Warning kind: the NEFF dropped with an NTFF is not the one the NTFF was captured from.
 pub const NEFF_UUID_MISMATCH: &str = "neff_uuid_mismatch";
-
-/// What identifies one NTFF capture, read from its header and metadata protobuf only (no
-/// record decoding), to recognise the capture's own neuron-profile JSON export
-/// ([`super::neuron_json::ExportIdentity`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NtffIdentity {
-    pub version: u8,
-    /// `/1`: the NEFF path given at capture (the export's `profile_info.neff_name`).
-    pub neff_path: String,
-    /// Lower-case hex of the NEFF UUID (fewer than 32 digits when the NTFF's copy is truncated).
-    pub uuid_hex: String,
-    /// `/4/4/1/14`: execution time in picoseconds (the export's `summary.total_time` in s); 0 = absent.
-    pub execution_time_ps: u64,
-}
 
 /// [`NtffIdentity`] of an NTFF file, `None` when the header or the metadata cannot be read.
 pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {

@@ -394,16 +394,16 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
 pub(crate) type SpansBy<K> = Vec<(K, Vec<(i64, i64)>)>;
 
 /// An engine-activity counter: 1 while any of `spans` runs, else 0 — one step up and one down
-/// per block of their union ([`crate::analysis::busy::union_of_sorted`]), so the samples are in time order
+/// per block of their union ([`crate::spans::union_of_sorted`]), so the samples are in time order
 /// and a short instruction inside a long one does not end the activity early.
 pub(crate) fn add_activity(b: &mut TraceBuilder, c: CounterId, spans: Vec<(i64, i64)>) {
     // sorted in place, then the union counted and written as it goes: no second vector of an
     // engine's millions of spans (unstable: equal spans are equal values)
     let mut spans: Vec<(i64, i64)> = spans.into_iter().map(|(s, e)| (s, e.max(s))).collect();
     spans.sort_unstable();
-    let n = crate::analysis::busy::union_of_sorted(&spans).count();
+    let n = crate::spans::union_of_sorted(&spans).count();
     b.reserve_counter_samples(c, 2 * n);
-    for (s, e) in crate::analysis::busy::union_of_sorted(&spans) {
+    for (s, e) in crate::spans::union_of_sorted(&spans) {
         b.add_counter_sample(c, s, 1.0);
         b.add_counter_sample(c, e, 0.0);
     }

@@ -222,7 +222,7 @@ impl ExportIdentity {
     /// `profile_info.neff_name` = the NTFF's NEFF path, when both sides have them). The UUID alone
     /// is not enough: every capture of one NEFF shares it; the execution time to the picosecond
     /// is what tells two captures of one NEFF apart.
-    pub fn same_capture(&self, ntff: &super::neuron_binary::NtffIdentity) -> Result<String, String> {
+    pub fn same_capture(&self, ntff: &super::ntff_identity::NtffIdentity) -> Result<String, String> {
         let t = &ntff.uuid_hex;
         if self.uuid.is_empty() || t.is_empty() {
             return Err("no NEFF UUID to compare".into());

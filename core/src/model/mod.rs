@@ -8,6 +8,7 @@
 //! level-of-detail index ([`crate::lod`]) work. Times are i64 nanoseconds on the file's own clock.
 
 pub mod builder;
+pub mod columns;
 pub mod domain;
 pub mod program;
 pub mod synth;
@@ -17,6 +18,8 @@ pub mod warnings;
 pub mod wire;
 
 pub use builder::{DomainShapeRef, FlowEnd, SliceHandle, TraceBuilder};
+pub(crate) use columns::partition;
+pub use columns::{ArgsId, CounterId, GroupId, InstantColumns, SliceColumns, TrackId};
 pub use domain::{
     Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainBuild, DomainColumns,
     DomainShape, DomainShapes, Engine, GpuWork, Incomplete, InstructionTraffic, OpId, OpLevel, OpNodeRow,
@@ -29,49 +32,6 @@ pub use warnings::{Warning, Warnings};
 
 use crate::lod::LodIndex;
 use crate::strings::{StrId, StringTable};
-
-macro_rules! id_type {
-    ($(#[$m:meta])* $name:ident) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bincode::Encode, bincode::Decode, serde::Serialize)]
-        pub struct $name(pub u32);
-        impl $name {
-            #[inline]
-            pub fn idx(self) -> usize {
-                self.0 as usize
-            }
-        }
-    };
-}
-id_type!(/// Index of a [`Group`] in [`Trace::groups`].
-    GroupId);
-id_type!(/// Index of a [`Track`] in [`Trace::tracks`].
-    TrackId);
-id_type!(/// Index of a [`CounterTrack`] in [`Trace::counters`].
-    CounterId);
-id_type!(/// Index of an argument set in [`ArgStore`]. `ArgsId::NONE` = no arguments.
-    ArgsId);
-
-impl ArgsId {
-    pub const NONE: ArgsId = ArgsId(u32::MAX);
-    /// Set on the ids of lazy argument sets ([`ArgStore::lazy`]); the other bits index them.
-    pub const LAZY_BIT: u32 = 1 << 31;
-
-    /// Set (without [`Self::LAZY_BIT`]) on the ids of row sets ([`ArgStore::rows`]); the other
-    /// bits are the row's offset in `rows`. Plain sets are numbered below it.
-    pub const ROW_BIT: u32 = 1 << 30;
-
-    /// Whether the set is kept lazily (a byte range of the source file, not in memory).
-    #[inline]
-    pub fn is_lazy(self) -> bool {
-        self != ArgsId::NONE && self.0 & ArgsId::LAZY_BIT != 0
-    }
-    /// Whether the set is a row set (a form's values, see [`ArgStore`]'s "Row sets").
-    #[inline]
-    pub fn is_row(self) -> bool {
-        self.0 & (ArgsId::LAZY_BIT | ArgsId::ROW_BIT) == ArgsId::ROW_BIT
-    }
-}
 
 /// Where a lazily kept argument set is: the `args` JSON object at `offset..offset + len` of
 /// input file number `file` (its index in the load). The viewer re-reads and parses those bytes
@@ -170,142 +130,6 @@ pub enum Layout {
     Nested,
     /// Greedy lanes: each slice goes to the first lane free at its start.
     Lanes,
-}
-
-#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
-pub struct SliceColumns {
-    pub start_ns: Vec<i64>,
-    pub dur_ns: Vec<i64>,
-    pub name: Vec<StrId>,
-    pub category: Vec<StrId>,
-    pub args: Vec<ArgsId>,
-    /// `depth_starts[d]..depth_starts[d+1]` are the slices at depth d.
-    pub depth_starts: Vec<u32>,
-    /// Typed domain columns (opcode, operator, program slot, source, bytes), same order as the
-    /// slices; `None` when no slice of the track has any.
-    pub domain: Option<DomainColumns>,
-}
-
-impl SliceColumns {
-    pub fn len(&self) -> usize {
-        self.start_ns.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.start_ns.is_empty()
-    }
-    pub fn depth_count(&self) -> usize {
-        self.depth_starts.len().saturating_sub(1)
-    }
-    pub fn depth_range(&self, depth: usize) -> std::ops::Range<usize> {
-        match (self.depth_starts.get(depth), self.depth_starts.get(depth + 1)) {
-            (Some(&a), Some(&b)) => a as usize..b as usize,
-            _ => 0..0,
-        }
-    }
-    pub fn depth_of(&self, index: usize) -> usize {
-        self.depth_starts.partition_point(|&s| s as usize <= index).saturating_sub(1)
-    }
-    #[inline]
-    pub fn end_ns(&self, i: usize) -> i64 {
-        self.start_ns[i].saturating_add(self.dur_ns[i])
-    }
-    pub fn heap_bytes(&self) -> usize {
-        self.start_ns.capacity() * 8
-            + self.dur_ns.capacity() * 8
-            + self.name.capacity() * 4
-            + self.category.capacity() * 4
-            + self.args.capacity() * 4
-            + self.depth_starts.capacity() * 4
-            + self.domain.as_ref().map_or(0, |d| d.heap_bytes())
-    }
-    /// The typed domain fields of slice `i` (all "none" when the track has no domain columns).
-    pub fn domain_of(&self, i: usize) -> SliceDomain {
-        self.domain.as_ref().map_or_else(SliceDomain::default, |d| d.get(i))
-    }
-    /// Slice `i`'s opcode (`StrId::EMPTY` = none); one field, without the whole [`SliceDomain`].
-    #[inline]
-    pub fn opcode_of(&self, i: usize) -> StrId {
-        self.domain.as_ref().map_or(StrId::EMPTY, |d| d.opcode(i))
-    }
-    /// What slice `i` is on a GPU stream (`None` = not typed by the importer).
-    #[inline]
-    pub fn gpu_work_of(&self, i: usize) -> Option<GpuWork> {
-        self.domain.as_ref().and_then(|d| d.gpu_work(i))
-    }
-    /// Slice `i`'s bytes (`u64::MAX` = none).
-    #[inline]
-    pub fn bytes_of(&self, i: usize) -> u64 {
-        self.domain.as_ref().map_or(u64::MAX, |d| d.bytes(i))
-    }
-    /// Slice `i`'s picoseconds past its floored start and duration (0 = none).
-    #[inline]
-    pub fn sub_ps_of(&self, i: usize) -> (u16, u16) {
-        self.domain.as_ref().map_or((0, 0), |d| d.sub_ps(i))
-    }
-    /// Slices at `depth` overlapping `[t0_ns, t1_ns)`, as an index range (binary search).
-    pub fn range_at_depth(&self, depth: usize, t0_ns: i64, t1_ns: i64) -> std::ops::Range<usize> {
-        let r = self.depth_range(depth);
-        let s = &self.start_ns[r.clone()];
-        let d = &self.dur_ns[r.clone()];
-        // ends are sorted at one depth: first slice whose end is after t0
-        let lo = partition(s.len(), |k| s[k].saturating_add(d[k]) <= t0_ns && !(d[k] == 0 && s[k] == t0_ns));
-        let hi = lo + partition(s.len() - lo, |k| s[lo + k] < t1_ns);
-        r.start + lo..r.start + hi
-    }
-    /// The deepest slice containing `t_ns` (for binding flows and hit tests).
-    pub fn deepest_at(&self, t_ns: i64) -> Option<usize> {
-        let mut found = None;
-        for depth in 0..self.depth_count() {
-            let r = self.depth_range(depth);
-            let s = &self.start_ns[r.clone()];
-            let k = partition(s.len(), |k| s[k] <= t_ns);
-            if k == 0 {
-                continue;
-            }
-            let i = r.start + k - 1;
-            if t_ns <= self.end_ns(i) {
-                found = Some(i);
-            }
-        }
-        found
-    }
-}
-
-/// `slice::partition_point` over an index predicate.
-#[inline]
-pub(crate) fn partition(n: usize, mut pred: impl FnMut(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0usize, n);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if pred(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
-}
-
-#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
-pub struct InstantColumns {
-    pub ts_ns: Vec<i64>,
-    pub name: Vec<StrId>,
-    pub category: Vec<StrId>,
-    pub args: Vec<ArgsId>,
-}
-
-impl InstantColumns {
-    pub fn len(&self) -> usize {
-        self.ts_ns.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.ts_ns.is_empty()
-    }
-    pub fn range(&self, t0_ns: i64, t1_ns: i64) -> std::ops::Range<usize> {
-        let lo = self.ts_ns.partition_point(|&t| t < t0_ns);
-        let hi = self.ts_ns.partition_point(|&t| t < t1_ns);
-        lo..hi.max(lo)
-    }
 }
 
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]

@@ -1,7 +1,7 @@
 //! The async table of the Chrome importer: open `b`/`S` events by (process, category, id,
 //! scope), matched with their ends in file order, and one async track per (process, name).
 
-use super::convert::IdKey;
+use super::keys::IdKey;
 use crate::model::{ArgsId, GroupId, TraceBuilder, TrackId, TrackKind};
 use crate::strings::{FxHashMap, StrId};
 

@@ -14,36 +14,15 @@
 
 use super::args::{self, ArgBuf};
 use super::async_table::{AsyncKey, AsyncTable, OpenAsync};
-use super::events::{uses_args, Ev, Val};
+use super::events::{uses_args, ArgsSink, Ev, Val};
 use super::flows::{flow_dir, FlowCollector, FlowDir};
 use super::intern::RawInterner;
+use super::keys::{Dialect, IdKey, Key};
 use super::kineto::{self, CatClass};
 use super::scan::{self, RawStr, Scan};
 use super::threads::{OpenSlice, ThreadTable};
 use crate::model::{ArgValue, ArgsId, CounterId, FlowEnd, GroupKind, TraceBuilder, TrackId, TrackKind};
 use crate::strings::{FxHashMap, StrId};
-
-/// A pid or tid: a number or (Kineto "Spans", TP feature) a string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Key {
-    Int(i64),
-    Str(StrId),
-}
-
-/// An async / flow id: number and string ids are distinct, as in TP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum IdKey {
-    None,
-    Int(i64),
-    Str(StrId),
-}
-
-/// Which producer wrote the file, as far as the content tells.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Dialect {
-    pub kineto: bool,
-    pub furiosa: bool,
-}
 
 const CLASS_UNKNOWN: u8 = 0xFF;
 
@@ -190,7 +169,7 @@ impl<'b> Conv<'b> {
             if args::is_empty_object(text) {
                 return ArgsId::NONE;
             }
-            let ids = ev.ids.unwrap_or_else(|| super::lazy::kineto_ids(text));
+            let ids = ev.ids.unwrap_or_else(|| super::ids::kineto_ids(text));
             let at = self.base + ev.args_at as u64;
             let id = self.b.add_lazy_args(file, at, text.len(), ids);
             if id != ArgsId::NONE {
@@ -700,5 +679,16 @@ impl<'b> Conv<'b> {
         }
         self.asyncs.apply_sorts(self.b);
         self.dialect
+    }
+}
+
+impl ArgsSink for Conv<'_> {
+    #[inline]
+    fn lazy_phase(&self, ph: u8) -> bool {
+        Conv::lazy_phase(self, ph)
+    }
+    #[inline]
+    fn scan_args(&mut self, s: &mut Scan<'_>) -> bool {
+        Conv::scan_args(self, s)
     }
 }

@@ -1,7 +1,6 @@
 //! One trace event object → [`Ev`]: the known keys as raw slices, everything else skipped.
 
-use super::convert::Conv;
-use super::lazy::walk_ids;
+use super::ids::walk_ids;
 use super::scan::{parse_int, RawStr, Scan, ScanError};
 use crate::model::GpuIds;
 
@@ -53,7 +52,7 @@ pub struct Ev<'a> {
     pub args_ready: bool,
     /// `ph` as it was when the `args` key was reached (0 when `args` came before `ph`): whether
     /// the scan parses the args decides the order their strings are interned in, so a deferred
-    /// parse ([`Conv::prescan_args`]) must decide the same way.
+    /// parse ([`Conv::prescan_args`](super::convert::Conv::prescan_args)) must decide the same way.
     pub args_ph: u8,
     /// Number of keys seen (0 = `{}`).
     pub keys: u32,
@@ -147,15 +146,24 @@ pub fn uses_args(ph: u8) -> bool {
 /// When `ph` precedes `args` (Kineto writes it first), the args go straight into `conv`'s
 /// argument buffer in the same pass; otherwise only their span is kept.
 ///
+/// Where [`parse_event`] hands an event's args object on the serial path: the converter
+/// ([`super::convert::Conv`]). A trait, so that the event parser does not depend on the converter.
+pub trait ArgsSink {
+    /// Whether args of events of phase `ph` are kept lazily (not parsed during the scan).
+    fn lazy_phase(&self, ph: u8) -> bool;
+    /// Parse the args object at `s` into the sink's buffer; `false` if it could not.
+    fn scan_args(&mut self, s: &mut Scan<'_>) -> bool;
+}
+
 /// `conv`: parse the args into its argument buffer during the scan (the serial path); `None`
 /// only delimits them (the pipelined path, which may run on another thread: the converter then
-/// parses them with [`Conv::prescan_args`] just before the event, with the same result).
-/// `lazy`: args are kept lazily ([`Conv::lazy_file`]): an args object that is not parsed is
+/// parses them with [`Conv::prescan_args`](super::convert::Conv::prescan_args) just before the event, with the same result).
+/// `lazy`: args are kept lazily ([`Conv::lazy_file`](super::convert::Conv::lazy_file)): an args object that is not parsed is
 /// walked key by key instead of skipped, for its [`Ev::ids`] (one pass over it, not two).
-pub fn parse_event<'a>(
+pub fn parse_event<'a, C: ArgsSink + ?Sized>(
     s: &mut Scan<'a>,
     ev: &mut Ev<'a>,
-    mut conv: Option<&mut Conv<'_>>,
+    mut conv: Option<&mut C>,
     lazy: bool,
 ) -> Result<(), ScanError> {
     s.pos += 1;
@@ -352,6 +360,7 @@ fn id2_val<'a>(s: &mut Scan<'a>, ev: &mut Ev<'a>) -> Result<(), ScanError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::convert::Conv;
     use super::*;
 
     #[test]

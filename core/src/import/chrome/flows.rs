@@ -2,8 +2,8 @@
 //! are collected in file order and chained after the whole file is read, sorted by time per
 //! flow id (writers do not emit them in time order).
 
-use super::convert::IdKey;
 use super::events::Ev;
+use super::keys::IdKey;
 use crate::model::{FlowEnd, TraceBuilder};
 use crate::strings::StrId;
 

@@ -13,7 +13,9 @@ mod async_table;
 mod convert;
 mod events;
 mod flows;
+mod ids;
 mod intern;
+mod keys;
 pub mod kineto;
 mod lazy;
 mod parse;
@@ -21,9 +23,10 @@ mod scan;
 pub mod synth;
 mod threads;
 
-pub use convert::Dialect;
+pub use ids::kineto_ids;
+pub use keys::Dialect;
 pub use lazy::{
-    args_from_text, estimate_peak_bytes, import_stream, kineto_ids, set_format, StreamImport, StreamOptions,
+    args_from_text, estimate_peak_bytes, import_stream, set_format, StreamImport, StreamOptions,
     PEAK_BYTES_PER_EVENT_EAGER, PEAK_BYTES_PER_EVENT_LAZY,
 };
 

@@ -4,8 +4,9 @@
 //! Policy: load what can be loaded and say what was skipped; an error only when nothing usable
 //! was found, naming the problem and its byte offset.
 
-use super::convert::{Conv, Dialect};
+use super::convert::Conv;
 use super::events::{parse_event, Ev};
+use super::keys::Dialect;
 use super::kineto;
 use super::scan::{Scan, ScanError};
 
@@ -28,7 +29,7 @@ fn delimit<'a>(b: &'a [u8], at: usize, more: bool, lazy: bool, out: &mut Vec<(us
     while out.len() < PIPELINE_BATCH {
         let start = s.pos;
         let mut ev = Ev::default();
-        if parse_event(&mut s, &mut ev, None, lazy).is_err() {
+        if parse_event(&mut s, &mut ev, None::<&mut Conv<'_>>, lazy).is_err() {
             break;
         }
         out.push((start, ev));

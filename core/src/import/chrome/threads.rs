@@ -1,8 +1,8 @@
 //! The process and thread table of the Chrome importer: pid/tid → group and track (created on
 //! first sight), the per-thread B/E stacks, and the `M` metadata that names them at the end.
 
-use super::convert::{IdKey, Key};
 use super::flows::FlowDir;
+use super::keys::{IdKey, Key};
 use super::kineto;
 use crate::model::{ArgsId, GroupId, GroupKind, SliceHandle, TraceBuilder, TrackId, TrackKind};
 use crate::strings::{FxHashMap, StrId};

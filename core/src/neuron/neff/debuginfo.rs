@@ -442,7 +442,7 @@ pub struct DebugInfo {
     pub subgraphs: Vec<SubgraphDebug>,
     /// Subgraph lookup by name (built by [`DebugInfo::build`]).
     #[serde(skip)]
-    names: super::NameIndex,
+    names: super::names::NameIndex,
 }
 
 /// A named node of a lineage.
@@ -759,7 +759,7 @@ impl DebugInfo {
             }
             sgs.push(SubgraphDebug { subgraph: r.name.to_string(), global, engines, dma });
         }
-        let names = super::NameIndex::new(sgs.iter().map(|s| s.subgraph.as_str()));
+        let names = super::names::NameIndex::new(sgs.iter().map(|s| s.subgraph.as_str()));
         DebugInfo { files, globals, subgraphs: sgs, names }
     }
 
