@@ -58,8 +58,8 @@ cargo build "${NATIVE_SET[@]}" --example gen_neuron_pair --quiet
 TARGET_DIR=$(realpath "${CARGO_TARGET_DIR:-target}")
 export LOUPE_CLI_BIN="$TARGET_DIR/ci/loupe" LOUPE_GEN_NEURON_PAIR_BIN="$TARGET_DIR/ci/examples/gen_neuron_pair"
 
-step "fuzz: each core/fuzz target for 30 s (fails on a crash, hang or OOM)"
-FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 30
+step "fuzz: each core/fuzz target for 20 s (fails on a crash, hang or OOM)"
+FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 20
 
 if [ -d app ]; then
   step "wasm-bindgen-test (headless Chromium)"
