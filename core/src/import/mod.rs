@@ -268,6 +268,16 @@ pub fn import_files_with(
         }
     }
     let mut b = TraceBuilder::new("");
+    // one memory budget for the whole import, sized from the files as given; what the
+    // containers expanded is held throughout, so it is charged first
+    let given: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    b.set_budget(crate::limits::Budget::for_input(given));
+    let expanded: u64 = unwrapped
+        .iter()
+        .filter(|(_, c)| matches!(c, std::borrow::Cow::Owned(_)))
+        .map(|(_, c)| c.len() as u64)
+        .sum();
+    b.charge(crate::limits::Item::ExpandedBytes, expanded)?;
     for n in &notes {
         b.warn(n.kind, || n.message.clone());
     }
@@ -299,7 +309,7 @@ pub fn import_files_with(
         let grouped = match result {
             Some(Err(ImportError::NotMine(_))) => false,
             Some(r) => {
-                r?;
+                over_budget(&b, r)?;
                 push_format(&mut b, &mut formats, *imp);
                 let names: Vec<&str> = files.iter().map(|f| f.name).collect();
                 tag_groups(&mut b, first_group, &names);
@@ -315,7 +325,8 @@ pub fn import_files_with(
             let mut refused = None;
             let first_group = b.group_count();
             for imp in &p.candidates {
-                match imp.import(&p.file, &mut b, progress) {
+                let r = imp.import(&p.file, &mut b, progress);
+                match over_budget(&b, r) {
                     Ok(()) => {
                         push_format(&mut b, &mut formats, *imp);
                         refused = None;
@@ -336,6 +347,15 @@ pub fn import_files_with(
     formats.dedup();
     b.set_format(&formats.join("+"));
     checked_span(b.finish())
+}
+
+/// An importer's result, unless the builder went over the import's memory budget meanwhile
+/// (the builder then dropped what it was given: the import fails, naming what was too large).
+fn over_budget(b: &TraceBuilder, r: Result<(), ImportError>) -> Result<(), ImportError> {
+    match (r, b.budget_error()) {
+        (Err(ImportError::NotMine(_)), Some(e)) | (Ok(()), Some(e)) => Err(e),
+        (r, _) => r,
+    }
 }
 
 /// A model whose time span fits i64 nanoseconds (≈ 292 years), else a clear error. Every
@@ -420,10 +440,9 @@ fn open_loupe_file(files: &[(String, std::borrow::Cow<'_, [u8]>)]) -> Result<Opt
     };
     match read(bytes) {
         Ok(f) => Ok(Some(f.trace)),
-        Err(LoupeFileError::TooLarge(n)) => Err(ImportError::TooLarge {
-            what: format!("its model ({n} bytes) is"),
-            limit: crate::limits::MAX_EXPANDED_BYTES,
-        }),
+        Err(LoupeFileError::TooLarge { payload, limit }) => {
+            Err(ImportError::TooLarge { what: format!("its model ({payload} bytes) is"), limit })
+        }
         Err(e @ LoupeFileError::Version { .. }) => {
             Err(ImportError::Unsupported { format: F, message: e.to_string() })
         }

@@ -72,6 +72,7 @@ pub fn outcome(r: &Result<Trace, ImportError>) -> String {
             ImportError::Container(_) => "err Container".into(),
             ImportError::Cancelled => "err Cancelled".into(),
             ImportError::TooLarge { limit, .. } => format!("err TooLarge {limit}"),
+            ImportError::OverBudget { what, limit, .. } => format!("err OverBudget {what} / {limit}"),
         },
     }
 }
