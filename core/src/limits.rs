@@ -65,7 +65,7 @@ pub const BUDGET_BYTES_PER_INPUT_BYTE: u64 = 10;
 /// packet carried 21 M flow ids on one slice, 1.5 GB of flows).
 pub const MAX_FLOWS_PER_EVENT: u64 = 65_536;
 
-const ITEM_KINDS: usize = 11;
+const ITEM_KINDS: usize = 12;
 
 /// What the budget charges for, with its peak cost in bytes per item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +96,10 @@ pub enum Item {
     ExpandedBytes,
     /// Values in a packed protobuf field, as decoded (8 bytes each, ×2 growth slack).
     PackedValues,
+    /// A byte of JSON text parsed whole into a `serde_json::Value` tree, which takes up to ~20
+    /// bytes per byte of text (numbers and short strings; rocprof, XProf tools, TensorBoard
+    /// ops). Charged before parsing.
+    JsonText,
 }
 
 impl Item {
@@ -111,6 +115,7 @@ impl Item {
         Item::TableCells,
         Item::ExpandedBytes,
         Item::PackedValues,
+        Item::JsonText,
     ];
     /// Peak bytes per item (nominal for [`Item::Events`] and [`Item::Messages`]: the importer
     /// passes their real size).
@@ -127,6 +132,7 @@ impl Item {
             Item::TableCells => 48,
             Item::ExpandedBytes => 1,
             Item::PackedValues => 16,
+            Item::JsonText => 20,
         }
     }
     /// The plural noun of the message.
@@ -143,6 +149,7 @@ impl Item {
             Item::TableCells => "table cells",
             Item::ExpandedBytes => "decompressed bytes",
             Item::PackedValues => "packed protobuf values",
+            Item::JsonText => "bytes of JSON read whole into a tree (~20 bytes of memory each)",
         }
     }
     fn index(self) -> usize {

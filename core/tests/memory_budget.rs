@@ -337,3 +337,62 @@ fn dlprof_csv_of_short_fields_ends_in_a_budget_error() {
     let e = over_budget(&r);
     assert!(e.contains("table cells"), "{e}");
 }
+
+// ---- table importers ----
+
+/// A 6 MB TensorBoard-Neuron op file whose ops each name a new key: every row became as wide
+/// as the first 256 keys (old: ~2 GB of cells). The dense table is charged before it is made.
+#[test]
+fn tensorboard_ops_with_distinct_keys_end_in_a_budget_error() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut json = String::from("{\"ops\": [");
+    let mut i = 0u64;
+    while json.len() < 6_000_000 {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str(&format!("\"{{\\\"k{i}\\\": 1}}\""));
+        i += 1;
+    }
+    json.push_str("]}");
+    let (r, _) = measured("framework_op.json", json.into_bytes());
+    let e = over_budget(&r);
+    assert!(e.contains("table cells"), "{e}");
+}
+
+/// A 10 MB XProf op_profile whose nodes each name a new metric: 258 columns on every node's row
+/// (old: ~2.4 GB of cells).
+#[test]
+fn xprof_op_profile_with_distinct_metrics_ends_in_a_budget_error() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut json = String::from("{\"byCategory\": {\"name\": \"root\", \"children\": [");
+    let mut i = 0u64;
+    while json.len() < 10_000_000 {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str(&format!("{{\"name\":\"n\",\"metrics\":{{\"m{i}\":1}},\"xla\":{{\"x{i}\":1}}}}"));
+        i += 1;
+    }
+    json.push_str("]}}");
+    let (r, _) = measured("run.op_profile.json", json.into_bytes());
+    let e = over_budget(&r);
+    assert!(e.contains("table cells"), "{e}");
+}
+
+// ---- rocprof ----
+
+/// An 80 MB rocprofv3 JSON of numbers: read whole into a `serde_json::Value` tree, ~25 bytes
+/// per byte of text (old: past 1.5 GiB). Not streamed yet: refused up front, naming why.
+#[test]
+fn rocprof_json_too_large_for_a_tree_is_refused_up_front() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut json = String::from("{\"rocprofiler-sdk-tool\": [{\"buffer_records\": {\"x\": [0");
+    while json.len() < 80_000_000 {
+        json.push_str(",0,0,0,0,0,0,0,0");
+    }
+    json.push_str("]}}]}");
+    let (r, _) = measured("results.json", json.into_bytes());
+    let e = over_budget(&r);
+    assert!(e.contains("bytes of JSON read whole into a tree"), "{e}");
+}
