@@ -406,7 +406,9 @@ pub fn import_chrome_stream(
         return Err(ImportError::Empty);
     }
     let mut b = TraceBuilder::new("");
-    chrome::import_stream(reader, total, &mut b, opts, progress)?;
+    b.set_budget(crate::limits::Budget::for_input(total));
+    let r = chrome::import_stream(reader, total, &mut b, opts, progress);
+    over_budget(&b, r)?;
     finish_chrome_stream(file_name, b)
 }
 
@@ -414,6 +416,10 @@ pub fn import_chrome_stream(
 /// pushed into a [`chrome::StreamImport`] and [`chrome::set_format`]): the same steps after the
 /// parse as [`import_files`] takes for that one file.
 pub fn finish_chrome_stream(file_name: &str, mut b: TraceBuilder) -> Result<Trace, ImportError> {
+    // a builder over its budget ([`crate::limits::Budget`], if its owner set one) dropped events
+    if let Some(e) = b.budget_error() {
+        return Err(e);
+    }
     let mut formats = Vec::new();
     push_format(&mut b, &mut formats, &chrome::ChromeJson);
     tag_groups(&mut b, 0, &[file_name]);
