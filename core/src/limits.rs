@@ -230,8 +230,12 @@ impl Budget {
     fn exceeded(&self, item: Item) -> ImportError {
         ImportError::OverBudget {
             count: self.count(item),
-            what: format!("{} (and what was built before them)", item.noun()),
-            limit: format!("{} of memory for one import", human_bytes(self.limit)),
+            what: item.noun().to_string(),
+            limit: format!(
+                "{} of memory for one import, with everything built before them (record a shorter \
+                 profile, or fewer events)",
+                human_bytes(self.limit)
+            ),
         }
     }
 }
@@ -275,7 +279,11 @@ mod tests {
         b.charge(Item::Slices, 7).unwrap();
         assert_eq!(b.used(), 896);
         let e = b.charge(Item::Flows, 1).unwrap_err().to_string();
-        assert_eq!(e, "1 flows (and what was built before them) exceed the limit of 1000 bytes of memory for one import");
+        assert_eq!(
+            e,
+            "1 flows exceed the limit of 1000 bytes of memory for one import, with everything built \
+             before them (record a shorter profile, or fewer events)"
+        );
         b.release(Item::Flows, 1, 160);
         assert_eq!(b.used(), 896);
         assert!(b.check(Item::PackedValues, 100).is_err());
