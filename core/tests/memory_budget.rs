@@ -263,6 +263,22 @@ fn perfetto_flows_on_one_event_are_refused() {
     assert_eq!(e, "25,000,000 flow ids on one Perfetto track event exceed the limit of 65,536");
 }
 
+/// A debug annotation nesting 12 M empty dict entries (2 bytes each): prost would decode each
+/// into a whole `DebugAnnotation` (old: gigabytes). Refused on the wire bytes.
+#[test]
+fn perfetto_nested_debug_annotations_are_refused() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let entries: Vec<u8> = [0x5A, 0x00].repeat(12_000_000); // dict_entries = 11, empty
+    let mut ev = vec![0x48, 3];
+    ev.extend(ld(4, &entries)); // debug_annotations
+    drop(entries);
+    let bytes = event_packet(1, &ev);
+    drop(ev);
+    let (r, _) = measured("annotations.pftrace", bytes);
+    let e = over_budget(&r);
+    assert!(e.contains("repeated protobuf messages in one record"), "{e}");
+}
+
 /// zlib inside zlib: a few kilobytes that expand to 1.2 GB of zeros inside the outer payload
 /// (old: the inner buffer grew to 2 GiB, 13 s for 0 slices). Now each payload stops at its cap.
 #[test]

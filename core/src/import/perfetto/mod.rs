@@ -72,7 +72,8 @@ const MAX_COMPRESSED_PAYLOAD_BYTES: u64 = 64 << 20;
 
 /// What decoding one packet would build, read from its wire bytes before `prost` allocates
 /// anything: flow ids on its track event, values in its packed (or repeated scalar) fields, and
-/// repeated messages in its track event and interned data.
+/// repeated messages in its track event (debug annotations and what they nest, bounded by their
+/// bytes) and interned data.
 #[derive(Default, Debug, PartialEq, Eq)]
 struct PacketShape {
     flows: u64,
@@ -109,7 +110,7 @@ fn check_packet(b: &TraceBuilder, raw: &[u8]) -> Result<(), ImportError> {
         crate::limits::MAX_FLOWS_PER_EVENT,
     )?;
     b.check_budget(Item::PackedValues, shape.values)?;
-    let each = 3 * std::mem::size_of::<DebugAnnotation>() as u64;
+    let each = 2 * std::mem::size_of::<DebugAnnotation>() as u64;
     b.check_budget_bytes(Item::Messages, shape.messages, shape.messages.saturating_mul(each))
 }
 
@@ -144,7 +145,11 @@ fn message_shape(mut buf: &[u8], track_event: bool, shape: &mut PacketShape) {
             if flow {
                 shape.flows += n;
             }
-        } else if tag == 4 || tag == 22 {
+        } else if tag == 4 {
+            // a debug annotation nests others (dict entries, array values) as deep as prost
+            // allows; each takes at least 2 bytes on the wire, a whole `DebugAnnotation` decoded
+            shape.messages += (field_len / 2).max(1);
+        } else if tag == 22 {
             shape.messages += 1;
         }
     }
