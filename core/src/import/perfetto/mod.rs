@@ -93,6 +93,15 @@ fn packet_shape(mut buf: &[u8]) -> PacketShape {
             message_shape(inner, tag == 11, &mut shape);
             continue;
         }
+        if wire == WireType::LengthDelimited && matches!(tag, 6 | 43 | 44 | 53 | 59 | 60) {
+            // the other messages decoded (clock snapshot, descriptors, defaults, GPU events):
+            // whatever they repeat takes at least 2 bytes a message (or 1 a value) on the wire
+            let Ok(len) = decode_varint(&mut buf) else { break };
+            let Some(inner) = buf.get(..usize::try_from(len).unwrap_or(usize::MAX)) else { break };
+            buf = &buf[inner.len()..];
+            shape.messages += len / 2;
+            continue;
+        }
         if skip_field(wire, tag, &mut buf, DecodeContext::default()).is_err() {
             break;
         }
