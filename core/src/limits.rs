@@ -44,7 +44,16 @@ pub use crate::units::{human_bytes, thousands};
 /// The charges are estimates: real peaks measured in `core/tests/memory_budget.rs` stay within
 /// ~1.5× what was charged, so the 768 MiB floor keeps a small input under 1.5 GiB; it is also
 /// what a wasm32 parser worker (4 GiB of linear memory at most) can spend on one model while it
-/// holds the input and the model's encoded copy for the main thread.
+/// holds the input and the model's encoded copy for the main thread. Valid uncompressed sample
+/// files charge 1.5–4× their size (gzip-compressed ones ~30–50× their compressed size, the
+/// expansion included), well under the 10× of large inputs.
+///
+/// Who charges: [`crate::model::TraceBuilder`] charges every slice, instant, counter sample,
+/// flow, argument and interned string it is given (so every importer is covered); the registry
+/// charges what containers expanded; Perfetto its events before the time sort and its
+/// decompressed `compressed_packets` while held, and checks each packet's wire bytes before
+/// decoding it; DLProf CSV its fields and cells; TensorBoard-Neuron ops and XProf tools their
+/// JSON tree and each table's cells before making them; rocprof its JSON tree up front.
 ///
 /// Crossing the limit is [`ImportError::OverBudget`], which names what was too large. Besides
 /// bytes, a few counts have limits of their own where one item of a file could otherwise make a
@@ -57,7 +66,7 @@ pub struct Budget {
     counts: [u64; ITEM_KINDS],
 }
 
-/// Smallest byte limit of a [`Budget`] (inputs under ~100 MB get this much).
+/// Smallest byte limit of a [`Budget`] (inputs under ~80 MB get this much).
 pub const BUDGET_MIN_BYTES: u64 = 768 << 20;
 /// Bytes of budget per input byte for large inputs (a valid trace's model is 1–8× its file).
 pub const BUDGET_BYTES_PER_INPUT_BYTE: u64 = 10;
