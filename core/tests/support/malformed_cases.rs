@@ -872,13 +872,13 @@ fn budget_cases() -> Vec<Case> {
     };
     out.push(case(g, "perfetto 65,537 flow ids on one event", "f.pftrace", flow_event(65_537)));
     out.push(case(g, "perfetto 65,536 flow ids on one event", "f.pftrace", flow_event(65_536)));
-    // a .loupe header declaring a 300 MB model over 300 KB: refused on the header, not inflated
+    // a .loupe header declaring a 900 MB model over 300 KB: refused on the header, not inflated
     let mut loupe = loupe_core::loupe_file::frame_uncompressed(&[]);
     loupe[12] = 1;
-    loupe[16..24].copy_from_slice(&300_000_000u64.to_le_bytes());
+    loupe[16..24].copy_from_slice(&900_000_000u64.to_le_bytes());
     let mut r = Rng(0x37);
     loupe.extend((0..300_000).map(|_| r.next() as u8));
-    out.push(case(g, "loupe declaring a 300 MB model", "m.loupe", loupe));
+    out.push(case(g, "loupe declaring a 900 MB model", "m.loupe", loupe));
     out
 }
 
