@@ -85,8 +85,12 @@ pub enum LoupeFileError {
     Version { found: u32, supported: u32 },
     #[error(".loupe file damaged: {0}. Re-open the original profile files and save again.")]
     Damaged(String),
-    #[error(".loupe file too large: its model expands to {0} bytes, more than Loupe can hold")]
-    TooLarge(u64),
+    #[error(
+        ".loupe file too large: its model expands to {payload} bytes, more than the {} Loupe can hold \
+         for a file of this size",
+        crate::units::human_bytes(*.limit)
+    )]
+    TooLarge { payload: u64, limit: u64 },
     #[error("cannot write the .loupe file: {0}")]
     Write(String),
 }
@@ -158,8 +162,11 @@ pub fn read(bytes: &[u8]) -> Result<LoupeFile, LoupeFileError> {
         return Err(damaged("reserved header bytes are not zero"));
     }
     let payload_len = le64(&head[16..24])?;
-    if payload_len > crate::limits::MAX_EXPANDED_BYTES {
-        return Err(LoupeFileError::TooLarge(payload_len));
+    // the declared size is checked before anything is inflated: the payload and the model
+    // decoded from it (about as large again, and half more) are held at once
+    let limit = crate::limits::max_loupe_payload(bytes.len() as u64);
+    if payload_len > limit {
+        return Err(LoupeFileError::TooLarge { payload: payload_len, limit });
     }
     let body = &bytes[HEADER_BYTES..];
     // zlib expands at most ~1032:1: a header that declares more than that for this body is a
@@ -362,7 +369,7 @@ mod tests {
         }
         let mut huge = good.clone();
         huge[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(matches!(read(&huge), Err(LoupeFileError::TooLarge(_))));
+        assert!(matches!(read(&huge), Err(LoupeFileError::TooLarge { .. })));
         let mut flipped = good.clone();
         let n = flipped.len();
         flipped[n - 3] ^= 0xff;

@@ -156,6 +156,13 @@ impl Interner {
         s
     }
     #[inline]
+    /// How many distinct strings were interned.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     pub fn intern(&mut self, s: &str) -> StrId {
         if let Some(&id) = self.map.get(s) {
             return id;

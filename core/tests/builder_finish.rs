@@ -617,3 +617,29 @@ fn sort_indexes_survive_finish_and_order_groups() {
     assert_eq!(counters, vec![("c0", 0), ("c1", 1)]);
     assert_eq!(tr.groups[g0.idx()].counters.len(), 2);
 }
+
+/// The builder charges what it is given to the import's budget (issue 37 §2): past it, it drops
+/// slices, flows, args and samples (inert handles, no panic), keeps the first error for the
+/// registry, and still finishes.
+#[test]
+fn over_its_budget_the_builder_drops_what_it_is_given_and_keeps_the_error() {
+    use loupe_core::limits::{Budget, Item};
+    let mut b = TraceBuilder::new("t");
+    let g = b.add_group("p", GroupKind::Process);
+    let t = b.add_track(g, "t", TrackKind::Thread, "1");
+    let before = b.budget().used();
+    b.set_budget(Budget::with_limit(before + 7 * Item::Slices.cost() + 10));
+    let handles: Vec<SliceHandle> = (0..10).map(|i| slice(&mut b, t, i * 10, 5, "a")).collect();
+    assert!(b.over_budget());
+    assert_eq!(b.slice_count(), 7, "the eighth slice did not fit");
+    let e = b.budget_error().expect("kept").to_string();
+    assert!(e.starts_with("8 slices exceed the limit of"), "{e}");
+    let k = b.intern("k");
+    assert_eq!(b.add_args([(k, ArgValue::Int(1))]), ArgsId::NONE);
+    b.add_flow(FlowEnd::Slice(handles[0]), FlowEnd::Slice(handles[9]), k, StrId::EMPTY);
+    b.set_slice_domain(handles[9], SliceDomain::default());
+    assert!(b.charge(Item::Events, 1).is_err(), "importers' charges fail too");
+    let trace = b.finish();
+    assert_eq!(trace.slice_count(), 7);
+    assert!(trace.flows.is_empty());
+}

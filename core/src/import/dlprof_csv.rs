@@ -16,6 +16,7 @@
 //! (`dlprof_extra_fields`), shorter rows padded (`dlprof_short_row`), invalid UTF-8 replaced.
 
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
+use crate::limits::Item;
 use crate::model::{Cell, Column, ColumnUnit, DataTable, TableKind, TraceBuilder};
 
 pub struct DlprofCsv;
@@ -105,7 +106,7 @@ impl Importer for DlprofCsv {
     ) -> Result<(), ImportError> {
         let total = file.bytes.len() as u64;
         let bytes = file.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(file.bytes);
-        let records = read_records(bytes, b);
+        let records = read_records(bytes, b)?;
         let Some(first) = records.first() else { return Err(ImportError::Empty) };
         let title = first.first().map(|s| s.trim().to_string()).unwrap_or_default();
         let source = file.name.to_string();
@@ -137,6 +138,11 @@ impl Importer for DlprofCsv {
                 .collect();
             let n = columns.len();
             let mut rows = Vec::with_capacity(records.len().saturating_sub(header_at + 1));
+            // the typed cells are charged as they are made, next to the text they come from
+            b.charge(
+                Item::TableCells,
+                (records.len().saturating_sub(header_at + 1) as u64).saturating_mul(n as u64),
+            )?;
             for (i, r) in records.iter().enumerate().skip(header_at + 1) {
                 if r.len() > n {
                     let extra = r.len() - n;
@@ -180,8 +186,9 @@ fn default_title(kind: TableKind) -> &'static str {
 }
 
 /// Every record of the file as text fields (quoted multi-line fields joined, blank lines
-/// skipped by the CSV reader, invalid UTF-8 replaced with a warning).
-fn read_records(bytes: &[u8], b: &mut TraceBuilder) -> Vec<Vec<String>> {
+/// skipped by the CSV reader, invalid UTF-8 replaced with a warning). The fields are charged to
+/// the import's budget as they are read: a file of short fields holds ~30 bytes per input byte.
+fn read_records(bytes: &[u8], b: &mut TraceBuilder) -> Result<Vec<Vec<String>>, ImportError> {
     let mut r = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(bytes);
     let mut rec = csv::ByteRecord::new();
     let mut out = Vec::new();
@@ -198,9 +205,12 @@ fn read_records(bytes: &[u8], b: &mut TraceBuilder) -> Vec<Vec<String>> {
                 }
             }
         }
+        let text: usize = fields.iter().map(String::len).sum();
+        let held = (fields.len() * (2 * std::mem::size_of::<String>()) + text) as u64;
+        b.charge_bytes(Item::TableCells, fields.len() as u64, held)?;
         out.push(fields);
     }
-    out
+    Ok(out)
 }
 
 /// `dlprof_summary.csv`: one table per section. A one-field record starts a section; a section

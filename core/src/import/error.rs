@@ -28,6 +28,10 @@ pub enum ImportError {
     /// The input, or what it expands to, is more than Loupe can hold ([`crate::limits`]).
     #[error("{what} more than {} (the most Loupe can hold in memory)", crate::units::human_bytes(*.limit))]
     TooLarge { what: String, limit: u64 },
+    /// What was built from the input crossed the import's memory budget
+    /// ([`crate::limits::Budget`]) or a count limit: `count` of `what` exceed `limit`.
+    #[error("{} {what} exceed the limit of {limit}", crate::units::thousands(*.count))]
+    OverBudget { count: u64, what: String, limit: String },
 }
 
 /// Progress sink: importers call `report` every few MB; returning `false` cancels the import.

@@ -268,6 +268,16 @@ pub fn import_files_with(
         }
     }
     let mut b = TraceBuilder::new("");
+    // one memory budget for the whole import, sized from the files as given; what the
+    // containers expanded is held throughout, so it is charged first
+    let given: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    b.set_budget(crate::limits::Budget::for_input(given));
+    let expanded: u64 = unwrapped
+        .iter()
+        .filter(|(_, c)| matches!(c, std::borrow::Cow::Owned(_)))
+        .map(|(_, c)| c.len() as u64)
+        .sum();
+    b.charge(crate::limits::Item::ExpandedBytes, expanded)?;
     for n in &notes {
         b.warn(n.kind, || n.message.clone());
     }
@@ -299,7 +309,7 @@ pub fn import_files_with(
         let grouped = match result {
             Some(Err(ImportError::NotMine(_))) => false,
             Some(r) => {
-                r?;
+                over_budget(&b, r)?;
                 push_format(&mut b, &mut formats, *imp);
                 let names: Vec<&str> = files.iter().map(|f| f.name).collect();
                 tag_groups(&mut b, first_group, &names);
@@ -315,7 +325,8 @@ pub fn import_files_with(
             let mut refused = None;
             let first_group = b.group_count();
             for imp in &p.candidates {
-                match imp.import(&p.file, &mut b, progress) {
+                let r = imp.import(&p.file, &mut b, progress);
+                match over_budget(&b, r) {
                     Ok(()) => {
                         push_format(&mut b, &mut formats, *imp);
                         refused = None;
@@ -336,6 +347,15 @@ pub fn import_files_with(
     formats.dedup();
     b.set_format(&formats.join("+"));
     checked_span(b.finish())
+}
+
+/// An importer's result, unless the builder went over the import's memory budget meanwhile
+/// (the builder then dropped what it was given: the import fails, naming what was too large).
+fn over_budget(b: &TraceBuilder, r: Result<(), ImportError>) -> Result<(), ImportError> {
+    match (r, b.budget_error()) {
+        (Err(ImportError::NotMine(_)), Some(e)) | (Ok(()), Some(e)) => Err(e),
+        (r, _) => r,
+    }
 }
 
 /// A model whose time span fits i64 nanoseconds (≈ 292 years), else a clear error. Every
@@ -386,7 +406,9 @@ pub fn import_chrome_stream(
         return Err(ImportError::Empty);
     }
     let mut b = TraceBuilder::new("");
-    chrome::import_stream(reader, total, &mut b, opts, progress)?;
+    b.set_budget(crate::limits::Budget::for_input(total));
+    let r = chrome::import_stream(reader, total, &mut b, opts, progress);
+    over_budget(&b, r)?;
     finish_chrome_stream(file_name, b)
 }
 
@@ -394,6 +416,10 @@ pub fn import_chrome_stream(
 /// pushed into a [`chrome::StreamImport`] and [`chrome::set_format`]): the same steps after the
 /// parse as [`import_files`] takes for that one file.
 pub fn finish_chrome_stream(file_name: &str, mut b: TraceBuilder) -> Result<Trace, ImportError> {
+    // a builder over its budget ([`crate::limits::Budget`], if its owner set one) dropped events
+    if let Some(e) = b.budget_error() {
+        return Err(e);
+    }
     let mut formats = Vec::new();
     push_format(&mut b, &mut formats, &chrome::ChromeJson);
     tag_groups(&mut b, 0, &[file_name]);
@@ -420,10 +446,9 @@ fn open_loupe_file(files: &[(String, std::borrow::Cow<'_, [u8]>)]) -> Result<Opt
     };
     match read(bytes) {
         Ok(f) => Ok(Some(f.trace)),
-        Err(LoupeFileError::TooLarge(n)) => Err(ImportError::TooLarge {
-            what: format!("its model ({n} bytes) is"),
-            limit: crate::limits::MAX_EXPANDED_BYTES,
-        }),
+        Err(LoupeFileError::TooLarge { payload, limit }) => {
+            Err(ImportError::TooLarge { what: format!("its model ({payload} bytes) is"), limit })
+        }
         Err(e @ LoupeFileError::Version { .. }) => {
             Err(ImportError::Unsupported { format: F, message: e.to_string() })
         }

@@ -9,6 +9,7 @@
 //! Damage is counted, not fatal: an `<op>` that is not JSON text of an object is skipped with a
 //! `tb_neuron_bad_op` warning.
 
+use crate::limits::Item;
 use serde_json::Value;
 
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
@@ -81,6 +82,8 @@ impl Importer for NeuronTbOps {
                 limit: crate::limits::MAX_JSON_INPUT_BYTES,
             });
         }
+        // the file becomes one JSON tree: charged before it is parsed
+        b.charge(Item::JsonText, file.bytes.len() as u64)?;
         let root: Value = serde_json::from_slice(file.bytes)
             .map_err(|e| ImportError::Invalid { format: NAME, message: format!("not JSON: {e}") })?;
         let Value::Object(root) = root else { return Err(ImportError::NotMine(NAME)) };
@@ -101,6 +104,8 @@ impl Importer for NeuronTbOps {
                 b.warn("tb_neuron_bad_op", || format!("op {i} is not the JSON text of an object; skipped"));
                 continue;
             };
+            // the sparse row now, the dense one below: both charged before they are made
+            b.charge(Item::TableCells, fields.len() as u64)?;
             let mut row = Vec::with_capacity(fields.len());
             for (k, v) in &fields {
                 let c = match columns.iter().position(|c| c == k) {
@@ -121,6 +126,8 @@ impl Importer for NeuronTbOps {
             rows.push(row);
         }
         let n = columns.len();
+        // distinct keys in every op make every row as wide as all of them
+        b.charge(Item::TableCells, (rows.len() as u64).saturating_mul(n as u64))?;
         let rows: Vec<Vec<Cell>> = rows
             .into_iter()
             .map(|r| {

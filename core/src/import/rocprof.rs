@@ -65,6 +65,8 @@ impl Importer for Rocprof {
         progress: &mut dyn Progress,
     ) -> Result<(), ImportError> {
         crate::limits::check_json_size(file.bytes, crate::limits::MAX_JSON_INPUT_BYTES)?;
+        // the whole file becomes one JSON tree (not streamed): charged before it is parsed
+        b.charge(crate::limits::Item::JsonText, file.bytes.len() as u64)?;
         let root: Value = serde_json::from_slice(file.bytes)
             .map_err(|e| ImportError::Invalid { format: NAME, message: format!("not valid JSON: {e}") })?;
         let Some(tool) = root.get(ROOT_KEY) else { return Err(ImportError::NotMine(NAME)) };

@@ -4,6 +4,8 @@
 //! indexes and returns the immutable [`Trace`].
 
 use super::*;
+use crate::import::error::ImportError;
+use crate::limits::{Budget, Item};
 use crate::strings::Interner;
 
 /// A slice as added to the builder (insertion index within its track). Valid until `finish`.
@@ -199,6 +201,16 @@ struct FlowBuild {
 
 mod op_timeline;
 
+/// The budget errors are plain data: a copy for the builder to keep and one to return.
+fn copy_over_budget(e: &ImportError) -> ImportError {
+    match e {
+        ImportError::OverBudget { count, what, limit } => {
+            ImportError::OverBudget { count: *count, what: what.clone(), limit: limit.clone() }
+        }
+        other => ImportError::Invalid { format: "import", message: other.to_string() },
+    }
+}
+
 pub struct TraceBuilder {
     format: String,
     strings: Interner,
@@ -218,6 +230,13 @@ pub struct TraceBuilder {
     sources: Vec<SourceLoc>,
     source_index: crate::strings::FxHashMap<SourceLoc, SourceId>,
     tables: Vec<DataTable>,
+    /// The import's memory budget ([`Budget`]): slices, instants, counter samples, flows,
+    /// arguments and interned text are charged here, so every importer is covered. Unlimited
+    /// unless the registry sets it ([`Self::set_budget`]).
+    budget: Budget,
+    /// The first charge that crossed the budget: from then on the builder drops what it is
+    /// given (returning inert handles), and the registry fails the import with this error.
+    over_budget: Option<ImportError>,
 }
 
 impl TraceBuilder {
@@ -242,6 +261,66 @@ impl TraceBuilder {
             sources: Vec::new(),
             source_index: Default::default(),
             tables: Vec::new(),
+            budget: Budget::default(),
+            over_budget: None,
+        }
+    }
+
+    // ---- memory budget ----
+
+    /// Import under `budget` (the registry sets [`Budget::for_input`]).
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = budget;
+    }
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+    /// Charge what an importer holds besides the builder (its own event lists, decompressed
+    /// buffers, tables): `n` of `item` at their [`Item::cost`].
+    pub fn charge(&mut self, item: Item, n: u64) -> Result<(), ImportError> {
+        self.charge_bytes(item, n, n.saturating_mul(item.cost()))
+    }
+    /// [`Self::charge`] of `n` items costing `bytes` in all.
+    pub fn charge_bytes(&mut self, item: Item, n: u64, bytes: u64) -> Result<(), ImportError> {
+        if let Some(e) = self.budget_error() {
+            return Err(e);
+        }
+        self.budget.charge_bytes(item, n, bytes).inspect_err(|e| {
+            self.over_budget = Some(copy_over_budget(e));
+        })
+    }
+    /// Give back a charge for something freed.
+    pub fn release(&mut self, item: Item, n: u64, bytes: u64) {
+        self.budget.release(item, n, bytes);
+    }
+    /// Whether `n` of `item` would fit now ([`Budget::check`]), charging nothing.
+    pub fn check_budget(&self, item: Item, n: u64) -> Result<(), ImportError> {
+        self.budget.check(item, n)
+    }
+    /// [`Self::check_budget`] of `n` items costing `bytes` in all.
+    pub fn check_budget_bytes(&self, item: Item, n: u64, bytes: u64) -> Result<(), ImportError> {
+        self.budget.check_bytes(item, n, bytes)
+    }
+    /// Whether a charge crossed the budget (what is added since is dropped).
+    pub fn over_budget(&self) -> bool {
+        self.over_budget.is_some()
+    }
+    /// The error of the charge that crossed the budget, if one did.
+    pub fn budget_error(&self) -> Option<ImportError> {
+        self.over_budget.as_ref().map(copy_over_budget)
+    }
+    /// Charge from the builder's own adders: false (and the error kept) when over.
+    #[inline]
+    fn spend(&mut self, item: Item, n: u64) -> bool {
+        if self.over_budget.is_some() {
+            return false;
+        }
+        match self.budget.charge(item, n) {
+            Ok(()) => true,
+            Err(e) => {
+                self.over_budget = Some(e);
+                false
+            }
         }
     }
 
@@ -254,7 +333,13 @@ impl TraceBuilder {
 
     #[inline]
     pub fn intern(&mut self, s: &str) -> StrId {
-        self.strings.intern(s)
+        let before = self.strings.len();
+        let id = self.strings.intern(s);
+        if self.strings.len() != before {
+            // the table's copy, the map's key and its entry
+            self.spend(Item::StringBytes, s.len() as u64 + 24);
+        }
+        id
     }
     pub fn string(&self, id: StrId) -> &str {
         self.strings.get(id)
@@ -401,6 +486,9 @@ impl TraceBuilder {
 
     /// Add an argument set; returns [`ArgsId::NONE`] for an empty set.
     pub fn add_args(&mut self, entries: impl IntoIterator<Item = (StrId, ArgValue)>) -> ArgsId {
+        if self.over_budget() {
+            return ArgsId::NONE;
+        }
         let before = self.args.keys.len();
         for (k, v) in entries {
             self.args.push_entry(k, v);
@@ -412,7 +500,7 @@ impl TraceBuilder {
     }
     /// [`Self::add_args`] from a slice (one reservation; for importers that parse into a buffer).
     pub fn add_args_slice(&mut self, entries: &[(StrId, ArgValue)]) -> ArgsId {
-        if entries.is_empty() {
+        if entries.is_empty() || self.over_budget() {
             return ArgsId::NONE;
         }
         self.args.keys.reserve(entries.len());
@@ -472,6 +560,9 @@ impl TraceBuilder {
     /// (one per key). A based set when the rows are full; [`ArgsId::NONE`] for a form that
     /// does not exist or a count that differs.
     pub fn add_args_row(&mut self, form: u32, values: &[u32]) -> ArgsId {
+        if !self.spend(Item::Args, values.len() as u64) {
+            return ArgsId::NONE;
+        }
         if let Some(id) = self.args.push_row(form, values) {
             return id;
         }
@@ -489,6 +580,13 @@ impl TraceBuilder {
     /// 32-bit target, whose memory ends first).
     fn close_args_set(&mut self, base: u32) -> ArgsId {
         let id = ArgsId((self.args.offsets.len() - 1) as u32);
+        let start = *self.args.offsets.last().unwrap_or(&0) as usize;
+        if !self.spend(Item::Args, (self.args.keys.len() - start) as u64 + 1) {
+            self.args.keys.truncate(start);
+            self.args.tags.truncate(start);
+            self.args.vals.truncate(start);
+            return ArgsId::NONE;
+        }
         if id.0 >= ArgsId::ROW_BIT {
             let start = *self.args.offsets.last().unwrap_or(&0) as usize;
             self.args.keys.truncate(start);
@@ -519,10 +617,17 @@ impl TraceBuilder {
     /// importers that know their event count: the store then grows once instead of doubling
     /// through copies).
     pub fn reserve_arg_rows(&mut self, words: usize) {
+        // reservations from counts a file declares: only what the budget could hold
+        if !self.budget.fits(Item::Args, words as u64) {
+            return;
+        }
         self.args.rows.reserve(words);
     }
     /// Room for `n` more slices on `track`, with their domain when `domain`.
     pub fn reserve_slices(&mut self, track: TrackId, n: usize, domain: bool) {
+        if !self.budget.fits(Item::Slices, n as u64) {
+            return;
+        }
         let Some((_, t)) = self.tracks.get_mut(track.idx()) else { return };
         t.start_ns.reserve(n);
         t.dur_ns.reserve(n);
@@ -553,6 +658,9 @@ impl TraceBuilder {
         } else {
             dur_ns
         };
+        if !self.spend(Item::Slices, 1) {
+            return SliceHandle { track, index: u32::MAX };
+        }
         let t = &mut self.tracks[track.idx()].1;
         let index = t.start_ns.len() as u32;
         t.start_ns.push(start_ns);
@@ -692,6 +800,9 @@ impl TraceBuilder {
     }
 
     pub fn add_instant(&mut self, track: TrackId, ts_ns: i64, name: StrId, category: StrId, args: ArgsId) {
+        if !self.spend(Item::Instants, 1) {
+            return;
+        }
         let i = &mut self.tracks[track.idx()].1.instants;
         i.ts_ns.push(ts_ns);
         i.name.push(name);
@@ -721,18 +832,27 @@ impl TraceBuilder {
     #[inline]
     /// Room for `n` more samples of `counter`.
     pub fn reserve_counter_samples(&mut self, counter: CounterId, n: usize) {
+        if !self.budget.fits(Item::CounterSamples, n as u64) {
+            return;
+        }
         if let Some(c) = self.counters.get_mut(counter.idx()) {
             c.ts_ns.reserve_exact(n);
             c.value.reserve_exact(n);
         }
     }
     pub fn add_counter_sample(&mut self, counter: CounterId, ts_ns: i64, value: f64) {
+        if !self.spend(Item::CounterSamples, 1) {
+            return;
+        }
         let c = &mut self.counters[counter.idx()];
         c.ts_ns.push(ts_ns);
         c.value.push(value);
     }
 
     pub fn add_flow(&mut self, from: FlowEnd, to: FlowEnd, name: StrId, category: StrId) {
+        if !self.spend(Item::Flows, 1) {
+            return;
+        }
         self.flows.push(FlowBuild { from, to, name, category });
     }
 

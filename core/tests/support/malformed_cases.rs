@@ -72,6 +72,7 @@ pub fn outcome(r: &Result<Trace, ImportError>) -> String {
             ImportError::Container(_) => "err Container".into(),
             ImportError::Cancelled => "err Cancelled".into(),
             ImportError::TooLarge { limit, .. } => format!("err TooLarge {limit}"),
+            ImportError::OverBudget { what, limit, .. } => format!("err OverBudget {what} / {limit}"),
         },
     }
 }
@@ -95,6 +96,7 @@ pub fn cases() -> Vec<Case> {
     out.extend(container_cases());
     out.extend(parquet_cases());
     out.extend(dlprof_csv_cases());
+    out.extend(budget_cases());
     let mut seen = std::collections::HashSet::new();
     for c in &mut out {
         let base = c.name.clone();
@@ -844,4 +846,46 @@ fn dlprof_csv_cases() -> Vec<Case> {
     }
     out.push(case(g, "2000 ragged rows", "k.csv", wide.into_bytes()));
     out
+}
+
+// ---------------------------------------------------------------- memory budget (issue 37 §2)
+
+/// Inputs that cross a limit of the import's memory budget while staying small (the byte
+/// budget itself needs inputs of hundreds of megabytes: `core/tests/memory_budget.rs`).
+fn budget_cases() -> Vec<Case> {
+    let g = "budget";
+    let mut out = Vec::new();
+    // a Perfetto track event with 65,537 flow ids (packed `flow_ids_old`, one byte each)
+    let flow_event = |n: usize| {
+        let mut ev = vec![0x48, 3]; // type = TYPE_INSTANT
+        ev.extend([0xA2, 0x02]); // field 36, length-delimited
+        pb_varint(n as u64, &mut ev);
+        ev.extend(std::iter::repeat_n(0u8, n));
+        let mut p = vec![0x40, 1]; // timestamp = 1
+        p.push(0x5A); // track_event = 11
+        pb_varint(ev.len() as u64, &mut p);
+        p.extend(ev);
+        let mut rec = vec![0x0A];
+        pb_varint(p.len() as u64, &mut rec);
+        rec.extend(p);
+        rec
+    };
+    out.push(case(g, "perfetto 65,537 flow ids on one event", "f.pftrace", flow_event(65_537)));
+    out.push(case(g, "perfetto 65,536 flow ids on one event", "f.pftrace", flow_event(65_536)));
+    // a .loupe header declaring a 900 MB model over 300 KB: refused on the header, not inflated
+    let mut loupe = loupe_core::loupe_file::frame_uncompressed(&[]);
+    loupe[12] = 1;
+    loupe[16..24].copy_from_slice(&900_000_000u64.to_le_bytes());
+    let mut r = Rng(0x37);
+    loupe.extend((0..300_000).map(|_| r.next() as u8));
+    out.push(case(g, "loupe declaring a 900 MB model", "m.loupe", loupe));
+    out
+}
+
+fn pb_varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
 }

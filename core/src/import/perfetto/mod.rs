@@ -49,6 +49,7 @@ use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, Wire
 use prost::Message;
 
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
+use crate::limits::Item;
 use crate::model::{
     ArgValue, ArgsId, CounterId, FlowEnd, GroupId, GroupKind, SliceHandle, TraceBuilder, TrackId, TrackKind,
 };
@@ -63,6 +64,105 @@ pub const NAME: &str = "perfetto";
 const MAX_PARENT_DEPTH: usize = 64;
 /// How deep `compressed_packets` may nest inside each other.
 const MAX_COMPRESSED_DEPTH: u32 = 2;
+/// Most bytes one `compressed_packets` payload may expand to. Perfetto compresses packets in
+/// batches of a few hundred kilobytes; a payload beyond this is skipped with a warning (a
+/// partial view: the other packets still load). All payloads together, nested ones included,
+/// also spend the import's memory budget while they are read.
+const MAX_COMPRESSED_PAYLOAD_BYTES: u64 = 64 << 20;
+
+/// What decoding one packet would build, read from its wire bytes before `prost` allocates
+/// anything: flow ids on its track event, values in its packed (or repeated scalar) fields, and
+/// repeated messages in its track event (debug annotations and what they nest, bounded by their
+/// bytes) and interned data.
+#[derive(Default, Debug, PartialEq, Eq)]
+struct PacketShape {
+    flows: u64,
+    values: u64,
+    messages: u64,
+}
+
+/// [`PacketShape`] of a packet's bytes (damage stops the count: prost then refuses the packet).
+fn packet_shape(mut buf: &[u8]) -> PacketShape {
+    let mut shape = PacketShape::default();
+    while !buf.is_empty() {
+        let Ok((tag, wire)) = decode_key(&mut buf) else { break };
+        if wire == WireType::LengthDelimited && (tag == 11 || tag == 12) {
+            let Ok(len) = decode_varint(&mut buf) else { break };
+            let Some(inner) = buf.get(..usize::try_from(len).unwrap_or(usize::MAX)) else { break };
+            buf = &buf[inner.len()..];
+            message_shape(inner, tag == 11, &mut shape);
+            continue;
+        }
+        if wire == WireType::LengthDelimited && matches!(tag, 6 | 43 | 44 | 53 | 59 | 60) {
+            // the other messages decoded (clock snapshot, descriptors, defaults, GPU events):
+            // whatever they repeat takes at least 2 bytes a message (or 1 a value) on the wire
+            let Ok(len) = decode_varint(&mut buf) else { break };
+            let Some(inner) = buf.get(..usize::try_from(len).unwrap_or(usize::MAX)) else { break };
+            buf = &buf[inner.len()..];
+            shape.messages += len / 2;
+            continue;
+        }
+        if skip_field(wire, tag, &mut buf, DecodeContext::default()).is_err() {
+            break;
+        }
+    }
+    shape
+}
+
+/// Refuse a packet whose decoding would build more than the budget holds, or more flows on one
+/// event than [`MAX_FLOWS_PER_EVENT`](crate::limits::MAX_FLOWS_PER_EVENT).
+fn check_packet(b: &TraceBuilder, raw: &[u8]) -> Result<(), ImportError> {
+    let shape = packet_shape(raw);
+    crate::limits::check_count(
+        shape.flows,
+        "flow ids on one Perfetto track event",
+        crate::limits::MAX_FLOWS_PER_EVENT,
+    )?;
+    b.check_budget(Item::PackedValues, shape.values)?;
+    let each = 2 * std::mem::size_of::<DebugAnnotation>() as u64;
+    b.check_budget_bytes(Item::Messages, shape.messages, shape.messages.saturating_mul(each))
+}
+
+/// Count the fields of a `TrackEvent` (`track_event`) or `InternedData`.
+fn message_shape(mut buf: &[u8], track_event: bool, shape: &mut PacketShape) {
+    while !buf.is_empty() {
+        let Ok((tag, wire)) = decode_key(&mut buf) else { break };
+        let mut field_len = 0;
+        if wire == WireType::LengthDelimited {
+            let Ok(len) = decode_varint(&mut buf) else { break };
+            let Some(inner) = buf.get(..usize::try_from(len).unwrap_or(usize::MAX)) else { break };
+            buf = &buf[inner.len()..];
+            field_len = len;
+        } else if skip_field(wire, tag, &mut buf, DecodeContext::default()).is_err() {
+            break;
+        }
+        if !track_event {
+            shape.messages += 1;
+            continue;
+        }
+        // flow_ids_old 36, flow_ids 47, terminating_flow_ids_old 42, terminating_flow_ids 48
+        let flow = matches!(tag, 36 | 42 | 47 | 48);
+        let scalar = flow || matches!(tag, 3 | 12 | 31 | 45 | 46);
+        if scalar {
+            // a packed run holds at most one value per byte (varints) or per 8 bytes (fixed64)
+            let n = match (wire, tag) {
+                (WireType::LengthDelimited, 46..=48) => field_len / 8,
+                (WireType::LengthDelimited, _) => field_len,
+                _ => 1,
+            };
+            shape.values += n;
+            if flow {
+                shape.flows += n;
+            }
+        } else if tag == 4 {
+            // a debug annotation nests others (dict entries, array values) as deep as prost
+            // allows; each takes at least 2 bytes on the wire, a whole `DebugAnnotation` decoded
+            shape.messages += (field_len / 2).max(1);
+        } else if tag == 22 {
+            shape.messages += 1;
+        }
+    }
+}
 
 fn named_like_perfetto(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
@@ -202,6 +302,7 @@ impl Importer for Perfetto {
         let named = named_like_perfetto(file.name);
         match (Records { bytes: file.bytes, pos: 0 }).next() {
             Some(Record::Packet { offset, bytes }) => {
+                check_packet(b, bytes)?;
                 if let Err(e) = TracePacket::decode(bytes) {
                     if !named {
                         return Err(ImportError::NotMine(NAME));
@@ -225,7 +326,7 @@ impl Importer for Perfetto {
             _ => return Err(ImportError::NotMine(NAME)),
         }
         let mut imp = Import::new(b, file.bytes.len() as u64);
-        imp.descriptors(file.bytes, 0);
+        imp.descriptors(file.bytes, 0)?;
         imp.packets(file.bytes, 0, progress)?;
         imp.finish();
         Ok(())
@@ -370,20 +471,33 @@ impl<'b> Import<'b> {
         }
     }
 
-    /// Decompressed `compressed_packets` (zlib), bounded by what is left of the expansion budget.
+    /// Decompressed `compressed_packets` (zlib), bounded by [`MAX_COMPRESSED_PAYLOAD_BYTES`],
+    /// by what is left of the expansion budget, and by the import's memory budget, which holds
+    /// the buffer's capacity until [`Self::release`] gives it back.
     fn inflate(&mut self, data: &[u8]) -> Option<Vec<u8>> {
         use std::io::Read;
-        let limit = crate::limits::MAX_EXPANDED_BYTES.saturating_sub(self.total);
+        // the buffer may grow to twice what it holds while it is read
+        let limit = crate::limits::MAX_EXPANDED_BYTES
+            .saturating_sub(self.total)
+            .min(MAX_COMPRESSED_PAYLOAD_BYTES)
+            .min(self.b.budget().left() / 2);
         let mut out = Vec::new();
         let r = flate2::read::ZlibDecoder::new(data).take(limit.saturating_add(1)).read_to_end(&mut out);
         match r {
             Ok(n) if (n as u64) <= limit => {
                 self.total = self.total.saturating_add(n as u64);
+                out.shrink_to_fit();
+                let held = out.capacity() as u64;
+                self.b.charge(Item::ExpandedBytes, held).ok()?;
                 Some(out)
             }
             Ok(_) => {
                 self.b.warn("perfetto_compressed_too_large", || {
-                    "compressed packets expand beyond the memory budget; skipped".into()
+                    format!(
+                        "compressed packets expand beyond {} (what one payload, or all of them together, \
+                         may take in memory); skipped",
+                        crate::limits::human_bytes(limit)
+                    )
                 });
                 None
             }
@@ -395,15 +509,33 @@ impl<'b> Import<'b> {
         }
     }
 
+    /// Give back the budget of a decompressed buffer once it is read.
+    fn release(&mut self, inner: Vec<u8>) {
+        let held = inner.capacity() as u64;
+        drop(inner);
+        self.b.release(Item::ExpandedBytes, held, held);
+    }
+
+    /// Refuse a packet whose decoding would build more than the budget holds (a packed field of
+    /// a billion varints is ~1 byte each on the wire, 8 bytes decoded), or more flows on one
+    /// event than [`MAX_FLOWS_PER_EVENT`](crate::limits::MAX_FLOWS_PER_EVENT); checked on the
+    /// wire bytes, before `prost` allocates.
+    fn check_packet(&self, raw: &[u8]) -> Result<(), ImportError> {
+        check_packet(self.b, raw)
+    }
+
     /// Pass 1: track descriptors and process/thread names.
-    fn descriptors(&mut self, bytes: &[u8], depth: u32) {
+    fn descriptors(&mut self, bytes: &[u8], depth: u32) -> Result<(), ImportError> {
         for rec in (Records { bytes, pos: 0 }) {
             let Record::Packet { bytes, .. } = rec else { continue };
+            self.check_packet(bytes)?;
             let Ok(p) = TracePacket::decode(bytes) else { continue };
             if let (Some(c), true) = (&p.compressed_packets, depth < MAX_COMPRESSED_DEPTH) {
                 // decompressed once here and once in pass 2: compression is rare and small
                 if let Some(inner) = self.inflate(c) {
-                    self.descriptors(&inner, depth + 1);
+                    let r = self.descriptors(&inner, depth + 1);
+                    self.release(inner);
+                    r?;
                 }
             }
             if let Some(pd) = &p.process_descriptor {
@@ -447,6 +579,7 @@ impl<'b> Import<'b> {
                 counter,
             });
         }
+        Ok(())
     }
 
     fn report(&mut self, n: usize, progress: &mut dyn Progress) -> Result<(), ImportError> {
@@ -474,6 +607,7 @@ impl<'b> Import<'b> {
                 }
                 Record::Packet { offset, bytes } => {
                     self.report(bytes.len(), progress)?;
+                    self.check_packet(bytes)?;
                     match TracePacket::decode(bytes) {
                         Ok(p) => self.packet(p, bytes, depth, progress)?,
                         Err(e) => self.b.warn("perfetto_bad_packet", || {
@@ -496,7 +630,9 @@ impl<'b> Import<'b> {
         if let Some(c) = &p.compressed_packets {
             if depth < MAX_COMPRESSED_DEPTH {
                 if let Some(inner) = self.inflate(c) {
-                    self.packets(&inner, depth + 1, progress)?;
+                    let r = self.packets(&inner, depth + 1, progress);
+                    self.release(inner);
+                    r?;
                 }
             } else {
                 self.b.warn("perfetto_compressed_too_deep", || "nested compressed packets skipped".into());
@@ -544,11 +680,23 @@ impl<'b> Import<'b> {
             self.clock_snapshot(seq_id, cs);
         }
         let ts = self.timestamp(seq_id, &p);
+        let before = self.events.len();
         if let Some(e) = &p.track_event {
             self.track_event(seq_id, ts, e);
         }
         if let Some(g) = &p.gpu_render_stage_event {
             self.gpu_event(seq_id, ts, g);
+        }
+        // the events wait for `finish`: each, its flows, its sort buffer and its flow end
+        let new = &self.events[before..];
+        if !new.is_empty() {
+            let flows: usize = new.iter().map(|e| e.flows.len()).sum();
+            // a vector's growth holds up to three times its length for a moment
+            let bytes = (new.len() * (3 * std::mem::size_of::<Ev>() + 24) + flows * 48) as u64;
+            self.b.charge_bytes(Item::Events, new.len() as u64, bytes)?;
+        }
+        if let Some(e) = self.b.budget_error() {
+            return Err(e);
         }
         Ok(())
     }

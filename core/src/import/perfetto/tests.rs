@@ -274,3 +274,20 @@ fn foreign_bytes_are_not_taken() {
     }
     let _ = TracePacket::default().encode_to_vec();
 }
+
+#[test]
+fn packet_shape_bounds_what_decoding_would_build() {
+    // track event: 3 flow ids (packed fixed64 flow_ids = 47), 2 extra counter values (packed
+    // varints = 12), one debug annotation of 4 bytes
+    let mut ev = vec![0x48, 3];
+    ev.extend([0xFA, 0x02, 24]);
+    ev.extend([0u8; 24]);
+    ev.extend([0x62, 2, 1, 2]);
+    ev.extend([0x22, 4, 0x52, 2, 0x61, 0x62]);
+    let mut p = vec![0x5A, ev.len() as u8];
+    p.extend(&ev);
+    // a clock snapshot of 3 empty clocks (6 bytes)
+    p.extend([0x32, 6, 0x0A, 0, 0x0A, 0, 0x0A, 0]);
+    let s = super::packet_shape(&p);
+    assert_eq!(s, super::PacketShape { flows: 3, values: 5, messages: 2 + 3 });
+}

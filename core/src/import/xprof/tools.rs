@@ -21,6 +21,7 @@
 use serde_json::Value;
 
 use super::super::{ImportError, InputFile, Sniff};
+use crate::limits::Item;
 use crate::model::{Cell, Column, ColumnUnit, DataTable, TableKind, TraceBuilder};
 
 pub const FORMAT: &str = "xprof-tools";
@@ -105,9 +106,29 @@ struct Tables<'a> {
     file: &'a str,
     out: Vec<DataTable>,
     dropped: usize,
+    /// The import's budget: every table's cells are charged before its rows are made.
+    b: &'a mut TraceBuilder,
+    /// The first charge that did not fit: no table is made after it.
+    over: Option<ImportError>,
 }
 
 impl Tables<'_> {
+    /// Charge a table of `rows` × `columns` cells; false (and the error kept) when it does not
+    /// fit the budget.
+    fn charge(&mut self, rows: usize, columns: usize) -> bool {
+        if self.over.is_some() {
+            return false;
+        }
+        let cells = (rows as u64).saturating_mul(columns as u64);
+        match self.b.charge(Item::TableCells, cells) {
+            Ok(()) => true,
+            Err(e) => {
+                self.over = Some(e);
+                false
+            }
+        }
+    }
+
     fn push(&mut self, section: String, columns: Vec<Column>, rows: Vec<Vec<Cell>>) {
         if self.out.len() >= MAX_TABLES {
             self.dropped += 1;
@@ -139,6 +160,9 @@ impl Tables<'_> {
                 column(label.or(id).map_or_else(|| format!("column {}", i + 1), str::to_string).as_str())
             })
             .collect();
+        if !self.charge(rows.len(), columns.len()) {
+            return true;
+        }
         let rows: Vec<Vec<Cell>> = rows
             .iter()
             .map(|r| {
@@ -171,6 +195,9 @@ impl Tables<'_> {
         }
         let mut columns: Vec<Column> = key_column.map(column).into_iter().collect();
         columns.extend(keys.iter().map(|k| column(k)));
+        if !self.charge(items.len(), columns.len()) {
+            return true;
+        }
         let rows = items
             .iter()
             .map(|(key, v)| {
@@ -259,6 +286,9 @@ impl Tables<'_> {
         let mut columns = vec![column("depth"), column("name")];
         columns.extend(metric_keys.iter().map(|k| column(&format!("metrics.{k}"))));
         columns.extend(xla_keys.iter().map(|k| column(&format!("xla.{k}"))));
+        if !self.charge(nodes.len(), columns.len()) {
+            return;
+        }
         let rows = nodes
             .iter()
             .map(|(n, d)| {
@@ -280,6 +310,8 @@ impl Tables<'_> {
 
 pub fn import(file: &InputFile<'_>, b: &mut TraceBuilder) -> Result<(), ImportError> {
     crate::limits::check_json_size(file.bytes, crate::limits::MAX_JSON_INPUT_BYTES)?;
+    // the file becomes one JSON tree: charged before it is parsed
+    b.charge(Item::JsonText, file.bytes.len() as u64)?;
     let v: Value = serde_json::from_slice(file.bytes)
         .map_err(|e| ImportError::Invalid { format: FORMAT, message: format!("not valid JSON: {e}") })?;
     let tool = tool_of_name(file.name).unwrap_or(match &v {
@@ -290,7 +322,7 @@ pub fn import(file: &InputFile<'_>, b: &mut TraceBuilder) -> Result<(), ImportEr
         }
         _ => "tool",
     });
-    let mut t = Tables { tool, file: file.name, out: Vec::new(), dropped: 0 };
+    let mut t = Tables { tool, file: file.name, out: Vec::new(), dropped: 0, b, over: None };
     let mut not_drawn = "";
     match &v {
         Value::Array(a) if a.iter().any(|x| x.get("cols").is_some()) => {
@@ -330,6 +362,9 @@ pub fn import(file: &InputFile<'_>, b: &mut TraceBuilder) -> Result<(), ImportEr
             };
         }
         _ => {}
+    }
+    if let Some(e) = t.over {
+        return Err(e);
     }
     if t.out.is_empty() {
         return Err(ImportError::Unsupported {
