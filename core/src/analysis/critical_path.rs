@@ -381,26 +381,7 @@ fn rank_files(trace: &Trace) -> (Vec<Option<StrId>>, Vec<i64>) {
             files.push(g.source_file);
         }
     }
-    let infos: Vec<Option<i64>> = trace
-        .metadata
-        .entries
-        .iter()
-        .filter(|(k, _)| k == "distributedInfo")
-        .map(|(_, v)| serde_json::from_str::<serde_json::Value>(v).ok().and_then(|j| j.get("rank")?.as_i64()))
-        .collect();
-    let numbers = if infos.len() == files.len() && infos.iter().all(Option::is_some) {
-        let r: Vec<i64> = infos.into_iter().flatten().collect();
-        let mut u = r.clone();
-        u.sort_unstable();
-        u.dedup();
-        if u.len() == r.len() {
-            r
-        } else {
-            (0..files.len() as i64).collect()
-        }
-    } else {
-        (0..files.len() as i64).collect()
-    };
+    let numbers = crate::analysis::gpu::rank_numbers(trace, files.len());
     (files, numbers)
 }
 

@@ -538,8 +538,9 @@ struct Rank {
 }
 
 /// The rank numbers of the input files, in file order: `distributedInfo.rank` when there is one
-/// per file, else the file positions (one file without it: 0).
-fn rank_numbers(trace: &Trace, files: usize) -> Vec<i64> {
+/// per file, else the file positions (one file without it: 0). The one definition of a rank's
+/// number: the critical path numbers ranks with it too.
+pub(crate) fn rank_numbers(trace: &Trace, files: usize) -> Vec<i64> {
     let infos: Vec<Option<i64>> = trace
         .metadata
         .entries
