@@ -829,19 +829,9 @@ impl DeviceSummaryBuilder {
         let traffic: Option<InstructionTraffic> = if infos.is_empty() {
             None
         } else {
-            infos.iter().map(|d| d.traffic).try_fold(InstructionTraffic::default(), |a, t| {
-                let t = t?;
-                Some(InstructionTraffic {
-                    sbuf_read_bytes: a.sbuf_read_bytes + t.sbuf_read_bytes,
-                    sbuf_write_bytes: a.sbuf_write_bytes + t.sbuf_write_bytes,
-                    psum_read_bytes: a.psum_read_bytes + t.psum_read_bytes,
-                    psum_write_bytes: a.psum_write_bytes + t.psum_write_bytes,
-                    psum_read_sbuf_write_count: a.psum_read_sbuf_write_count + t.psum_read_sbuf_write_count,
-                    psum_read_sbuf_write_bytes: a.psum_read_sbuf_write_bytes + t.psum_read_sbuf_write_bytes,
-                    hbm_read_bytes: a.hbm_read_bytes + t.hbm_read_bytes,
-                    hbm_write_bytes: a.hbm_write_bytes + t.hbm_write_bytes,
-                    hardware_flops: a.hardware_flops + t.hardware_flops,
-                })
+            infos.iter().map(|d| d.traffic).try_fold(InstructionTraffic::default(), |mut a, t| {
+                a += t?;
+                Some(a)
             })
         };
         let bandwidth = infos

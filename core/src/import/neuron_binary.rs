@@ -12,8 +12,7 @@ pub use super::ntff_identity::NtffIdentity;
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
     ArgValue, Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainShapeRef,
-    Engine, FlowEnd, GroupId, Incomplete, InstructionTraffic, SliceDomain, SliceHandle, ThrottlePeriod,
-    TraceBuilder, TrackId,
+    Engine, FlowEnd, GroupId, Incomplete, SliceDomain, SliceHandle, ThrottlePeriod, TraceBuilder, TrackId,
 };
 use crate::neuron::neff::Lineage;
 use crate::neuron::{correlate, neff, ntff};
@@ -357,17 +356,7 @@ fn add_ntff(t: &ntff::Ntff, from: Attributed<'_>, file_name: &str, b: &mut Trace
                 bytes,
             })
             .collect(),
-        traffic: t.instruction_traffic().map(|x| InstructionTraffic {
-            sbuf_read_bytes: x.sbuf_read_bytes,
-            sbuf_write_bytes: x.sbuf_write_bytes,
-            psum_read_bytes: x.psum_read_bytes,
-            psum_write_bytes: x.psum_write_bytes,
-            psum_read_sbuf_write_count: x.psum_read_sbuf_write_count,
-            psum_read_sbuf_write_bytes: x.psum_read_sbuf_write_bytes,
-            hbm_read_bytes: x.hbm_read_bytes,
-            hbm_write_bytes: x.hbm_write_bytes,
-            hardware_flops: x.hardware_flops,
-        }),
+        traffic: t.instruction_traffic(),
     };
     b.set_group_device(dev.group, info.clone());
     // the export's rows by their key: the instruction stream of each NTFF engine index

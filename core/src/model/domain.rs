@@ -1047,6 +1047,21 @@ pub struct InstructionTraffic {
     pub hardware_flops: u64,
 }
 
+impl std::ops::AddAssign for InstructionTraffic {
+    /// Field by field: totals over more instructions, or over several devices.
+    fn add_assign(&mut self, o: InstructionTraffic) {
+        self.sbuf_read_bytes += o.sbuf_read_bytes;
+        self.sbuf_write_bytes += o.sbuf_write_bytes;
+        self.psum_read_bytes += o.psum_read_bytes;
+        self.psum_write_bytes += o.psum_write_bytes;
+        self.psum_read_sbuf_write_count += o.psum_read_sbuf_write_count;
+        self.psum_read_sbuf_write_bytes += o.psum_read_sbuf_write_bytes;
+        self.hbm_read_bytes += o.hbm_read_bytes;
+        self.hbm_write_bytes += o.hbm_write_bytes;
+        self.hardware_flops += o.hardware_flops;
+    }
+}
+
 /// Where a device profile's operator attribution came from, and how sure it is: a typed flag that
 /// widgets read to mark what they show ("unverified (NEFF mismatch)"), never a warning string.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]

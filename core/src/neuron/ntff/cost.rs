@@ -38,20 +38,7 @@
 
 use super::opcodes::opcode_name;
 use super::Ntff;
-
-/// Totals over the executed instructions (bytes; FLOPs).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct InstructionTotals {
-    pub sbuf_read_bytes: u64,
-    pub sbuf_write_bytes: u64,
-    pub psum_read_bytes: u64,
-    pub psum_write_bytes: u64,
-    pub psum_read_sbuf_write_count: u64,
-    pub psum_read_sbuf_write_bytes: u64,
-    pub hbm_read_bytes: u64,
-    pub hbm_write_bytes: u64,
-    pub hardware_flops: u64,
-}
+use crate::model::InstructionTraffic;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mem {
@@ -62,7 +49,7 @@ enum Mem {
 
 /// One instruction word's operands: `None` when the opcode or a field is outside the known
 /// layout.
-fn word_cost(w: &[u8]) -> Option<InstructionTotals> {
+fn word_cost(w: &[u8]) -> Option<InstructionTraffic> {
     let u16_at =
         |o: usize| -> Option<u64> { Some(u64::from(u16::from_le_bytes([*w.get(o)?, *w.get(o + 1)?]))) };
     let u32_at = |o: usize| -> Option<u64> {
@@ -83,7 +70,7 @@ fn word_cost(w: &[u8]) -> Option<InstructionTotals> {
             _ => None,
         }
     };
-    let mut c = InstructionTotals::default();
+    let mut c = InstructionTraffic::default();
     let op = *w.first()?;
     match opcode_name(op) {
         "MATMUL" => {
@@ -157,9 +144,9 @@ impl Ntff {
     /// plus the static DMA blocks of data queues as HBM reads and SBUF writes (neuron-profile's
     /// "data" queues load weights from HBM into the State Buffer). `None` when an executed
     /// program instruction is outside the known layout, or its word is missing.
-    pub fn instruction_traffic(&self) -> Option<InstructionTotals> {
-        let mut t = InstructionTotals::default();
-        let mut cache: Vec<((u8, u32), InstructionTotals)> = Vec::new();
+    pub fn instruction_traffic(&self) -> Option<InstructionTraffic> {
+        let mut t = InstructionTraffic::default();
+        let mut cache: Vec<((u8, u32), InstructionTraffic)> = Vec::new();
         for ins in &self.instructions {
             if ins.compiler_pc.is_none() {
                 continue;
@@ -176,15 +163,7 @@ impl Ntff {
                     c
                 }
             };
-            t.sbuf_read_bytes += c.sbuf_read_bytes;
-            t.sbuf_write_bytes += c.sbuf_write_bytes;
-            t.psum_read_bytes += c.psum_read_bytes;
-            t.psum_write_bytes += c.psum_write_bytes;
-            t.psum_read_sbuf_write_count += c.psum_read_sbuf_write_count;
-            t.psum_read_sbuf_write_bytes += c.psum_read_sbuf_write_bytes;
-            t.hbm_read_bytes += c.hbm_read_bytes;
-            t.hbm_write_bytes += c.hbm_write_bytes;
-            t.hardware_flops += c.hardware_flops;
+            t += c;
         }
         for (_, _, _, bytes) in self.static_dma_blocks() {
             t.hbm_read_bytes += bytes;

@@ -49,7 +49,6 @@ pub mod writer;
 
 use serde::Serialize;
 
-pub use cost::InstructionTotals;
 pub use derived::{ActiveTime, CounterPoint, ThroughputPoint};
 pub use format::*;
 pub use metadata::{
