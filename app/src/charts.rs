@@ -5,7 +5,9 @@
 //! beside the chart (readable, selectable, clickable), so the pie itself carries no text.
 //!
 //! Colours of named things come from [`loupe_core::view::color_for`], the same as the timeline,
-//! so an operator has one colour everywhere.
+//! so an operator has one colour everywhere — except where two names of one legend would share
+//! it: a chart's legend is made distinct by [`loupe_core::view::LegendColours`] (the less
+//! prominent name moves), as the timeline's legend is (`TraceData::apply_legend`).
 
 use std::sync::Arc;
 

@@ -60,8 +60,12 @@ impl LoadProgress {
 /// The loaded model plus per-load derived lookups.
 pub struct TraceData {
     pub trace: Trace,
-    /// Palette index per string id (names are hashed once per load, not per frame).
-    pub color_of_str: Vec<u8>,
+    /// Palette index per string id (names are hashed once per load, not per frame); the shown
+    /// legend's names are moved to distinct colours ([`TraceData::apply_legend`]), so the table
+    /// is written through `&self` (relaxed atomics: plain byte loads and stores on wasm).
+    pub color_of_str: Vec<std::sync::atomic::AtomicU8>,
+    /// The strings [`TraceData::apply_legend`] moved off their own colour (restored by the next).
+    legend_moved: std::sync::Mutex<Vec<loupe_core::StrId>>,
     /// "demo" or the file names.
     pub source_label: String,
     pub is_demo: bool,
@@ -217,7 +221,8 @@ impl IndexBuild {
         let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
         let heap_bytes = trace.heap_bytes();
         TraceData {
-            color_of_str: self.color_of_str,
+            color_of_str: self.color_of_str.into_iter().map(std::sync::atomic::AtomicU8::new).collect(),
+            legend_moved: Default::default(),
             source_label,
             is_demo,
             load_ms,
@@ -254,8 +259,9 @@ impl TraceData {
         let mut ib = IndexBuild::new();
         while ib.step(&trace) {}
         let mut data = ib.finish(trace, source_label, is_demo, load_ms);
-        data.auto_legend =
-            Some(crate::canvas::colour::legend(&data, ColourBy::Auto, crate::canvas::colour::LEGEND_TOP));
+        let legend = crate::canvas::colour::legend(&data, ColourBy::Auto, crate::canvas::colour::LEGEND_TOP);
+        data.apply_legend(&legend);
+        data.auto_legend = Some(legend);
         data
     }
     /// [`TraceData::new`] for the page's loader: the same indexes, built in steps of a few
@@ -300,7 +306,9 @@ impl TraceData {
                 return None;
             }
         }
-        data.auto_legend = Some(legend.finish(&data, crate::canvas::colour::LEGEND_TOP));
+        let legend = legend.finish(&data, crate::canvas::colour::LEGEND_TOP);
+        data.apply_legend(&legend);
+        data.auto_legend = Some(legend);
         let last_ms = now_ms() - since;
         longest = longest.max(last_ms);
         busy += last_ms;
@@ -314,7 +322,29 @@ impl TraceData {
         (!cancelled()).then_some(data)
     }
     pub fn color_index(&self, s: loupe_core::StrId) -> usize {
-        self.color_of_str.get(s.0 as usize).copied().unwrap_or(0) as usize
+        self.color_of_str.get(s.0 as usize).map_or(0, |c| c.load(std::sync::atomic::Ordering::Relaxed))
+            as usize
+    }
+    /// Paint the names of `legend` in the colours it shows ([`LegendEntry::palette`], distinct
+    /// within the legend), and every name the previous legend moved in its own colour again.
+    /// The timeline reads the same table, so what the legend says is what is drawn.
+    pub fn apply_legend(&self, legend: &[crate::canvas::colour::LegendEntry]) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Ok(mut moved) = self.legend_moved.lock() else { return };
+        for s in moved.drain(..) {
+            if let Some(c) = self.color_of_str.get(s.0 as usize) {
+                c.store(palette_index(self.trace.str(s)) as u8, Relaxed);
+            }
+        }
+        for e in legend {
+            if let crate::canvas::colour::ColourKey::Str(s) = e.key {
+                let Some(c) = self.color_of_str.get(s.0 as usize) else { continue };
+                if c.load(Relaxed) as usize != e.palette && e.palette < loupe_core::view::PALETTE.len() {
+                    c.store(e.palette as u8, Relaxed);
+                    moved.push(s);
+                }
+            }
+        }
     }
 }
 

@@ -303,6 +303,67 @@ pub fn color_for(name: &str) -> Rgb {
     PALETTE[palette_index(name)]
 }
 
+/// Palette indices for the entries of one legend, most prominent first, so that no two share a
+/// colour while the palette has room. `preferred[i]` is entry `i`'s own colour (its name's
+/// [`palette_index`], or a fixed one); `fixed[i]` entries keep theirs whatever happens (an
+/// engine's colour). An entry keeps its own colour unless a fixed or a more prominent entry holds
+/// it; then it takes the first colour, from its own onwards, that no entry of the legend prefers,
+/// else the first unused one. Once every colour is used the rest keep their own (20 colours:
+/// beyond that a legend cannot be distinct). The same legend always gets the same colours.
+pub fn distinct_palette(preferred: &[usize], fixed: &[bool]) -> Vec<usize> {
+    let n = PALETTE.len();
+    let mut used = vec![false; n];
+    let mut wanted = vec![false; n];
+    for (i, &p) in preferred.iter().enumerate() {
+        if p < n {
+            wanted[p] = true;
+            if fixed.get(i).copied().unwrap_or(false) {
+                used[p] = true;
+            }
+        }
+    }
+    let mut out = preferred.to_vec();
+    // fixed entries first (already marked), then the rest in order of prominence
+    for (i, &p) in preferred.iter().enumerate() {
+        if p >= n || fixed.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        if !used[p] {
+            used[p] = true;
+            continue;
+        }
+        let probe = |free: &dyn Fn(usize) -> bool| (1..n).map(|k| (p + k) % n).find(|&c| free(c));
+        if let Some(c) = probe(&|c| !used[c] && !wanted[c]).or_else(|| probe(&|c| !used[c])) {
+            used[c] = true;
+            out[i] = c;
+        }
+    }
+    out
+}
+
+/// [`distinct_palette`] for a legend of names (most prominent first): each name's colour.
+pub fn distinct_colours<S: AsRef<str>>(names: &[S]) -> Vec<Rgb> {
+    let pref: Vec<usize> = names.iter().map(|s| palette_index(s.as_ref())).collect();
+    distinct_palette(&pref, &[]).into_iter().map(|i| PALETTE[i]).collect()
+}
+
+/// The colours of one legend's names, looked up by name ([`distinct_colours`]); a name not in
+/// the legend gets its own colour ([`color_for`]).
+#[derive(Debug, Clone, Default)]
+pub struct LegendColours(std::collections::HashMap<String, Rgb>);
+
+impl LegendColours {
+    /// The legend of `names`, most prominent first (a repeated name keeps its first colour).
+    pub fn new<S: AsRef<str>>(names: &[S]) -> LegendColours {
+        let mut seen = std::collections::HashSet::new();
+        let uniq: Vec<&str> = names.iter().map(|s| s.as_ref()).filter(|s| seen.insert(*s)).collect();
+        LegendColours(uniq.iter().zip(distinct_colours(&uniq)).map(|(s, c)| (s.to_string(), c)).collect())
+    }
+    pub fn get(&self, name: &str) -> Rgb {
+        self.0.get(name).copied().unwrap_or_else(|| color_for(name))
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Labels
 
@@ -334,6 +395,33 @@ pub fn fit_label(text: &str, max_px: f64, char_px: f64) -> Option<std::borrow::C
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn legend_colours_are_distinct_while_the_palette_has_room() {
+        // names that collide in the hash exist: find two
+        let names: Vec<String> = (0..200).map(|i| format!("kernel_{i}")).collect();
+        let a = &names[0];
+        let b = names.iter().skip(1).find(|n| palette_index(n) == palette_index(a)).expect("a collision");
+        let c = distinct_colours(&[a.as_str(), b.as_str()]);
+        assert_eq!(c[0], PALETTE[palette_index(a)], "the most prominent keeps its own colour");
+        assert_ne!(c[0], c[1], "{a} and {b} share a hash colour but not a legend colour");
+        // 20 names: all distinct; the 21st cannot be
+        let twenty: Vec<&str> = names.iter().take(20).map(|s| s.as_str()).collect();
+        let mut cs = distinct_colours(&twenty);
+        cs.sort_by_key(|c| (c.0, c.1, c.2));
+        cs.dedup();
+        assert_eq!(cs.len(), 20);
+        let lc = LegendColours::new(&twenty);
+        assert_eq!(lc.get("not in the legend"), PALETTE[palette_index("not in the legend")]);
+        // a fixed entry keeps its colour even when a more prominent one wants it
+        let p = distinct_palette(&[3, 3, 3], &[false, true, false]);
+        assert_eq!(p[1], 3);
+        assert!(p[0] != 3 && p[2] != 3 && p[0] != p[2], "{p:?}");
+        // a moved entry avoids colours other entries prefer: 0 collides with 1 (both 5), 6 is wanted by 2
+        let p = distinct_palette(&[5, 5, 6], &[]);
+        assert_eq!(p, vec![5, 7, 6]);
+    }
+
     use super::*;
 
     #[test]

@@ -208,6 +208,8 @@ pub fn slice_colour(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> usiz
 #[derive(Debug, Clone, PartialEq)]
 pub struct LegendEntry {
     pub label: String,
+    /// What the entry stands for ([`ColourKey::None`] for "N more", "none" and heat buckets).
+    pub key: ColourKey,
     pub palette: usize,
     pub total_ns: i64,
     pub count: u64,
@@ -224,6 +226,7 @@ pub fn legend(d: &TraceData, by: ColourBy, top: usize) -> Vec<LegendEntry> {
                 let a = 10f64.powf(lo + step * b as f64) as i64;
                 let z = 10f64.powf(lo + step * (b + 1) as f64) as i64;
                 LegendEntry {
+                    key: ColourKey::Heat(b as u8),
                     label: format!(
                         "{} – {}",
                         loupe_core::time::format_duration_ns(a),
@@ -352,12 +355,29 @@ fn legend_entries(d: &TraceData, mut acc: FxHashMap<ColourKey, (i64, u64)>, top:
         ColourKey::Track(t) => d.trace.track_label(t),
         _ => String::new(),
     };
+    // distinct within the legend: a name's own colour (the hash, not what an earlier legend
+    // moved it to) unless a more prominent entry or an engine holds it
+    let own = |k: ColourKey| match k {
+        ColourKey::Str(s) => loupe_core::view::palette_index(d.trace.str(s)),
+        ColourKey::Track(t)
+            if !matches!(d.trace.tracks.get(t.idx()).map(|t| t.role), Some(TrackRole::Engine(_))) =>
+        {
+            loupe_core::view::palette_index(d.trace.str(d.trace.track(t).name))
+        }
+        _ => palette_of(d, k),
+    };
+    let shown: Vec<ColourKey> = v.iter().take(top).map(|x| x.0).collect();
+    let fixed: Vec<bool> = shown.iter().map(|k| !matches!(k, ColourKey::Str(_))).collect();
+    let palette =
+        loupe_core::view::distinct_palette(&shown.iter().map(|&k| own(k)).collect::<Vec<_>>(), &fixed);
     let mut out: Vec<LegendEntry> = v
         .iter()
         .take(top)
-        .map(|&(k, (ns, n))| LegendEntry {
+        .zip(palette)
+        .map(|(&(k, (ns, n)), palette)| LegendEntry {
             label: label(k),
-            palette: palette_of(d, k),
+            key: k,
+            palette,
             total_ns: ns,
             count: n,
         })
@@ -365,6 +385,7 @@ fn legend_entries(d: &TraceData, mut acc: FxHashMap<ColourKey, (i64, u64)>, top:
     if v.len() > top {
         let (ns, n) = v[top..].iter().fold((0i64, 0u64), |a, x| (a.0.saturating_add(x.1 .0), a.1 + x.1 .1));
         out.push(LegendEntry {
+            key: ColourKey::None,
             label: format!("{} more", v.len() - top),
             palette: usize::MAX,
             total_ns: ns,
@@ -372,7 +393,13 @@ fn legend_entries(d: &TraceData, mut acc: FxHashMap<ColourKey, (i64, u64)>, top:
         });
     }
     if let Some((ns, n)) = none {
-        out.push(LegendEntry { label: "none".into(), palette: NEUTRAL, total_ns: ns, count: n });
+        out.push(LegendEntry {
+            label: "none".into(),
+            key: ColourKey::None,
+            palette: NEUTRAL,
+            total_ns: ns,
+            count: n,
+        });
     }
     out
 }
@@ -412,6 +439,39 @@ mod tests {
             }
         }
         assert_eq!(d.auto_legend.as_ref(), Some(&legend(&d, ColourBy::Auto, LEGEND_TOP)));
+    }
+
+    /// Within one legend no two entries share a colour (the demo's names collide in the hash),
+    /// and once it is applied the timeline paints each entry's slices in the legend's colour;
+    /// the next legend puts the names it does not show back in their own colour.
+    #[test]
+    fn legend_colours_are_distinct_and_painted() {
+        let trace = loupe_core::demo::large_demo(30_000, &mut |_, _| {});
+        let d = TraceData::new(trace, "t".into(), false, 0.0);
+        for by in [ColourBy::Name, ColourBy::Category, ColourBy::Track, ColourBy::Auto] {
+            let l = legend(&d, by, LEGEND_TOP);
+            d.apply_legend(&l);
+            let shown: Vec<&LegendEntry> = l.iter().filter(|e| e.palette < PALETTE.len()).collect();
+            let mut p: Vec<usize> = shown.iter().map(|e| e.palette).collect();
+            p.sort_unstable();
+            p.dedup();
+            assert_eq!(p.len(), shown.len(), "{by:?}: {l:?}");
+            for e in &shown {
+                assert_eq!(
+                    palette_of(&d, e.key),
+                    e.palette,
+                    "{by:?}: {} painted as its legend says",
+                    e.label
+                );
+            }
+        }
+        let hashed = |s: StrId| loupe_core::view::palette_index(d.trace.str(s));
+        let moved =
+            (0..d.trace.strings.len() as u32).map(StrId).filter(|&s| d.color_index(s) != hashed(s)).count();
+        let auto = legend(&d, ColourBy::Auto, LEGEND_TOP);
+        let auto_moved =
+            auto.iter().filter(|e| matches!(e.key, ColourKey::Str(s) if e.palette != hashed(s))).count();
+        assert_eq!(moved, auto_moved, "only the applied legend's names are off their own colour");
     }
 
     /// The legend as the definition says: every slice's own key ([`key_of`]), hashed.

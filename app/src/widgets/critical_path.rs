@@ -98,14 +98,16 @@ pub fn CriticalPathWidget() -> impl IntoView {
     let chart = Signal::derive(move || {
         let r = ok()?;
         let cp = r.as_ref().as_ref().ok()?;
-        let parts: Vec<Part> = cp
-            .bound_by
+        let shown: Vec<_> = cp.bound_by.iter().filter(|b| b.bound_by != BoundBy::Dependency).collect();
+        let colours =
+            loupe_core::view::distinct_colours(&shown.iter().map(|b| b.bound_by.key()).collect::<Vec<_>>());
+        let parts: Vec<Part> = shown
             .iter()
-            .filter(|b| b.bound_by != BoundBy::Dependency)
-            .map(|b| Part {
+            .zip(colours)
+            .map(|(b, colour)| Part {
                 label: format!("{} {:.1} %", bound_label(b.bound_by), b.percent),
                 value: b.percent,
-                colour: loupe_core::view::color_for(b.bound_by.key()),
+                colour,
             })
             .collect();
         (!parts.is_empty()).then(|| Arc::new(Chart::Bars { parts, unit: Unit::Percent }))

@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use loupe_core::analysis::dlprof::{self as dl, ActivityClass, Dashboard, DlprofIndex, OpRow};
 use loupe_core::analysis::measures;
 use loupe_core::model::{Cell, ColumnUnit, DataTable, TableKind};
-use loupe_core::view::{color_for, Rgb};
+use loupe_core::view::{LegendColours, Rgb};
 
 use super::deferred::{deferred, shown, spinner, Deferred};
 use crate::charts::{fmt_ns, Chart, ChartCanvas, Part, Unit};
@@ -396,6 +396,8 @@ fn gpu_panels(
         move || Some(c.clone())
     });
     let top: Vec<&OpRow> = d.top_ops.iter().collect();
+    // distinct colours within the chart's legend (names that share a hash colour are moved)
+    let top_colours = LegendColours::new(&top.iter().map(|o| o.name.as_str()).collect::<Vec<_>>());
     let top_title = if d.top_ops_are_kernels {
         format!("Top {} GPU kernels and memory ops", dl::TOP_OPS)
     } else {
@@ -408,7 +410,7 @@ fn gpu_panels(
                 .map(|o| Part {
                     label: o.name.clone(),
                     value: o.gpu_total_ns as f64,
-                    colour: color_for(&o.name),
+                    colour: top_colours.get(&o.name),
                 })
                 .collect(),
             unit: Unit::Ns,
@@ -417,7 +419,7 @@ fn gpu_panels(
     });
     let top_legend = top
         .iter()
-        .map(|o| (o.name.clone(), color_for(&o.name), fmt_ns(o.gpu_total_ns as f64)))
+        .map(|o| (o.name.clone(), top_colours.get(&o.name), fmt_ns(o.gpu_total_ns as f64)))
         .collect::<Vec<_>>();
     let util = d.gpu_utilisation_percent;
     let bars_h = 24 * top_legend.len().max(1) as u32 + 24;

@@ -20,7 +20,7 @@ use loupe_core::analysis::gpu::{
 };
 use loupe_core::analysis::measures::{self, Definition};
 use loupe_core::time::format_duration_ns;
-use loupe_core::view::{color_for, Rgb};
+use loupe_core::view::{color_for, LegendColours, Rgb};
 
 use super::deferred::{deferred, shown, sort_header, spinner, zoom_to, Deferred};
 use crate::charts::{Chart, ChartCanvas, Part, Unit};
@@ -53,6 +53,14 @@ fn type_colour(label: &str) -> Rgb {
         "OTHER" => IDLE,
         _ => color_for(label),
     }
+}
+
+/// The colours of a top-kernels chart's bars (distinct within the chart; its table rows use the
+/// same).
+fn bar_colours(t: &loupe_core::analysis::gpu::TopKernels) -> LegendColours {
+    LegendColours::new(
+        &t.kernels.iter().take(BARS).filter(|k| !k.folded).map(|k| k.name.as_str()).collect::<Vec<_>>(),
+    )
 }
 
 /// A kernel name for a chart label: the part before its argument list, at most 60 characters.
@@ -208,6 +216,7 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
         with_g(&|g| {
             let rank = rank_of(g);
             let t = g.top_kernels.iter().find(|t| t.rank == rank && t.kind == ty)?;
+            let colours = bar_colours(t);
             let parts: Vec<Part> = t
                 .kernels
                 .iter()
@@ -215,7 +224,7 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
                 .map(|k| Part {
                     label: if k.folded { format!("others ({} kernels)", k.names) } else { short(&k.name) },
                     value: k.total_ns as f64,
-                    colour: if k.folded { IDLE } else { color_for(&k.name) },
+                    colour: if k.folded { IDLE } else { colours.get(&k.name) },
                 })
                 .collect();
             (!parts.is_empty()).then_some(Chart::Bars { parts, unit: Unit::Ns })
@@ -411,6 +420,7 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
         let kept: Vec<String> = top
             .map(|t| t.kernels.iter().filter(|k| !k.folded).map(|k| k.name.clone()).collect())
             .unwrap_or_default();
+        let colours = top.map(bar_colours).unwrap_or_default();
         let needle = filter.get().to_lowercase();
         let mut kernels: Vec<_> = top
             .map(|t| {
@@ -454,7 +464,7 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
                     (Row::Kernel { rank, name: k.name.clone() }, format!("rank {rank}: {}", k.name), k.name.clone())
                 };
                 let (l1, l2, r1, r2) = (label.clone(), label.clone(), row.clone(), row);
-                let colour = if k.folded { IDLE } else { color_for(&k.name) };
+                let colour = if k.folded { IDLE } else { colours.get(&k.name) };
                 view! {
                     <tr class:selected=sel.as_deref() == Some(label.as_str()) class="gpu-kernel-row" data-name=k.name.clone()
                         data-folded=k.folded.to_string() tabindex="0"

@@ -16,7 +16,7 @@ use loupe_core::analysis::operator_views::{
 };
 use loupe_core::model::{OpLevel, TrackId};
 use loupe_core::time::format_duration_ns;
-use loupe_core::view::{color_for, Rgb};
+use loupe_core::view::{LegendColours, Rgb};
 
 use super::deferred::{deferred, shown, spinner, Deferred};
 use crate::charts::{Chart, ChartCanvas, Part};
@@ -42,12 +42,18 @@ enum SortKey {
 
 const OTHER: Rgb = Rgb(0xc8, 0xcc, 0xd2);
 
+/// The colours of the pie's operators (distinct within the pie; the table's rows use the same).
+fn colours(v: &OperatorView) -> LegendColours {
+    LegendColours::new(&v.rows.iter().take(PIE_PARTS).map(|r| r.name.as_str()).collect::<Vec<_>>())
+}
+
 fn pie(v: &OperatorView) -> Vec<Part> {
+    let colours = colours(v);
     let mut parts: Vec<Part> = v
         .rows
         .iter()
         .take(PIE_PARTS)
-        .map(|r| Part { label: r.name.clone(), value: r.total_ns as f64, colour: color_for(&r.name) })
+        .map(|r| Part { label: r.name.clone(), value: r.total_ns as f64, colour: colours.get(&r.name) })
         .collect();
     let rest: i64 = v.rows.iter().skip(PIE_PARTS).map(|r| r.total_ns).sum();
     if rest > 0 {
@@ -179,6 +185,7 @@ pub fn OperatorViewsWidget() -> impl IntoView {
             })
             .collect_view();
         let needle = filter.get().to_lowercase();
+        let colours = colours(&v);
         let mut rows: Vec<_> =
             v.rows.iter().filter(|r| needle.is_empty() || r.name.to_lowercase().contains(&needle)).collect();
         let (key, desc) = sort.get();
@@ -227,7 +234,7 @@ pub fn OperatorViewsWidget() -> impl IntoView {
                     <tr class="op-view-row" class:selected=is_sel data-name=name.clone() tabindex="0"
                         on:click=move |_| highlight(n1.clone(), false)
                         on:dblclick=move |_| highlight(n2.clone(), true)>
-                        <th title=name.clone() data-unverified=unverified.to_string()><span class="swatch" style=css(color_for(&name))></span>{name.clone()}
+                        <th title=name.clone() data-unverified=unverified.to_string()><span class="swatch" style=css(colours.get(&name))></span>{name.clone()}
                             {unverified.then(|| view! { " " <span class="unverified" data-testid="unverified">{mark}</span> })}</th>
                         <td class="num">{r.occurrences.to_string()}</td>
                         <td class="num">{r.instructions.to_string()}</td>

@@ -13,11 +13,15 @@ pub fn TimelineWidget() -> impl IntoView {
     // the legend is computed once per (trace, colour choice), never per frame
     let legend = Memo::new(move |_| {
         let d = state.tracked_data();
-        match (state.colour_by.get(), &d.auto_legend) {
+        let l = match (state.colour_by.get(), &d.auto_legend) {
             // built with the indexes, between frames
             (ColourBy::Auto, Some(l)) => l.clone(),
             (by, _) => colour::legend(&d, by, LEGEND_TOP),
-        }
+        };
+        // the legend's names in its (distinct) colours on the canvas too; the canvas repaints
+        // on the same colour-by change, after this
+        d.apply_legend(&l);
+        l
     });
     let options = ColourBy::ALL
         .iter()
@@ -50,7 +54,7 @@ pub fn TimelineWidget() -> impl IntoView {
                     e.label.clone()
                 };
                 view! {
-                    <span class="legend-item" title=title>
+                    <span class="legend-item" title=title data-palette=e.palette.to_string()>
                         <span class="legend-swatch" style=swatch></span>
                         <span class="legend-label">{e.label}</span>
                     </span>
