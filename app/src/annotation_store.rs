@@ -11,13 +11,10 @@ fn key(fingerprint: &str) -> String {
     format!("{KEY_PREFIX}{fingerprint}")
 }
 
-/// Every saved set of the profile (an empty record when none, or when what is stored is damaged).
+/// Every saved set of the profile (an empty record when none; a damaged record is kept aside
+/// and the user told, `crate::stored`).
 pub fn load(fingerprint: &str) -> AnnotationFile {
-    gloo_storage::LocalStorage::raw()
-        .get_item(&key(fingerprint))
-        .ok()
-        .flatten()
-        .and_then(|text| AnnotationFile::from_json(&text).ok())
+    crate::stored::read(&key(fingerprint), "This profile's saved annotations", AnnotationFile::from_json)
         .map(|mut f| {
             f.fingerprint = fingerprint.to_string();
             f

@@ -30,6 +30,7 @@ pub mod search_runner;
 pub mod share;
 pub mod sources;
 pub mod state;
+pub mod stored;
 pub mod theme;
 pub mod url_open;
 pub mod widgets;

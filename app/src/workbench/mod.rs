@@ -60,8 +60,19 @@ pub fn profile_kind(t: &Trace) -> ProfileKind {
 
 /// Saved layouts by name.
 pub fn saved_layouts() -> BTreeMap<String, Node> {
-    let raw: BTreeMap<String, Node> = gloo_storage::LocalStorage::get(STORAGE_KEY).unwrap_or_default();
-    raw.into_iter().filter_map(|(k, v)| v.sanitize().map(|v| (k, v))).collect()
+    // a record that does not parse, or holds a layout that is not valid, is kept aside (the
+    // next save would overwrite it) and the user told once
+    crate::stored::read(STORAGE_KEY, "The saved layouts", |text| {
+        let raw: BTreeMap<String, Node> =
+            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let bad: Vec<&String> =
+            raw.iter().filter(|(_, v)| (*v).clone().sanitize().is_none()).map(|(k, _)| k).collect();
+        if let Some(first) = bad.first() {
+            return Err(format!("layout \"{first}\" is not a valid layout"));
+        }
+        Ok(raw.into_iter().filter_map(|(k, v)| v.sanitize().map(|v| (k, v))).collect())
+    })
+    .unwrap_or_default()
 }
 
 fn store_layouts(m: &BTreeMap<String, Node>) -> Result<(), String> {
@@ -267,6 +278,7 @@ pub fn Workbench() -> impl IntoView {
 
     view! {
         <crate::deep_link::DeepLinks/>
+        <crate::stored::StorageNotices/>
         <div class="workbench-bar">
             <LayoutMenu/>
             <AddWidgetMenu/>
