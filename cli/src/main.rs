@@ -57,6 +57,10 @@ const USAGE: &str = "usage:
         name contains NAME (default: the whole rank): path length, nodes, edges, percent of the path
         by what bounds it (cpu_bound, gpu_compute_bound, gpu_communication_bound,
         gpu_kernel_launch_overhead, gpu_kernel_kernel_overhead) and the longest edges
+  loupe regions FILE... --method framework|layer|hlo|iterations|collectives [--json]
+        Neuron Explorer's regions: the profile cut into regions by one method, each
+        region's name, start, end, duration, and the durations by name (count, total, min,
+        median, max); a method the files cannot support says why
   loupe formats                               list supported formats
 A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
 --neff F adds a NEFF to each input (correlation of an NTFF with its program).";
@@ -76,6 +80,7 @@ struct Args {
     rank: Option<i64>,
     annotation: Option<String>,
     instance: usize,
+    method: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -96,6 +101,7 @@ fn parse_args() -> Result<Args, String> {
         rank: None,
         annotation: None,
         instance: 0,
+        method: None,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -116,6 +122,7 @@ fn parse_args() -> Result<Args, String> {
             "--instance" => {
                 a.instance = it.next().and_then(|n| n.parse().ok()).ok_or("--instance needs a number")?
             }
+            "--method" => a.method = Some(it.next().ok_or("--method needs a region method")?),
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
             "--iterations" => {
                 a.iterations = Some(dlprof::parse_range(&it.next().ok_or("--iterations needs A:B")?)?)
@@ -449,6 +456,48 @@ fn run(a: &Args) -> Result<(), String> {
                 writeln!(out, "{}:", text(f)).map_err(io)?;
                 for l in critical_path::text_report(&t, &cp) {
                     writeln!(out, "  {}", text(&l)).map_err(io)?;
+                }
+            }
+        }
+        "regions" => {
+            use loupe_core::analysis::regions::{self, RegionMethod};
+            let Some(m) = a.method.as_deref() else {
+                return Err(format!("regions needs --method\n{USAGE}"));
+            };
+            let method = RegionMethod::from_key(m).ok_or_else(|| {
+                format!("--method {m}: expected framework, layer, hlo, iterations or collectives")
+            })?;
+            let f = a.files.join(", ");
+            let t = load_all(&a.files, a.neff.as_deref())?;
+            if let Some(why) = regions::unavailable(&t, method) {
+                return Err(format!("{f}: {why}"));
+            }
+            let rs = regions::regions(&t, method);
+            if a.json {
+                let v = serde_json::json!({
+                    "file": f,
+                    "method": method.key(),
+                    "regions": rs.iter().map(|r| serde_json::json!({
+                        "name": r.name, "start_ns": r.start_ns, "end_ns": r.end_ns, "dur_ns": r.dur_ns(),
+                    })).collect::<Vec<_>>(),
+                    "durations": regions::durations(&rs),
+                });
+                writeln!(out, "{v}").map_err(io)?;
+            } else {
+                writeln!(out, "{}: {} regions by {}", text(&f), rs.len(), method.label().to_lowercase())
+                    .map_err(io)?;
+                for d in regions::durations(&rs).iter().take(a.top) {
+                    writeln!(
+                        out,
+                        "  {:>6} × {:>12} total  (min {} · median {} · max {})  {}",
+                        d.count,
+                        loupe_core::time::format_duration_ns(d.total_ns),
+                        loupe_core::time::format_duration_ns(d.min_ns),
+                        loupe_core::time::format_duration_ns(d.median_ns),
+                        loupe_core::time::format_duration_ns(d.max_ns),
+                        text(&d.name)
+                    )
+                    .map_err(io)?;
                 }
             }
         }

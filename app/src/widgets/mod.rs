@@ -15,6 +15,7 @@ pub mod latency;
 pub mod operator_table;
 pub mod operator_views;
 pub mod program;
+pub mod regions;
 pub mod search;
 pub mod selection_summary;
 pub mod summary;
@@ -42,6 +43,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Latency => view! { <latency::LatencyWidget/> }.into_any(),
         WidgetKind::Compare => view! { <compare::CompareWidget/> }.into_any(),
         WidgetKind::CriticalPath => view! { <critical_path::CriticalPathWidget/> }.into_any(),
+        WidgetKind::Regions => view! { <regions::RegionsWidget/> }.into_any(),
     }
 }
 
