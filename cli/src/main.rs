@@ -8,6 +8,7 @@
 //! loupe convert FILE... --to parquet|json|csv|loupe OUT
 //! loupe diff A B [--json] [--top N]
 //! loupe critical-path FILE [--rank R] [--annotation NAME] [--instance K] [--json]
+//! loupe ranks FILE... [--json] [--align recorded|iteration:K|collective:N] [--definitions loupe|hta]
 //! ```
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -23,6 +24,7 @@ mod convert;
 mod critical_path;
 mod dlprof;
 mod neuron_rows;
+mod ranks;
 mod safe;
 use safe::{csv_field, text};
 use std::process::ExitCode;
@@ -57,6 +59,15 @@ const USAGE: &str = "usage:
         name contains NAME (default: the whole rank): path length, nodes, edges, percent of the path
         by what bounds it (cpu_bound, gpu_compute_bound, gpu_communication_bound,
         gpu_kernel_launch_overhead, gpu_kernel_kernel_overhead) and the longest edges
+  loupe ranks FILE... [--json] [--align recorded|iteration:K|collective:N] [--definitions loupe|hta]
+        one job, one rank per FILE (rank = distributedInfo.rank, else the file's position): per rank
+        iterations, GPU span (kernel_ns), idle, compute, non-compute and exposed communication
+        (communication kernels not overlapped by compute); collective kernels matched across ranks
+        (process group, name, occurrence index): start skew, duration min/median/max, last rank,
+        bytes and algorithmic bandwidth when the args give them; stragglers (times last, mean
+        lateness). --align: the clocks as recorded (default), by the start of ProfilerStep#K, or by
+        the end of the N-th complete collective (from 0); the offsets are printed. --definitions,
+        --exact, --keep-last-step as for analyze (the breakdown only; collectives use exact ns)
   loupe formats                               list supported formats
 A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
 --neff F adds a NEFF to each input (correlation of an NTFF with its program).";
@@ -76,6 +87,7 @@ struct Args {
     rank: Option<i64>,
     annotation: Option<String>,
     instance: usize,
+    align: loupe_core::analysis::ranks::Align,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -96,6 +108,7 @@ fn parse_args() -> Result<Args, String> {
         rank: None,
         annotation: None,
         instance: 0,
+        align: Default::default(),
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -115,6 +128,11 @@ fn parse_args() -> Result<Args, String> {
             "--annotation" => a.annotation = Some(it.next().ok_or("--annotation needs a name")?),
             "--instance" => {
                 a.instance = it.next().and_then(|n| n.parse().ok()).ok_or("--instance needs a number")?
+            }
+            "--align" => {
+                let v = it.next().ok_or("--align needs recorded, iteration:K or collective:N")?;
+                a.align = loupe_core::analysis::ranks::Align::parse(&v)
+                    .ok_or_else(|| format!("--align: {v}: expected recorded, iteration:K or collective:N"))?;
             }
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
             "--iterations" => {
@@ -449,6 +467,25 @@ fn run(a: &Args) -> Result<(), String> {
                 writeln!(out, "{}:", text(f)).map_err(io)?;
                 for l in critical_path::text_report(&t, &cp) {
                     writeln!(out, "  {}", text(&l)).map_err(io)?;
+                }
+            }
+        }
+        "ranks" => {
+            if a.files.is_empty() {
+                return Err(format!("ranks needs at least one FILE\n{USAGE}"));
+            }
+            let t = load_all(&a.files, a.neff.as_deref())?;
+            let o = analyze::Options {
+                exact: a.exact,
+                keep_last_step: a.keep_last_step,
+                definitions: a.definitions,
+            };
+            let r = loupe_core::analysis::ranks::ranks_report(&t, &o.gpu(), a.align)?;
+            if a.json {
+                writeln!(out, "{}", ranks::json(&a.files, &r)).map_err(io)?;
+            } else {
+                for l in ranks::text_report(&r) {
+                    writeln!(out, "{}", text(&l)).map_err(io)?;
                 }
             }
         }

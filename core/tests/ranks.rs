@@ -317,3 +317,49 @@ fn real_pair_breakdown_matches_hta() {
     }
     assert_eq!(rep.steps.iter().map(|s| s.steps.len()).collect::<Vec<_>>(), vec![2, 2]);
 }
+
+/// A kernel with Kineto's collective arguments (`Process Group Name`, `In msg nelems`, `dtype`):
+/// bytes = nelems × dtype size and algbw = bytes / duration, read here from the JSON.
+#[test]
+fn message_sizes_from_kineto_args() {
+    let name = "hta__nccl_parser_config_nccl_data.json.gz";
+    let doc = read_json(name);
+    let mut want: Vec<(i64, u64, String)> = doc["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| is_nccl(e))
+        .map(|e| {
+            let size = match e["args"]["dtype"].as_str().unwrap() {
+                "Float" => 4,
+                "Byte" => 1,
+                "Long" => 8,
+                d => panic!("dtype {d}"),
+            };
+            let dur_ns = (e["dur"].as_f64().unwrap() * 1000.0).round() as i64;
+            (
+                dur_ns,
+                e["args"]["In msg nelems"].as_u64().unwrap() * size,
+                e["args"]["Process Group Name"].to_string(),
+            )
+        })
+        .collect();
+    let bytes = std::fs::read(format!("{SAMPLES}/{name}")).unwrap();
+    let t = import_files(&[InputFile { name, bytes: &bytes }], &mut NoProgress).unwrap();
+    let rep = ranks_report(&t, &GpuOptions::default(), Align::AsRecorded).unwrap();
+    let mut got: Vec<(i64, u64, String)> = rep
+        .collectives
+        .iter()
+        .map(|c| (c.dur_min_ns, c.bytes.unwrap(), format!("{:?}", c.process_group.as_deref().unwrap())))
+        .collect();
+    assert_eq!(got.len(), 21);
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+    for c in &rep.collectives {
+        let bw = c.bytes.unwrap() as f64 / c.dur_min_ns as f64;
+        assert_eq!(c.algbw_gbps, Some(bw));
+        // one rank: no skew, nobody last
+        assert_eq!((c.start_skew_ns, c.last_rank, c.ranks.as_slice()), (0, None, &[0][..]));
+    }
+}
