@@ -23,10 +23,11 @@ pub enum WidgetKind {
     Latency,
     Compare,
     CriticalPath,
+    Collectives,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 15] = [
+    pub const ALL: [WidgetKind; 16] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -42,6 +43,7 @@ impl WidgetKind {
         WidgetKind::Latency,
         WidgetKind::Compare,
         WidgetKind::CriticalPath,
+        WidgetKind::Collectives,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -60,6 +62,7 @@ impl WidgetKind {
             WidgetKind::Latency => "Latency",
             WidgetKind::Compare => "Compare",
             WidgetKind::CriticalPath => "Critical Path",
+            WidgetKind::Collectives => "Collectives",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -80,6 +83,7 @@ impl WidgetKind {
             WidgetKind::Latency => "latency",
             WidgetKind::Compare => "compare",
             WidgetKind::CriticalPath => "critical-path",
+            WidgetKind::Collectives => "collectives",
         }
     }
 }
@@ -171,7 +175,7 @@ impl Node {
             ),
             ProfileKind::GpuTrace => (
                 &[Timeline, Dashboard],
-                &[Details, OperatorTable, Latency, CriticalPath, SelectionSummary, Annotations],
+                &[Details, OperatorTable, Latency, CriticalPath, Collectives, SelectionSummary, Annotations],
                 &[GpuBreakdown, Summary],
                 0.32,
             ),
@@ -521,6 +525,7 @@ mod tests {
             g.contains(Dashboard) && g.contains(Latency) && g.contains(Annotations) && !g.contains(Program)
         );
         assert!(g.contains(CriticalPath) && !g.is_shown(CriticalPath), "one tab away, computed when shown");
+        assert!(g.contains(Collectives) && !g.is_shown(Collectives), "one tab away, computed when shown");
         // a CPU-only trace has no GPU widgets
         let c = Node::default_for(ProfileKind::Trace);
         assert!(!c.contains(GpuBreakdown) && !c.contains(Dashboard) && !c.contains(Program));
