@@ -199,10 +199,14 @@ pub struct RanksReport {
 /// on clocks aligned by `align`. `gpu` chooses the breakdown's definitions (see the module doc).
 pub fn ranks_report(trace: &Trace, gpu: &GpuOptions, align: Align) -> Result<RanksReport, String> {
     let map = RankMap::of(trace);
-    let breakdown = gpu_analysis(trace, gpu)?;
-    // collectives: the same kernel types, exact ns, every step
-    let exact = GpuOptions { hta_rounding: false, drop_last_step: false, ..gpu.clone() };
-    let (_, events) = gpu_analysis_with_events(trace, &exact)?;
+    // collectives: the same kernel types, exact ns, every step (one pass when the breakdown's
+    // options are those already)
+    let (breakdown, events) = if gpu.hta_rounding || gpu.drop_last_step {
+        let exact = GpuOptions { hta_rounding: false, drop_last_step: false, ..gpu.clone() };
+        (gpu_analysis(trace, gpu)?, gpu_analysis_with_events(trace, &exact)?.1)
+    } else {
+        gpu_analysis_with_events(trace, gpu)?
+    };
 
     let steps = steps(trace, &map);
     let mut ranks: Vec<RankRow> = breakdown
