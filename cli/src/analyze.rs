@@ -20,7 +20,7 @@ pub struct Options {
 
 impl Options {
     /// The analysis options: HTA's preprocessing knobs apply to HTA's definitions only.
-    fn gpu(&self) -> GpuOptions {
+    pub(crate) fn gpu(&self) -> GpuOptions {
         match self.definitions {
             Definitions::Loupe => GpuOptions::default(),
             Definitions::Hta => GpuOptions {

@@ -8,6 +8,7 @@
 //! loupe convert FILE... --to parquet|json|csv|loupe OUT
 //! loupe diff A B [--json] [--top N]
 //! loupe critical-path FILE [--rank R] [--annotation NAME] [--instance K] [--json]
+//! loupe ranks FILE... [--json] [--align recorded|iteration:K|collective:N] [--definitions loupe|hta]
 //! ```
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -23,6 +24,7 @@ mod convert;
 mod critical_path;
 mod dlprof;
 mod neuron_rows;
+mod ranks;
 mod safe;
 use safe::{csv_field, text};
 use std::process::ExitCode;
@@ -61,6 +63,15 @@ const USAGE: &str = "usage:
         Neuron Explorer's regions: the profile cut into regions by one method, each
         region's name, start, end, duration, and the durations by name (count, total, min,
         median, max); a method the files cannot support says why
+  loupe ranks FILE... [--json] [--align recorded|iteration:K|collective:N] [--definitions loupe|hta]
+        one job, one rank per FILE (rank = distributedInfo.rank, else the file's position): per rank
+        iterations, GPU span (kernel_ns), idle, compute, non-compute and exposed communication
+        (communication kernels not overlapped by compute); collective kernels matched across ranks
+        (process group, name, occurrence index): start skew, duration min/median/max, last rank,
+        bytes and algorithmic bandwidth when the args give them; stragglers (times last, mean
+        lateness). --align: the clocks as recorded (default), by the start of ProfilerStep#K, or by
+        the end of the N-th complete collective (from 0); the offsets are printed. --definitions,
+        --exact, --keep-last-step as for analyze (the breakdown only; collectives use exact ns)
   loupe formats                               list supported formats
 A FILE may be a folder (e.g. Neuron Explorer Parquet output): its files are imported as one profile.
 --neff F adds a NEFF to each input (correlation of an NTFF with its program).";
@@ -81,6 +92,7 @@ struct Args {
     annotation: Option<String>,
     instance: usize,
     method: Option<String>,
+    align: loupe_core::analysis::ranks::Align,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -102,6 +114,7 @@ fn parse_args() -> Result<Args, String> {
         annotation: None,
         instance: 0,
         method: None,
+        align: Default::default(),
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -123,6 +136,11 @@ fn parse_args() -> Result<Args, String> {
                 a.instance = it.next().and_then(|n| n.parse().ok()).ok_or("--instance needs a number")?
             }
             "--method" => a.method = Some(it.next().ok_or("--method needs a region method")?),
+            "--align" => {
+                let v = it.next().ok_or("--align needs recorded, iteration:K or collective:N")?;
+                a.align = loupe_core::analysis::ranks::Align::parse(&v)
+                    .ok_or_else(|| format!("--align: {v}: expected recorded, iteration:K or collective:N"))?;
+            }
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
             "--iterations" => {
                 a.iterations = Some(dlprof::parse_range(&it.next().ok_or("--iterations needs A:B")?)?)
@@ -498,6 +516,25 @@ fn run(a: &Args) -> Result<(), String> {
                         text(&d.name)
                     )
                     .map_err(io)?;
+                }
+            }
+        }
+        "ranks" => {
+            if a.files.is_empty() {
+                return Err(format!("ranks needs at least one FILE\n{USAGE}"));
+            }
+            let t = load_all(&a.files, a.neff.as_deref())?;
+            let o = analyze::Options {
+                exact: a.exact,
+                keep_last_step: a.keep_last_step,
+                definitions: a.definitions,
+            };
+            let r = loupe_core::analysis::ranks::ranks_report(&t, &o.gpu(), a.align)?;
+            if a.json {
+                writeln!(out, "{}", ranks::json(&a.files, &r)).map_err(io)?;
+            } else {
+                for l in ranks::text_report(&r) {
+                    writeln!(out, "{}", text(&l)).map_err(io)?;
                 }
             }
         }

@@ -4,6 +4,7 @@
 
 pub mod annotations;
 pub mod code;
+pub mod collectives;
 pub mod compare;
 pub mod compare_lanes;
 pub mod critical_path;
@@ -44,6 +45,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Compare => view! { <compare::CompareWidget/> }.into_any(),
         WidgetKind::CriticalPath => view! { <critical_path::CriticalPathWidget/> }.into_any(),
         WidgetKind::Regions => view! { <regions::RegionsWidget/> }.into_any(),
+        WidgetKind::Collectives => view! { <collectives::CollectivesWidget/> }.into_any(),
     }
 }
 

@@ -24,10 +24,11 @@ pub enum WidgetKind {
     Compare,
     CriticalPath,
     Regions,
+    Collectives,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 16] = [
+    pub const ALL: [WidgetKind; 17] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -44,6 +45,7 @@ impl WidgetKind {
         WidgetKind::Compare,
         WidgetKind::CriticalPath,
         WidgetKind::Regions,
+        WidgetKind::Collectives,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -63,6 +65,7 @@ impl WidgetKind {
             WidgetKind::Compare => "Compare",
             WidgetKind::CriticalPath => "Critical Path",
             WidgetKind::Regions => "Regions",
+            WidgetKind::Collectives => "Collectives",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -84,6 +87,7 @@ impl WidgetKind {
             WidgetKind::Compare => "compare",
             WidgetKind::CriticalPath => "critical-path",
             WidgetKind::Regions => "regions",
+            WidgetKind::Collectives => "collectives",
         }
     }
 }
@@ -175,7 +179,16 @@ impl Node {
             ),
             ProfileKind::GpuTrace => (
                 &[Timeline, Dashboard],
-                &[Details, OperatorTable, Latency, CriticalPath, Regions, SelectionSummary, Annotations],
+                &[
+                    Details,
+                    OperatorTable,
+                    Latency,
+                    CriticalPath,
+                    Collectives,
+                    Regions,
+                    SelectionSummary,
+                    Annotations,
+                ],
                 &[GpuBreakdown, Summary],
                 0.32,
             ),
@@ -525,6 +538,7 @@ mod tests {
             g.contains(Dashboard) && g.contains(Latency) && g.contains(Annotations) && !g.contains(Program)
         );
         assert!(g.contains(CriticalPath) && !g.is_shown(CriticalPath), "one tab away, computed when shown");
+        assert!(g.contains(Collectives) && !g.is_shown(Collectives), "one tab away, computed when shown");
         // a CPU-only trace has no GPU widgets
         let c = Node::default_for(ProfileKind::Trace);
         assert!(!c.contains(GpuBreakdown) && !c.contains(Dashboard) && !c.contains(Program));

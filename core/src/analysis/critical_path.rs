@@ -375,14 +375,8 @@ fn us_round(start_ns: i64, end_ns: i64) -> (i64, i64) {
 
 /// The input files (by `Group::source_file`, in order of first appearance) and their rank numbers.
 fn rank_files(trace: &Trace) -> (Vec<Option<StrId>>, Vec<i64>) {
-    let mut files: Vec<Option<StrId>> = Vec::new();
-    for g in &trace.groups {
-        if !files.contains(&g.source_file) {
-            files.push(g.source_file);
-        }
-    }
-    let numbers = crate::analysis::gpu::rank_numbers(trace, files.len());
-    (files, numbers)
+    let m = crate::analysis::gpu::RankMap::of(trace);
+    (m.files, m.numbers)
 }
 
 /// The rank's events in model order, with HTA's `index_correlation`.

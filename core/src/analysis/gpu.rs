@@ -560,6 +560,44 @@ pub(crate) fn rank_numbers(trace: &Trace, files: usize) -> Vec<i64> {
     (0..files as i64).collect()
 }
 
+/// The ranks of a profile: one per input file (`Group::source_file`), in order of first
+/// appearance, numbered by [`rank_numbers`]. The GPU analyses and `analysis::ranks` share it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RankMap {
+    /// The input files, in order of first appearance.
+    pub files: Vec<Option<StrId>>,
+    /// Per group: its file's position in `files`.
+    pub group_rank: Vec<usize>,
+    /// Per file: its rank number.
+    pub numbers: Vec<i64>,
+}
+
+impl RankMap {
+    pub fn of(trace: &Trace) -> RankMap {
+        let mut files: Vec<Option<StrId>> = Vec::new();
+        let group_rank: Vec<usize> = trace
+            .groups
+            .iter()
+            .map(|g| match files.iter().position(|f| *f == g.source_file) {
+                Some(p) => p,
+                None => {
+                    files.push(g.source_file);
+                    files.len() - 1
+                }
+            })
+            .collect();
+        let numbers = rank_numbers(trace, files.len());
+        RankMap { files, group_rank, numbers }
+    }
+
+    /// The rank number of a track's file.
+    pub fn rank_of_track(&self, trace: &Trace, track: usize) -> i64 {
+        let k =
+            trace.tracks.get(track).and_then(|t| self.group_rank.get(t.group.idx())).copied().unwrap_or(0);
+        self.numbers.get(k).copied().unwrap_or(k as i64)
+    }
+}
+
 /// Why the GPU analyses do not apply, or their results.
 pub fn gpu_analysis(trace: &Trace, opts: &GpuOptions) -> Result<GpuAnalysis, String> {
     analyse(trace, opts, false).map(|x| x.0)
@@ -590,19 +628,7 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     let round = |s: i64, e: i64| if opts.hta_rounding { hta_round(s, e) } else { (s, e) };
 
     // ranks: one per input file, in order of first appearance
-    let mut files: Vec<Option<StrId>> = Vec::new();
-    let group_rank: Vec<usize> = trace
-        .groups
-        .iter()
-        .map(|g| match files.iter().position(|f| *f == g.source_file) {
-            Some(p) => p,
-            None => {
-                files.push(g.source_file);
-                files.len() - 1
-            }
-        })
-        .collect();
-    let numbers = rank_numbers(trace, files.len());
+    let RankMap { files, group_rank, numbers } = RankMap::of(trace);
     let rank_of_track = |t: usize| group_rank.get(trace.tracks[t].group.idx()).copied().unwrap_or(0);
 
     // launches: flow from a non-stream slice into a stream slice
@@ -882,11 +908,11 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
         ranks
             .iter()
             .flat_map(|r| {
-                r.acts.iter().map(|a| EventAct {
+                r.acts.iter().map(|a| GpuActivity {
                     slice: a.slice,
                     rank: r.number,
-                    start: a.start,
-                    end: a.end,
+                    start_ns: a.start,
+                    end_ns: a.end,
                     ty: a.ty,
                     name: a.name,
                     stream: a.stream,
@@ -904,18 +930,21 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
 /// not in it), to highlight the events behind a row of the breakdowns.
 #[derive(Debug, Clone, Default)]
 pub struct GpuEvents {
-    acts: Vec<EventAct>,
+    acts: Vec<GpuActivity>,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct EventAct {
-    slice: SliceRef,
-    rank: i64,
-    start: i64,
-    end: i64,
-    ty: KernelType,
-    name: StrId,
-    stream: Option<i64>,
+/// One GPU activity an analysis counted, with its rank, its (possibly rounded) times and its
+/// kernel type under the analysis' definitions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpuActivity {
+    pub slice: SliceRef,
+    pub rank: i64,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub ty: KernelType,
+    pub name: StrId,
+    /// Kineto's `stream` argument, when present.
+    pub stream: Option<i64>,
     idle_kind: bool,
 }
 
@@ -945,10 +974,15 @@ impl GpuEvents {
         self.acts.is_empty()
     }
 
+    /// Every activity, by rank, then by (start, slice).
+    pub fn activities(&self) -> &[GpuActivity] {
+        &self.acts
+    }
+
     /// The events of `which`: `per_track[t]` = ascending slice indices of track `t`.
     pub fn select(&self, trace: &Trace, which: &Which<'_>) -> Vec<Vec<u32>> {
         let mut out: Vec<Vec<u32>> = vec![Vec::new(); trace.tracks.len()];
-        let mut push = |a: &EventAct| {
+        let mut push = |a: &GpuActivity| {
             if let Some(v) = out.get_mut(a.slice.track.idx()) {
                 v.push(a.slice.index);
             }
@@ -967,7 +1001,7 @@ impl GpuEvents {
                     .for_each(&mut push);
             }
             Which::Types { rank, types } => {
-                let in_rank = |a: &&EventAct| rank.is_none_or(|r| a.rank == r);
+                let in_rank = |a: &&GpuActivity| rank.is_none_or(|r| a.rank == r);
                 if types.len() <= 1 {
                     self.acts.iter().filter(in_rank).filter(|a| types.contains(&a.ty)).for_each(&mut push);
                 } else {
@@ -984,7 +1018,7 @@ impl GpuEvents {
                                 self.acts
                                     .iter()
                                     .filter(|a| a.rank == r && a.ty == ty)
-                                    .map(|a| (a.start, a.end))
+                                    .map(|a| (a.start_ns, a.end_ns))
                                     .collect(),
                             )
                         };
@@ -996,8 +1030,8 @@ impl GpuEvents {
                             .filter(|a| {
                                 // `during` is sorted and disjoint: the first interval ending
                                 // after the start is the only candidate
-                                let k = during.partition_point(|&(_, e)| e <= a.start);
-                                during.get(k).is_some_and(|&(s, _)| s < a.end)
+                                let k = during.partition_point(|&(_, e)| e <= a.start_ns);
+                                during.get(k).is_some_and(|&(s, _)| s < a.end_ns)
                             })
                             .for_each(&mut push);
                     }

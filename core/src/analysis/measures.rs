@@ -259,6 +259,46 @@ pub const NEITHER_GPU_NOR_CPU: Definition = Definition {
 
 // --- end GPU ---
 
+// --- ranks (analysis::ranks) ---
+
+/// Communication not hidden by compute.
+pub const EXPOSED_COMMUNICATION: Definition = Definition {
+    key: "exposed_comm_ns",
+    label: "exposed communication",
+    text: "Union of a rank's communication kernels minus the part of it during which a compute \
+           kernel of the same rank runs: communication not overlapped by compute (memory copies \
+           neither hide it nor count). TraceLens' exposed comm.",
+    reference: Some("TraceLens exposed_comm"),
+};
+/// Arrival skew of a collective instance.
+pub const COLLECTIVE_SKEW: Definition = Definition {
+    key: "start_skew_ns",
+    label: "arrival skew",
+    text: "For one collective instance (the kernels of one process group and name with the same \
+           occurrence index on every rank): latest start − earliest start over the ranks that have \
+           it, on the chosen clock alignment.",
+    reference: None,
+};
+/// How late a rank arrives at collectives.
+pub const MEAN_LATENESS: Definition = Definition {
+    key: "mean_lateness_ns",
+    label: "mean lateness",
+    text: "Mean over the complete collective instances a rank takes part in of (its start − the \
+           instance's earliest start), to the nearest ns. The rank with the latest start of an \
+           instance (skew > 0) arrived last.",
+    reference: None,
+};
+/// Algorithmic bandwidth of a collective instance.
+pub const COLLECTIVE_ALGBW: Definition = Definition {
+    key: "algbw_gbps",
+    label: "algorithmic bandwidth",
+    text: "Message bytes (In msg nelems × the dtype's size, one rank's input) ÷ the shortest \
+           duration among the ranks (the one that waited least), in GB/s. TraceLens' algo bw.",
+    reference: Some("TraceLens NcclAnalyser"),
+};
+
+// --- end ranks ---
+
 // --- critical path (analysis::critical_path) ---
 
 const HTA_CP: Option<&str> = Some("HTA 0.5.0 critical_path_analysis + summary()");
@@ -332,6 +372,12 @@ static ALL: &[&Definition] = &[
     &COMM_COMPUTE_OVERLAP,
     &NEITHER_GPU_NOR_CPU,
     // --- end GPU ---
+    // --- ranks ---
+    &EXPOSED_COMMUNICATION,
+    &COLLECTIVE_SKEW,
+    &MEAN_LATENESS,
+    &COLLECTIVE_ALGBW,
+    // --- end ranks ---
     // --- Neuron engines ---
     &ENGINE_INSTRUCTIONS,
     &ENGINE_INSTRUCTION_TIME,

@@ -14,6 +14,7 @@ pub mod latency;
 pub mod measures;
 pub mod operator_views;
 pub mod operators;
+pub mod ranks;
 pub mod regions;
 pub mod search;
 pub mod sources;
