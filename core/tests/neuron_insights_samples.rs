@@ -40,7 +40,8 @@ fn insights_on_shared_captures_match_the_export() {
     for (ntff, json) in &pairs {
         let bytes = std::fs::read(ntff).unwrap();
         let name = ntff.file_name().unwrap().to_string_lossy().to_string();
-        let trace = import_files(&[InputFile { name: &name, bytes: &bytes }], &mut NoProgress).expect("import");
+        let trace =
+            import_files(&[InputFile { name: &name, bytes: &bytes }], &mut NoProgress).expect("import");
         let ds = device_summary(&trace).expect("device summary");
         let v = neuron_insights(&trace, &ds);
 
@@ -92,11 +93,17 @@ fn insights_on_shared_captures_match_the_export() {
                 "throttling" => f("throttle_active_nc0_time_ns"),
                 "low_active" => f("total_active_time_percent"),
                 "dma_bound" => f("dma_active_time") / busiest,
-                "small_dge_packets" => f("software_dynamic_dma_size") / f("software_dynamic_dma_packet_count"),
+                "small_dge_packets" => {
+                    f("software_dynamic_dma_size") / f("software_dynamic_dma_packet_count")
+                }
                 "spill_reload" => f("spill_reload_bytes") / f("hbm_read_bytes"),
                 _ => continue,
             };
-            assert!((value - want).abs() <= want.abs() * 5e-3 + 1e-12, "{name}: {}: {value} vs {want}", i.rule.id);
+            assert!(
+                (value - want).abs() <= want.abs() * 5e-3 + 1e-12,
+                "{name}: {}: {value} vs {want}",
+                i.rule.id
+            );
         }
     }
     eprintln!("{} captures; fired: {fired_counts:?}", pairs.len());

@@ -39,7 +39,7 @@
 //! is given apart) and, where it has one, the time range that covers them.
 
 use crate::analysis::device_summary::{DeviceSummary, Value};
-use crate::model::{ArgValue, DmaQueueType, GroupKind, SliceRef, TrackId, TrackRole, Trace};
+use crate::model::{ArgValue, DmaQueueType, GroupKind, SliceRef, Trace, TrackId, TrackRole};
 
 /// `low_model_flops`: model FLOPs / hardware (active) FLOPs below this fires.
 pub const MODEL_FLOPS_MIN: f64 = 0.50;
@@ -385,14 +385,15 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
             fired(v, msg, Events::default())
         }
         "collective_outliers" => match num(ds, "cc_op_count") {
-            Some(n) if n == 0.0 => not_evaluated("no collective operation ran in this profile (cc_op_count = 0)"),
+            Some(0.0) => not_evaluated("no collective operation ran in this profile (cc_op_count = 0)"),
             _ => not_evaluated(
                 "Loupe does not decode the capture's collective records yet, so there are no collective \
                  durations to compare",
             ),
         },
         "spill_reload" => {
-            let (Some(reload), Some(reads)) = (num(ds, "spill_reload_bytes"), num(ds, "hbm_read_bytes")) else {
+            let (Some(reload), Some(reads)) = (num(ds, "spill_reload_bytes"), num(ds, "hbm_read_bytes"))
+            else {
                 return not_evaluated(
                     "spill_reload_bytes or hbm_read_bytes is not known (spill traffic needs the NEFF's spill \
                      queues when the runtime allocated spill space; HBM bytes need every executed \
@@ -421,8 +422,7 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
                 return Outcome::Passed { value: v };
             }
             let gap = longest_idle_gap(trace);
-            let mut ev = Events::default();
-            ev.range = gap;
+            let ev = Events { range: gap, ..Events::default() };
             let gap_text = gap.map_or(String::new(), |(s, e)| {
                 format!(" The longest gap without any instruction or DMA packet is {} ns.", e - s)
             });
@@ -576,9 +576,15 @@ mod tests {
             ("cc_op_count", 0.0),
         ]);
         let v = neuron_insights(&t, &ds);
-        for id in
-            ["low_model_flops", "transpose_flops", "spill_reload", "low_active", "dma_bound", "small_dge_packets", "throttling"]
-        {
+        for id in [
+            "low_model_flops",
+            "transpose_flops",
+            "spill_reload",
+            "low_active",
+            "dma_bound",
+            "small_dge_packets",
+            "throttling",
+        ] {
             assert!(matches!(outcome(&v, id), Outcome::Fired { .. }), "{id}: {:?}", outcome(&v, id));
         }
         let Outcome::Fired { value, .. } = outcome(&v, "small_dge_packets") else { panic!() };
@@ -600,9 +606,15 @@ mod tests {
             ("throttle_active_nc0_time_ns", 0.0),
         ]);
         let v = neuron_insights(&t, &ds);
-        for id in
-            ["low_model_flops", "transpose_flops", "spill_reload", "low_active", "dma_bound", "small_dge_packets", "throttling"]
-        {
+        for id in [
+            "low_model_flops",
+            "transpose_flops",
+            "spill_reload",
+            "low_active",
+            "dma_bound",
+            "small_dge_packets",
+            "throttling",
+        ] {
             assert!(matches!(outcome(&v, id), Outcome::Passed { .. }), "{id}: {:?}", outcome(&v, id));
         }
     }
@@ -666,7 +678,8 @@ mod tests {
         let ds = device_summary(&t).expect("summary");
         let v = neuron_insights(&t, &ds);
 
-        let Outcome::Fired { value, events, event_count, range, .. } = outcome(&v, "small_dge_packets") else {
+        let Outcome::Fired { value, events, event_count, range, .. } = outcome(&v, "small_dge_packets")
+        else {
             panic!("{v:?}")
         };
         assert!((value - 10240.0 / 3.0).abs() < 1e-9);
