@@ -324,6 +324,8 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
                 return Outcome::Passed { value: ns };
             }
             let mut ev = Events::default();
+            // duration-weighted utilisation limit k/n over the throttled periods
+            let mut weighted = (0.0f64, 0.0f64);
             let (kk, kn) = (trace.strings.find("k"), trace.strings.find("n"));
             for t in device_tracks(trace, |t| t.role == TrackRole::Throttle) {
                 let c = &trace.tracks[t.idx()].slices;
@@ -345,16 +347,19 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
                     if let (Some(k), Some(n)) = (k, n) {
                         if n > 0.0 && k / n < 1.0 {
                             ev.add(t, i, c.start_ns[i], c.start_ns[i] + c.dur_ns[i].max(0));
+                            let d = c.dur_ns[i].max(0) as f64;
+                            weighted.0 += d * k / n;
+                            weighted.1 += d;
                         }
                     }
                 }
             }
-            let limit = num(ds, "throttle_avg_util_limit_nc0_percent");
+            let limit = (weighted.1 > 0.0).then(|| weighted.0 / weighted.1);
             let msg = format!(
                 "Throttle records limited the NeuronCore for {ns:.0} ns{} ({} throttled period{}): the engines \
                  could not run at full rate then (power or thermal management).",
                 limit.map_or(String::new(), |l| format!(
-                    "; the average utilisation limit over the profile is {:.1} %",
+                    ", to {:.1} % of its rate on average while throttled",
                     l * 100.0
                 )),
                 ev.count,
@@ -687,8 +692,11 @@ mod tests {
         assert_eq!(events.iter().map(|r| (r.track, r.index)).collect::<Vec<_>>(), vec![(q, 0), (q, 2)]);
         assert_eq!(*range, Some((20, 70)));
 
-        let Outcome::Fired { value, events, range, .. } = outcome(&v, "throttling") else { panic!("{v:?}") };
+        let Outcome::Fired { value, events, range, message, .. } = outcome(&v, "throttling") else {
+            panic!("{v:?}")
+        };
         assert_eq!(*value, 500.0);
+        assert!(message.contains("87.5 % of its rate"), "{message}");
         assert_eq!(events.iter().map(|r| (r.track, r.index)).collect::<Vec<_>>(), vec![(th, 0)]);
         assert_eq!(*range, Some((0, 500)));
 
