@@ -19,6 +19,7 @@ pub mod program;
 pub mod search;
 pub mod selection_summary;
 pub mod summary;
+pub mod tensors;
 pub mod timeline;
 
 use leptos::prelude::*;
@@ -43,6 +44,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Latency => view! { <latency::LatencyWidget/> }.into_any(),
         WidgetKind::Compare => view! { <compare::CompareWidget/> }.into_any(),
         WidgetKind::CriticalPath => view! { <critical_path::CriticalPathWidget/> }.into_any(),
+        WidgetKind::Tensors => view! { <tensors::TensorsWidget/> }.into_any(),
     }
 }
 

@@ -23,10 +23,11 @@ pub enum WidgetKind {
     Latency,
     Compare,
     CriticalPath,
+    Tensors,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 15] = [
+    pub const ALL: [WidgetKind; 16] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -42,6 +43,7 @@ impl WidgetKind {
         WidgetKind::Latency,
         WidgetKind::Compare,
         WidgetKind::CriticalPath,
+        WidgetKind::Tensors,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -60,6 +62,7 @@ impl WidgetKind {
             WidgetKind::Latency => "Latency",
             WidgetKind::Compare => "Compare",
             WidgetKind::CriticalPath => "Critical Path",
+            WidgetKind::Tensors => "Tensors",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -80,6 +83,7 @@ impl WidgetKind {
             WidgetKind::Latency => "latency",
             WidgetKind::Compare => "compare",
             WidgetKind::CriticalPath => "critical-path",
+            WidgetKind::Tensors => "tensors",
         }
     }
 }
@@ -165,7 +169,7 @@ impl Node {
         let (main, below, side, side_share): (&[WidgetKind], &[WidgetKind], &[WidgetKind], f64) = match kind {
             ProfileKind::Device => (
                 &[Timeline, Program],
-                &[Details, OperatorTable, OperatorViews, SelectionSummary, Annotations],
+                &[Details, OperatorTable, OperatorViews, Tensors, SelectionSummary, Annotations],
                 &[Summary, Code],
                 0.30,
             ),
