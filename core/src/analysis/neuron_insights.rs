@@ -427,10 +427,15 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
                 return Outcome::Passed { value: v };
             }
             let gap = longest_idle_gap(trace);
-            let ev = Events { range: gap, ..Events::default() };
-            let gap_text = gap.map_or(String::new(), |(s, e)| {
-                format!(" The longest gap without any instruction or DMA packet is {} ns.", e - s)
+            let span = activity_span(trace);
+            let ev = Events { range: gap.or(span), ..Events::default() };
+            let span_text = span.map_or(String::new(), |(s, e)| {
+                format!(" The recorded instructions and DMA packets span {} ns from first to last.", e - s)
             });
+            let gap_text = gap.map_or(String::new(), |(s, e)| {
+                format!(" Inside that span the longest gap without any is {} ns.", e - s)
+            });
+            let gap_text = format!("{span_text}{gap_text}");
             let msg = format!(
                 "Engines and DMA together are active {} of the execution time the runtime reports (threshold \
                  {th}): the device waits on the host, on the runtime or on dependencies.{gap_text}",
@@ -507,6 +512,19 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
         }
         _ => not_evaluated("unknown rule"),
     }
+}
+
+/// First start to last end of every engine instruction and DMA packet of the device groups, ns.
+pub fn activity_span(trace: &Trace) -> Option<(i64, i64)> {
+    let mut span: Option<(i64, i64)> = None;
+    for t in device_tracks(trace, |t| matches!(t.role, TrackRole::Engine(_) | TrackRole::DmaQueue)) {
+        let c = &trace.tracks[t.idx()].slices;
+        for i in 0..c.len() {
+            let (s, e) = (c.start_ns[i], c.start_ns[i] + c.dur_ns[i].max(0));
+            span = Some(span.map_or((s, e), |(a, b)| (a.min(s), b.max(e))));
+        }
+    }
+    span
 }
 
 /// The longest interval inside the device activity's span with no engine instruction and no DMA
@@ -704,6 +722,7 @@ mod tests {
         let Outcome::Fired { range, .. } = outcome(&v, "low_active") else { panic!("{v:?}") };
         assert_eq!(*range, Some((70, 1000)));
         assert_eq!(longest_idle_gap(&t), Some((70, 1000)));
+        assert_eq!(activity_span(&t), Some((0, 1010)));
         // DMA 30 ns vs Tensor 20 ns: 1.5x, under the threshold
         let Outcome::Passed { value } = outcome(&v, "dma_bound") else { panic!("{v:?}") };
         assert!((value - 1.5).abs() < 1e-9);
