@@ -32,6 +32,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   loupe summary FILE... [--json] [--neff F]   headline numbers of each profile (one JSON object per input with --json);
         Neuron device profiles add `device_summary` (neuron-profile's summary keys and units)
+        and `insights` (rule, threshold, outcome: fired / passed / not_evaluated with the reason)
   loupe events FILE... [--csv] [--kind K] [--neff F]
         every event as CSV; K = slice (default: track,name,start_ns,dur_ns),
         instruction (engine,pc,start_ns,dur_ns,opcode), dma (dma_engine,queue,start_ns,dur_ns,size),
@@ -260,6 +261,8 @@ fn run(a: &Args) -> Result<(), String> {
                     v["file"] = serde_json::Value::String(f.clone());
                     if let Some(ds) = &ds {
                         v["device_summary"] = serde_json::to_value(ds).map_err(|e| e.to_string())?;
+                        let insights = loupe_core::analysis::neuron_insights::neuron_insights(&t, ds);
+                        v["insights"] = serde_json::to_value(&insights).map_err(|e| e.to_string())?;
                     }
                     if let Some(why) = &withheld {
                         v["device_summary_withheld"] = serde_json::Value::String(why.clone());

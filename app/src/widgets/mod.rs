@@ -13,6 +13,7 @@ pub mod deferred;
 pub mod details;
 pub mod gpu_breakdown;
 pub mod latency;
+pub mod neuron_summary;
 pub mod operator_table;
 pub mod operator_views;
 pub mod program;
@@ -20,6 +21,7 @@ pub mod regions;
 pub mod search;
 pub mod selection_summary;
 pub mod summary;
+pub mod tensors;
 pub mod timeline;
 
 use leptos::prelude::*;
@@ -46,6 +48,7 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::CriticalPath => view! { <critical_path::CriticalPathWidget/> }.into_any(),
         WidgetKind::Regions => view! { <regions::RegionsWidget/> }.into_any(),
         WidgetKind::Collectives => view! { <collectives::CollectivesWidget/> }.into_any(),
+        WidgetKind::Tensors => view! { <tensors::TensorsWidget/> }.into_any(),
     }
 }
 

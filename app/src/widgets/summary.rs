@@ -17,7 +17,7 @@ use loupe_core::model::TrackId;
 use loupe_core::time::format_duration_ns;
 
 use crate::state::{use_app_state, TraceData};
-use crate::widgets::fmt_bytes;
+use crate::widgets::{fmt_bytes, neuron_summary};
 
 /// The engine table's columns, in order (each header's hover is its definition).
 const ENGINE_COLUMNS: [&Definition; 5] = [
@@ -155,7 +155,8 @@ pub fn SummaryWidget() -> impl IntoView {
                 }
             }
             view! {
-                <h4>"Device summary (neuron-profile metrics)"</h4>
+                <details class="ds-all">
+                <summary>"All neuron-profile summary keys"</summary>
                 <div data-testid="device-summary">
                     {groups.into_iter().map(|(g, rows)| view! {
                         <details class="ds-group" open=true>
@@ -164,8 +165,10 @@ pub fn SummaryWidget() -> impl IntoView {
                         </details>
                     }).collect_view()}
                 </div>
+                </details>
             }
         });
+        let overview = d.device_summary.as_ref().map(|ds| neuron_summary::device_overview(state, &d, ds));
         let engines = (!s.engines.is_empty()).then(|| {
             view! {
                 <h4>"Engines"</h4>
@@ -201,6 +204,7 @@ pub fn SummaryWidget() -> impl IntoView {
             <table class="kv summary-head">
                 {header.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td>{v}</td></tr> }).collect_view()}
             </table>
+            {overview}
             {engines}
             {dma}
             {device}

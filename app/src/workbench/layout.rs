@@ -25,10 +25,11 @@ pub enum WidgetKind {
     CriticalPath,
     Regions,
     Collectives,
+    Tensors,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 17] = [
+    pub const ALL: [WidgetKind; 18] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -46,6 +47,7 @@ impl WidgetKind {
         WidgetKind::CriticalPath,
         WidgetKind::Regions,
         WidgetKind::Collectives,
+        WidgetKind::Tensors,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -66,6 +68,7 @@ impl WidgetKind {
             WidgetKind::CriticalPath => "Critical Path",
             WidgetKind::Regions => "Regions",
             WidgetKind::Collectives => "Collectives",
+            WidgetKind::Tensors => "Tensors",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -88,6 +91,7 @@ impl WidgetKind {
             WidgetKind::CriticalPath => "critical-path",
             WidgetKind::Regions => "regions",
             WidgetKind::Collectives => "collectives",
+            WidgetKind::Tensors => "tensors",
         }
     }
 }
@@ -173,7 +177,7 @@ impl Node {
         let (main, below, side, side_share): (&[WidgetKind], &[WidgetKind], &[WidgetKind], f64) = match kind {
             ProfileKind::Device => (
                 &[Timeline, Program],
-                &[Details, OperatorTable, OperatorViews, Regions, SelectionSummary, Annotations],
+                &[Details, OperatorTable, OperatorViews, Regions, Tensors, SelectionSummary, Annotations],
                 &[Summary, Code],
                 0.30,
             ),

@@ -304,6 +304,68 @@ impl DeviceSummary {
     }
 }
 
+/// The definition of a headline key, for a hover (the module doc's text, shortened).
+pub fn key_definition(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "mfu_estimated_percent" => {
+            "MFU (model FLOPs utilisation): model_flops (the HLO's multiply-adds × 2) when known, else              hardware_flops − transpose_flops, / (peak Tensor-engine FLOP/s × total_time). Peak = 2 × PE              rows × PE columns × PE clock (128 × 128 × 2.8 GHz on inf2 / trn1). neuron-profile's key, a              fraction shown as %."
+        }
+        "hfu_estimated_percent" => {
+            "HFU (hardware FLOPs utilisation): hardware_flops (every Tensor-engine MATMUL, 2 × PE rows ×              PE columns × moving elements, transposes included) / (peak Tensor-engine FLOP/s ×              total_time). neuron-profile's key, a fraction shown as %."
+        }
+        "mbu_estimated_percent" => {
+            "MBU (memory bandwidth utilisation): (hbm_read_bytes + hbm_write_bytes) / total_time / peak              HBM bandwidth of one NeuronCore (410 GB/s on inf2 / trn1). neuron-profile's key, a fraction              shown as %."
+        }
+        "mm_arithmetic_intensity" => {
+            "Arithmetic intensity: the matmuls' FLOPs without transposes (hardware_flops −              transpose_flops) per HBM byte (hbm_read_bytes + hbm_write_bytes). Compare with              peak_flops_bandwidth_ratio: below it the program is memory-bound."
+        }
+        "peak_flops_bandwidth_ratio" => {
+            "Peak Tensor-engine FLOP/s / peak HBM bandwidth: the arithmetic intensity a program needs              to be compute-bound (the roofline's ridge point)."
+        }
+        "hardware_flops" => "FLOPs the Tensor engine executed: per MATMUL 2 × PE rows × PE columns × moving elements, transposes included.",
+        "transpose_flops" => "The part of hardware_flops spent on transposes (MATMULs against an identity).",
+        "model_flops" => "The model's FLOPs: the HLO's multiply-add count × 2 (from the NEFF's HLO stats).",
+        _ => return None,
+    })
+}
+
+/// Why `key` is not in a summary (the module doc's "Not computed" list, per key family).
+pub fn why_missing(key: &str) -> &'static str {
+    match key {
+        "model_flops" | "mfu_hlo_estimated_percent" | "mfu_hlo_max_achievable_estimated_percent" => {
+            "needs the HLO's MAC counts from the NEFF's HLO stats, which Loupe does not decode yet"
+        }
+        "transpose_flops"
+        | "mfu_estimated_percent"
+        | "mfu_inst_estimated_percent"
+        | "mfu_max_achievable_estimated_percent"
+        | "mfu_inst_max_achievable_estimated_percent"
+        | "mm_arithmetic_intensity" => {
+            "needs transpose_flops: an NTFF alone cannot tell a transpose MATMUL from a regular one (the              tool takes it from the NEFF's debug info); the JSON export and Explorer Parquet state it"
+        }
+        "hardware_flops" | "hfu_estimated_percent" => {
+            "the input states no FLOPs for the Tensor-engine instructions"
+        }
+        "spill_save_bytes" | "spill_reload_bytes" => {
+            "the runtime allocated DRAM spill space: spill traffic needs the NEFF's spill queues and              instructions"
+        }
+        "inputs_and_weights_size_bytes" | "mbu_min_read_util_percent" => {
+            "needs the input tensors' sizes apart from the outputs' (the NEFF's tensor table)"
+        }
+        k if k.starts_with("hbm_") || k.starts_with("sbuf_") || k.starts_with("psum_") || k.starts_with("mbu_") => {
+            "an executed instruction's opcode or operands are outside the instruction layout Loupe              decodes, so no per-instruction bytes are given"
+        }
+        k if k.starts_with("cc_") => "collective records are not decoded (omitted when collectives could run)",
+        k if k.starts_with("throttle_") => "the capture has no throttle records of this type",
+        k if k.starts_with("dma_transfer") || k.ends_with("_queue_bytes") => {
+            "the input has no DMA transfer rows and none could be inferred"
+        }
+        "compiler_version" => "in the NEFF, not in the NTFF",
+        "nc_idx" | "nd_idx" => "the NTFF does not state which NeuronCore / device it was captured on",
+        _ => "not in this input",
+    }
+}
+
 /// The opcode of neuron-profile's semaphore-wait instruction (`EVENT_SEMAPHORE`) in this trace's
 /// strings, if any slice can have it. Such an instruction is waiting, not activity: it counts
 /// as an instruction but not in instruction time nor active time

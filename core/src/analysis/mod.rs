@@ -12,6 +12,8 @@ pub mod gpu;
 pub mod interval;
 pub mod latency;
 pub mod measures;
+pub mod neff_tensors;
+pub mod neuron_insights;
 pub mod operator_views;
 pub mod operators;
 pub mod ranks;
