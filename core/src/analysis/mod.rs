@@ -17,3 +17,4 @@ pub mod operators;
 pub mod search;
 pub mod sources;
 pub mod summary;
+pub mod warning_bands;
