@@ -170,3 +170,66 @@ fn idle_engine_bands_match_a_bitmap_of_the_export() {
     assert_eq!(events(&bands, Rule::SmallDma), 16);
     assert!(bands.iter().any(|b| b.rule == Rule::Throttling && b.text.contains("7/8")));
 }
+
+/// Integral of a step counter (value × time to the next sample), value × ns.
+fn integral(c: &loupe_core::model::CounterTrack) -> f64 {
+    c.ts_ns.windows(2).zip(&c.value).map(|(w, v)| (w[1] - w[0]) as f64 * v).sum()
+}
+
+/// The HFU counter's time integral is the device summary's `hfu_estimated_percent` × total
+/// time (the summary's HFU equals the export's on every capture, `device_summary_oracle`), and
+/// the PE-array counter's integral is the union of the export's TensorMatrix rows.
+#[test]
+fn hfu_counter_integrates_to_the_summary_hfu() {
+    use loupe_core::analysis::device_summary::{device_summary, Value};
+    use loupe_core::model::builder::{HFU_COUNTER, PE_BUSY_COUNTER};
+    let pairs = sample_pairs();
+    if pairs.is_empty() {
+        eprintln!("skipping: no NTFF/JSON pairs under {}", samples_root().display());
+        return;
+    }
+    let mut worst = 0.0f64;
+    for (ntff, json) in &pairs {
+        let t = import_ntff(ntff);
+        let name = ntff.display();
+        let s = device_summary(&t).expect("device summary");
+        let num = |k: &str| match s.get(k) {
+            Some(Value::Number(x)) => x,
+            other => panic!("{name}: {k} = {other:?}"),
+        };
+        let (hfu, total) = (num("hfu_estimated_percent"), num("total_time"));
+        let c = t.counters.iter().find(|c| t.str(c.name) == HFU_COUNTER).expect("HFU counter");
+        assert_eq!(t.str(c.unit), "%");
+        let got = integral(c) / 100.0 * 1e-9; // fraction × s
+        let want = hfu * total;
+        let rel = (got - want).abs() / want;
+        worst = worst.max(rel);
+        assert!(rel < 1e-9, "{name}: ∫HFU = {got}, hfu × total_time = {want}");
+        // PE array busy: ∫ = union of the export's TensorMatrix rows (whole ns, the model's
+        // floored ns; equal to within a ns per row)
+        let j: Json = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+        let mut mm: Vec<(i64, i64)> = rows(&j, "instruction")
+            .iter()
+            .filter(|r| r["label"] == "TensorMatrix")
+            .map(|r| {
+                let s = r["timestamp"].as_i64().unwrap();
+                (s, s + r["duration"].as_i64().unwrap())
+            })
+            .collect();
+        mm.sort();
+        let (mut union, mut end) = (0i64, i64::MIN);
+        for (s, e) in mm.iter().copied() {
+            if e > end {
+                union += e - s.max(end);
+                end = e;
+            }
+        }
+        let pe = t.counters.iter().find(|c| t.str(c.name) == PE_BUSY_COUNTER).expect("PE counter");
+        let busy = integral(pe) / 100.0;
+        assert!(
+            (busy - union as f64).abs() <= mm.len() as f64 + 1e-6,
+            "{name}: ∫PE busy {busy} ns, union {union} ns"
+        );
+    }
+    eprintln!("{} captures: ∫HFU vs hfu × total_time, worst relative difference {worst:e}", pairs.len());
+}
