@@ -7,7 +7,7 @@
 //! window, which it follows from the `ViewportBus` in a late scheduler callback (after the
 //! timeline's paint) only when the window changed. Bands narrower than 3 px are drawn 3 px wide.
 //!
-//! The bands are computed once per trace (a memo on the trace's generation).
+//! The bands are computed once per trace (kept per load generation, shared by strip and legend).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -21,10 +21,29 @@ use crate::canvas::layout::RULER_H_PX;
 use crate::canvas::scheduler::Scheduler;
 use crate::state::{use_app_state, ViewportBus};
 
-/// The bands of the current trace, computed once per trace.
+thread_local! {
+    /// The bands of the trace of one load generation: the strip and the legend share them.
+    static BANDS: std::cell::RefCell<Option<(u64, Arc<Vec<WarningBand>>)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The bands of the current trace, computed once per trace (whoever asks first).
 pub fn use_bands() -> Memo<Arc<Vec<WarningBand>>> {
     let state = use_app_state();
-    Memo::new(move |_| Arc::new(warning_bands(&state.tracked_data().trace)))
+    Memo::new(move |_| {
+        let d = state.tracked_data();
+        let gen = state.generation.get_untracked();
+        BANDS.with(|c| {
+            let mut c = c.borrow_mut();
+            match &*c {
+                Some((g, b)) if *g == gen => b.clone(),
+                _ => {
+                    let b = Arc::new(warning_bands(&d.trace));
+                    *c = Some((gen, b.clone()));
+                    b
+                }
+            }
+        })
+    })
 }
 
 /// The strip over the top of the tracks area, under the ruler.
@@ -64,7 +83,6 @@ pub fn WarningBandStrip() -> impl IntoView {
                     (right - left).max(0.0),
                     x.rule.id()
                 );
-                let bands = bands;
                 let on_click = move |ev: leptos::ev::MouseEvent| {
                     ev.stop_propagation();
                     let b = bands.get_untracked();

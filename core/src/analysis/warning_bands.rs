@@ -250,10 +250,13 @@ fn covered(u: &[(i64, i64)], a: i64, b: i64) -> i64 {
     u[first..].iter().take_while(|x| x.0 < b).map(|x| x.1.min(b) - x.0.max(a)).filter(|&d| d > 0).sum()
 }
 
+/// One engine of one device: its non-wait instructions `(start, end, slice)`.
+type EngineWork = (GroupId, Engine, Vec<(i64, i64, SliceRef)>);
+
 /// The idle-engine rule, per device group.
 fn idle_hits(trace: &Trace, wait_op: Option<StrId>) -> Vec<Hit> {
     // (group, engine stream) → instruction intervals (waits left out) with their slices
-    let mut per: Vec<(GroupId, Engine, Vec<(i64, i64, SliceRef)>)> = Vec::new();
+    let mut per: Vec<EngineWork> = Vec::new();
     for (ti, track) in trace.tracks.iter().enumerate() {
         let TrackRole::Engine(e) = track.role else { continue };
         let e = e.stream();
@@ -279,7 +282,7 @@ fn idle_hits(trace: &Trace, wait_op: Option<StrId>) -> Vec<Hit> {
     groups.sort_unstable_by_key(|g| g.0);
     groups.dedup();
     for g in groups {
-        let mut engines: Vec<&mut (GroupId, Engine, Vec<(i64, i64, SliceRef)>)> =
+        let mut engines: Vec<&mut EngineWork> =
             per.iter_mut().filter(|p| p.0 == g && !p.2.is_empty()).collect();
         if engines.len() < 2 {
             continue;

@@ -214,6 +214,9 @@ fn copy_over_budget(e: &ImportError) -> ImportError {
     }
 }
 
+/// An importer's per-instruction Tensor FLOPs of one device group: `(start, end, FLOPs)`.
+type DeviceFlops = (GroupId, Vec<(i64, i64, u64)>);
+
 pub struct TraceBuilder {
     format: String,
     strings: Interner,
@@ -242,7 +245,7 @@ pub struct TraceBuilder {
     over_budget: Option<ImportError>,
     /// Per-instruction Tensor FLOPs an importer computed for a device group
     /// ([`TraceBuilder::set_device_flops`]), read by [`TraceBuilder::add_device_counters`].
-    device_flops: Vec<(GroupId, Vec<(i64, i64, u64)>)>,
+    device_flops: Vec<DeviceFlops>,
 }
 
 impl TraceBuilder {

@@ -83,10 +83,11 @@ impl Bins {
             return;
         }
         let len = (e - s) as f64;
-        for k in bin(s)..=bin(e - 1) {
+        let first = bin(s);
+        for (k, a) in acc.iter_mut().enumerate().take(bin(e - 1) + 1).skip(first) {
             let o = e.min(self.end(k)) - s.max(self.start(k));
             if o > 0 {
-                acc[k] += amount * o as f64 / len;
+                *a += amount * o as f64 / len;
             }
         }
     }
@@ -115,7 +116,7 @@ impl TraceBuilder {
             if !has_engine {
                 continue;
             }
-            let mm = Some(self.intern("MATMUL"));
+            let mm = self.intern("MATMUL");
             let mut lo = i64::MAX;
             let mut hi = i64::MIN;
             let mut flops: Vec<(i64, i64, u64)> = Vec::new();
@@ -139,7 +140,7 @@ impl TraceBuilder {
                         if d.flops != u64::MAX && d.flops > 0 {
                             flops.push((s, en, d.flops));
                         }
-                        if e == Engine::Tensor && mm.is_some_and(|m| d.opcode == m) {
+                        if e == Engine::Tensor && d.opcode == mm {
                             tensor_mm.push((s, en));
                         }
                     }
