@@ -1236,6 +1236,7 @@ pub fn Timeline() -> impl IntoView {
             </div>
             <div class="timeline-canvas-wrap" node_ref=wrap_ref>
                 <canvas data-testid="timeline" node_ref=canvas_ref tabindex="0"></canvas>
+                <crate::components::warning_bands::WarningBandStrip/>
                 <div class="tooltip" data-testid="tooltip" node_ref=tip_ref style="display:none"></div>
             </div>
         </div>

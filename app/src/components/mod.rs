@@ -9,4 +9,5 @@ pub mod progress;
 pub mod share_menu;
 pub mod shell;
 pub mod tooltip;
+pub mod warning_bands;
 pub mod warnings;

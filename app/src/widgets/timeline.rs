@@ -79,6 +79,7 @@ pub fn TimelineWidget() -> impl IntoView {
             <div class="tl-legend" data-testid="colour-legend" data-colour-by=move || state.colour_by.get().key()>
                 {entries}
             </div>
+            <crate::components::warning_bands::WarningBandLegend/>
             <div class="timeline-host"><Timeline/></div>
         </div>
     }

@@ -411,17 +411,8 @@ pub fn neuroncore_clock_hz(instance_type: &str) -> Option<f64> {
     }
 }
 
-/// Peak Tensor-engine FLOP/s of an instance type: `2 × PE rows × PE columns × PE clock`
-/// (neuron-profile's `tensor_engine_max_ops_per_sec`). Trainium1 / Inferentia2: a 128 × 128 PE
-/// array at 2.8 GHz (the export's `metadata.pe_num_rows/cols`, `pe_clock_freq`). `None` for
-/// instance families without documented figures here.
-pub fn tensor_engine_peak_flops(instance_type: &str) -> Option<f64> {
-    let family = instance_type.split('.').next()?.trim().to_ascii_lowercase();
-    match family.as_str() {
-        "inf2" | "trn1" | "trn1n" => Some(2.0 * 128.0 * 128.0 * 2.8e9),
-        _ => None,
-    }
-}
+/// Peak Tensor-engine FLOP/s of an instance type (defined with the HFU counter it also scales).
+pub use crate::model::builder::tensor_engine_peak_flops;
 
 /// Peak HBM bandwidth available to one NeuronCore (bytes/s), neuron-profile's
 /// `hbm_max_bandwidth` (the export's `metadata.hbm_ddr_bandwidth`: 410 GB/s on inf2.xlarge). An

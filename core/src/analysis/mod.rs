@@ -21,3 +21,4 @@ pub mod regions;
 pub mod search;
 pub mod sources;
 pub mod summary;
+pub mod warning_bands;

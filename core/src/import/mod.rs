@@ -344,6 +344,7 @@ pub fn import_files_with(
     }
     name_groups_by_file(&mut b);
     b.add_operator_timeline();
+    b.add_device_counters();
     formats.dedup();
     b.set_format(&formats.join("+"));
     checked_span(b.finish())

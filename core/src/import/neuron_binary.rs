@@ -359,6 +359,10 @@ fn add_ntff(t: &ntff::Ntff, from: Attributed<'_>, file_name: &str, b: &mut Trace
         traffic: t.instruction_traffic(),
     };
     b.set_group_device(dev.group, info.clone());
+    // the Tensor engine's FLOPs per instruction, for the HFU counter (`add_device_counters`)
+    if let Some(f) = t.instruction_flops() {
+        b.set_device_flops(dev.group, f);
+    }
     // the export's rows by their key: the instruction stream of each NTFF engine index
     let streams: [Option<Engine>; 256] =
         std::array::from_fn(|e| Engine::from_alias(ntff::engine_subgroup(e as u8)));

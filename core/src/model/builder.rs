@@ -199,7 +199,10 @@ struct FlowBuild {
     category: StrId,
 }
 
+mod device_counters;
 mod op_timeline;
+
+pub use device_counters::{tensor_engine_peak_flops, HFU_COUNTER, PE_BUSY_COUNTER};
 
 /// The budget errors are plain data: a copy for the builder to keep and one to return.
 fn copy_over_budget(e: &ImportError) -> ImportError {
@@ -210,6 +213,9 @@ fn copy_over_budget(e: &ImportError) -> ImportError {
         other => ImportError::Invalid { format: "import", message: other.to_string() },
     }
 }
+
+/// An importer's per-instruction Tensor FLOPs of one device group: `(start, end, FLOPs)`.
+type DeviceFlops = (GroupId, Vec<(i64, i64, u64)>);
 
 pub struct TraceBuilder {
     format: String,
@@ -237,6 +243,9 @@ pub struct TraceBuilder {
     /// The first charge that crossed the budget: from then on the builder drops what it is
     /// given (returning inert handles), and the registry fails the import with this error.
     over_budget: Option<ImportError>,
+    /// Per-instruction Tensor FLOPs an importer computed for a device group
+    /// ([`TraceBuilder::set_device_flops`]), read by [`TraceBuilder::add_device_counters`].
+    device_flops: Vec<DeviceFlops>,
 }
 
 impl TraceBuilder {
@@ -263,6 +272,7 @@ impl TraceBuilder {
             tables: Vec::new(),
             budget: Budget::default(),
             over_budget: None,
+            device_flops: Vec::new(),
         }
     }
 

@@ -173,6 +173,40 @@ impl Ntff {
     }
 }
 
+impl Ntff {
+    /// The Tensor engine's matrix instructions with their FLOPs: `(start ns, end ns, FLOPs)` of
+    /// every executed NEFF-program instruction whose word has FLOPs, in instruction order. The
+    /// same words and filter as [`Ntff::instruction_traffic`], so the FLOPs add up to its
+    /// `hardware_flops`; `None` exactly when it is `None` for the instructions (an operand
+    /// outside the known layout).
+    pub fn instruction_flops(&self) -> Option<Vec<(i64, i64, u64)>> {
+        let mut out = Vec::new();
+        let mut cache: Vec<((u8, u32), u64)> = Vec::new();
+        for ins in &self.instructions {
+            if ins.compiler_pc.is_none() {
+                continue;
+            }
+            let key = (ins.engine, ins.pc);
+            let f = match cache.iter().find(|x| x.0 == key) {
+                Some(x) => x.1,
+                None => {
+                    let w = self.metadata.program(ins.engine)?.slot(ins.pc)?;
+                    let f = word_cost(w)?.hardware_flops;
+                    if cache.len() < 4096 {
+                        cache.push((key, f));
+                    }
+                    f
+                }
+            };
+            if f > 0 {
+                let s = ins.start_ns();
+                out.push((s, s.saturating_add(ins.dur_ns().max(0)), f));
+            }
+        }
+        Some(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
