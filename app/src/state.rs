@@ -337,7 +337,7 @@ impl TraceData {
             }
         }
         for e in legend {
-            if let crate::canvas::colour::ColourKey::Str(s) = e.key {
+            if let Some(s) = crate::canvas::colour::legend_string(self, e.key) {
                 let Some(c) = self.color_of_str.get(s.0 as usize) else { continue };
                 if c.load(Relaxed) as usize != e.palette && e.palette < loupe_core::view::PALETTE.len() {
                     c.store(e.palette as u8, Relaxed);

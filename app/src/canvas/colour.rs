@@ -357,30 +357,31 @@ fn legend_entries(d: &TraceData, mut acc: FxHashMap<ColourKey, (i64, u64)>, top:
     };
     // distinct within the legend: a name's own colour (the hash, not what an earlier legend
     // moved it to) unless a more prominent entry or an engine holds it
-    let own = |k: ColourKey| match k {
-        ColourKey::Str(s) => loupe_core::view::palette_index(d.trace.str(s)),
-        ColourKey::Track(t)
-            if !matches!(d.trace.tracks.get(t.idx()).map(|t| t.role), Some(TrackRole::Engine(_))) =>
-        {
-            loupe_core::view::palette_index(d.trace.str(d.trace.track(t).name))
-        }
-        _ => palette_of(d, k),
-    };
+    // entries painted through the same string share its colour (two tracks of one name); the
+    // strings are made distinct, engines keep their fixed colours
     let shown: Vec<ColourKey> = v.iter().take(top).map(|x| x.0).collect();
-    let fixed: Vec<bool> = shown.iter().map(|k| !matches!(k, ColourKey::Str(_))).collect();
-    let palette =
-        loupe_core::view::distinct_palette(&shown.iter().map(|&k| own(k)).collect::<Vec<_>>(), &fixed);
+    let mut strings: Vec<StrId> = Vec::new();
+    let mut slot: FxHashMap<StrId, usize> = FxHashMap::default();
+    for s in shown.iter().filter_map(|&k| legend_string(d, k)) {
+        slot.entry(s).or_insert_with(|| {
+            strings.push(s);
+            strings.len() - 1
+        });
+    }
+    let fixed_keys: Vec<ColourKey> =
+        shown.iter().copied().filter(|&k| legend_string(d, k).is_none()).collect();
+    let mut pref: Vec<usize> =
+        strings.iter().map(|&s| loupe_core::view::palette_index(d.trace.str(s))).collect();
+    pref.extend(fixed_keys.iter().map(|&k| palette_of(d, k)));
+    let fixed: Vec<bool> = (0..pref.len()).map(|i| i >= strings.len()).collect();
+    let assigned = loupe_core::view::distinct_palette(&pref, &fixed);
+    let palette_for =
+        |k: ColourKey| legend_string(d, k).map_or_else(|| palette_of(d, k), |s| assigned[slot[&s]]);
     let mut out: Vec<LegendEntry> = v
         .iter()
         .take(top)
-        .zip(palette)
-        .map(|(&(k, (ns, n)), palette)| LegendEntry {
-            label: label(k),
-            key: k,
-            palette,
-            total_ns: ns,
-            count: n,
-        })
+        .map(|&(k, (ns, n))| (k, (ns, n), palette_for(k)))
+        .map(|(k, (ns, n), palette)| LegendEntry { label: label(k), key: k, palette, total_ns: ns, count: n })
         .collect();
     if v.len() > top {
         let (ns, n) = v[top..].iter().fold((0i64, 0u64), |a, x| (a.0.saturating_add(x.1 .0), a.1 + x.1 .1));
@@ -402,6 +403,19 @@ fn legend_entries(d: &TraceData, mut acc: FxHashMap<ColourKey, (i64, u64)>, top:
         });
     }
     out
+}
+
+/// The string whose colour-table entry paints a legend entry's slices: the key's own string, or
+/// the name of a track that is not an engine (engines have fixed colours); `None` otherwise.
+pub fn legend_string(d: &TraceData, k: ColourKey) -> Option<StrId> {
+    match k {
+        ColourKey::Str(s) => Some(s),
+        ColourKey::Track(t) => match d.trace.tracks.get(t.idx()) {
+            Some(tr) if !matches!(tr.role, TrackRole::Engine(_)) => Some(tr.name),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// CSS colour of a palette index (for DOM swatches).
@@ -452,10 +466,23 @@ mod tests {
             let l = legend(&d, by, LEGEND_TOP);
             d.apply_legend(&l);
             let shown: Vec<&LegendEntry> = l.iter().filter(|e| e.palette < PALETTE.len()).collect();
-            let mut p: Vec<usize> = shown.iter().map(|e| e.palette).collect();
+            // what is painted through one string (two tracks of one name) shares its colour;
+            // anything else is distinct
+            let mut ids: Vec<(String, usize)> = shown
+                .iter()
+                .map(|e| {
+                    (
+                        legend_string(&d, e.key).map_or(format!("{:?}", e.key), |s| format!("s{}", s.0)),
+                        e.palette,
+                    )
+                })
+                .collect();
+            ids.sort();
+            ids.dedup();
+            let mut p: Vec<usize> = ids.iter().map(|x| x.1).collect();
             p.sort_unstable();
             p.dedup();
-            assert_eq!(p.len(), shown.len(), "{by:?}: {l:?}");
+            assert_eq!(p.len(), ids.len(), "{by:?}: {ids:?}");
             for e in &shown {
                 assert_eq!(
                     palette_of(&d, e.key),
@@ -469,8 +496,13 @@ mod tests {
         let moved =
             (0..d.trace.strings.len() as u32).map(StrId).filter(|&s| d.color_index(s) != hashed(s)).count();
         let auto = legend(&d, ColourBy::Auto, LEGEND_TOP);
-        let auto_moved =
-            auto.iter().filter(|e| matches!(e.key, ColourKey::Str(s) if e.palette != hashed(s))).count();
+        let mut auto_moved: Vec<StrId> = auto
+            .iter()
+            .filter_map(|e| legend_string(&d, e.key).filter(|&s| e.palette != hashed(s)))
+            .collect();
+        auto_moved.sort_unstable();
+        auto_moved.dedup();
+        let auto_moved = auto_moved.len();
         assert_eq!(moved, auto_moved, "only the applied legend's names are off their own colour");
     }
 
