@@ -6,34 +6,15 @@
 //! `neuron-profile view --output-format json` export of the same capture beside it. Skips
 //! (with a message) when they are absent.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use loupe_core::analysis::warning_bands::{self, warning_bands, Rule, WarningBand};
 use loupe_core::import::{import_files, InputFile, NoProgress};
 use serde_json::Value as Json;
 
-fn samples_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples/neuron")
-}
-
-fn sample_pairs() -> Vec<(PathBuf, PathBuf)> {
-    let root = samples_root();
-    let mut out = Vec::new();
-    for dir in [root.join("ntff-v5"), root.clone()] {
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-        let mut v: Vec<_> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "ntff"))
-            .filter_map(|p| {
-                let j = p.with_extension("json");
-                j.exists().then_some((p, j))
-            })
-            .collect();
-        v.sort();
-        out.extend(v);
-    }
-    out
-}
+#[path = "support/neuron_pairs.rs"]
+mod neuron_pairs;
+use neuron_pairs::{sample_pairs, samples_root};
 
 fn import_ntff(p: &Path) -> loupe_core::Trace {
     let bytes = std::fs::read(p).unwrap();

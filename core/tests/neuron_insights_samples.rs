@@ -1,33 +1,16 @@
 //! Insights ([`loupe_core::analysis::neuron_insights`]) on every shared NTFF capture: which rules
 //! fire, each decided again here from the official export's own `summary` (read with serde_json,
 //! not through Loupe), with the rule's threshold constant. Samples: `../shared/samples/neuron`
-//! (`ntff-v5/*.ntff` + `.json`); skipped when absent.
-
-use std::path::{Path, PathBuf};
+//! (`ntff-v5/*.ntff` + `.json`); none there is a failure.
 
 use loupe_core::analysis::device_summary::device_summary;
 use loupe_core::analysis::neuron_insights::{self as ni, neuron_insights, Outcome};
 use loupe_core::import::{import_files, InputFile, NoProgress};
 use serde_json::Value as Json;
 
-fn pairs() -> Vec<(PathBuf, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples/neuron");
-    let mut out = Vec::new();
-    for dir in [root.join("ntff-v5"), root.clone()] {
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-        let mut v: Vec<_> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "ntff"))
-            .filter_map(|p| {
-                let j = p.with_extension("json");
-                j.exists().then_some((p, j))
-            })
-            .collect();
-        v.sort();
-        out.extend(v);
-    }
-    out
-}
+#[path = "support/neuron_pairs.rs"]
+mod neuron_pairs;
+use neuron_pairs::sample_pairs as pairs;
 
 #[test]
 fn insights_on_shared_captures_match_the_export() {

@@ -3,37 +3,17 @@
 //!
 //! Samples live outside the repository (unlicensed): `../shared/samples/neuron/ntff-v5/*.ntff`
 //! and `../shared/samples/neuron/profile_128x128x1024.ntff`, relative to the workspace root.
-//! The test skips (with a message) when they are absent. Run with `--nocapture` to see rates.
+//! The test fails when they are absent. Run with `--nocapture` to see rates.
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::path::{Path, PathBuf};
 
 use loupe_core::neuron::ntff::{self, Ntff};
 use serde_json::Value;
 
-fn samples_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples/neuron")
-}
-
-fn sample_pairs() -> Vec<(PathBuf, PathBuf)> {
-    let root = samples_root();
-    let mut out = Vec::new();
-    for dir in [root.join("ntff-v5"), root.clone()] {
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-        let mut v: Vec<_> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "ntff"))
-            .filter_map(|p| {
-                let j = p.with_extension("json");
-                j.exists().then_some((p, j))
-            })
-            .collect();
-        v.sort();
-        out.extend(v);
-    }
-    out
-}
+#[path = "support/neuron_pairs.rs"]
+mod neuron_pairs;
+use neuron_pairs::{sample_pairs, samples_root};
 
 /// Multiset intersection size.
 fn matched<K: Eq + Hash>(a: Vec<K>, b: Vec<K>) -> (usize, usize, usize) {

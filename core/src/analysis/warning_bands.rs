@@ -231,18 +231,7 @@ fn arg_u64(trace: &Trace, args: ArgsId, key: Option<StrId>) -> Option<u64> {
     })
 }
 
-/// Sorted, merged `[start, end)` intervals.
-fn union(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    v.sort_unstable();
-    let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(l) if s <= l.1 => l.1 = l.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
+use crate::spans::union;
 
 /// Length of `u` (a union) inside `[a, b)`.
 fn covered(u: &[(i64, i64)], a: i64, b: i64) -> i64 {

@@ -198,18 +198,7 @@ impl TraceBuilder {
     }
 }
 
-/// Sorted, merged intervals.
-fn union(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    v.sort_unstable();
-    let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(l) if s <= l.1 => l.1 = l.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
+use crate::spans::union;
 
 #[cfg(test)]
 mod tests {
