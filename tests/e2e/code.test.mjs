@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, state, shot, loupe, OUT, runWorkspaceBin } from './helpers.mjs';
+import { setup, openApp, load, state, shot, loupe, OUT, runWorkspaceBin } from './helpers.mjs';
 
 const FIX = join(OUT, 'fixtures', 'code');
 const NEFF = join(FIX, 'model.neff');
@@ -29,12 +29,6 @@ before(async () => {
   env = await setup();
 });
 after(async () => { await env?.close(); });
-
-async function load(page, files) {
-  await page.getByTestId('open-file').setInputFiles(files);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
-  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
-}
 
 async function showCode(page) {
   await page.locator('.wb-tab[data-widget=code]').click();

@@ -105,6 +105,13 @@ export async function canvasColours(page) {
 export const loupe = (page) => page.evaluate(() => ({ ...window.__loupe }));
 export const state = (page) => page.evaluate(() => document.body.dataset.loupeState);
 
+/** Opens `files` through the file input and waits until the load ends; fails with the page's message if it failed. */
+export async function load(page, files) {
+  await page.getByTestId('open-file').setInputFiles(files);
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
+  if ((await state(page)) === 'error') throw new Error(`load failed: ${await page.getByTestId('load-error').textContent()}`);
+}
+
 /** Wait for the next painted frame after an action. */
 export async function nextFrame(page, before) {
   await page.waitForFunction((f) => window.__loupe.frames > f, before.frames, { timeout: 5000 });

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, state, shot, SAMPLES, OUT, runWorkspaceBin } from './helpers.mjs';
+import { setup, openApp, load, shot, SAMPLES, OUT, runWorkspaceBin } from './helpers.mjs';
 
 const NTFF = join(SAMPLES, 'neuron', 'profile_128x128x1024.ntff');
 const NEFF = join(SAMPLES, 'neuron', 'matmul_small.neff');
@@ -24,12 +24,6 @@ function cliSummary(file, neff) {
   const args = ['summary', '--json', ...(neff ? ['--neff', neff] : []), file];
   const out = runWorkspaceBin('LOUPE_CLI_BIN', ['--release', '-p', 'loupe-cli'], args);
   return JSON.parse(out.trim().split('\n')[0]);
-}
-
-async function load(page, files) {
-  await page.getByTestId('open-file').setInputFiles(files);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
-  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
 }
 
 async function check(page, cli, what) {

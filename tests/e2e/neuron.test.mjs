@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, canvasColours, loupe, state, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
+import { setup, openApp, load, canvasColours, loupe, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
 
 const NTFF = join(SAMPLES, 'neuron', 'profile_128x128x1024.ntff');
 const NEFF = join(SAMPLES, 'neuron', 'matmul_small.neff');
@@ -12,12 +12,6 @@ const NEFF = join(SAMPLES, 'neuron', 'matmul_small.neff');
 let env;
 before(async () => { env = await setup(); });
 after(async () => { await env?.close(); });
-
-async function load(page, files) {
-  await page.getByTestId('open-file').setInputFiles(files);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
-  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
-}
 
 test('NTFF: device timeline with engine tracks, instruction details', async (t) => {
   if (!existsSync(NTFF)) { t.skip(`no sample ${NTFF}`); return; }

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, loupe, state, shot, SAMPLES } from './helpers.mjs';
+import { setup, openApp, load, loupe, shot, SAMPLES } from './helpers.mjs';
 
 const KINETO = join(SAMPLES, 'pytorch-kineto', 'hta__critical_path_simple_add_benchmark_result_493459_1694039959_trace.json.gz');
 const NTFF = join(SAMPLES, 'neuron', 'profile_128x128x1024.ntff');
@@ -14,12 +14,6 @@ const NTFF = join(SAMPLES, 'neuron', 'profile_128x128x1024.ntff');
 let env;
 before(async () => { env = await setup(); });
 after(async () => { await env?.close(); });
-
-async function load(page, files) {
-  await page.getByTestId('open-file').setInputFiles(files);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
-  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
-}
 
 async function openTable(page, hierarchy) {
   await page.locator('.wb-tab[data-widget=operator-table]').click();

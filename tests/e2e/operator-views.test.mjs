@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, state, shot, SAMPLES } from './helpers.mjs';
+import { setup, openApp, load, shot, SAMPLES } from './helpers.mjs';
 
 const JSON_EXPORT = join(SAMPLES, 'neuron', 'profile_128x128x1024.json');
 const KINETO_DIR = join(SAMPLES, 'pytorch-kineto');
@@ -12,12 +12,6 @@ const KINETO_DIR = join(SAMPLES, 'pytorch-kineto');
 let env;
 before(async () => { env = await setup(); });
 after(async () => { await env?.close(); });
-
-async function load(page, files) {
-  await page.getByTestId('open-file').setInputFiles(files);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
-  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
-}
 
 test('device profile: operator views pie, table sort / filter, click highlights events', async (t) => {
   if (!existsSync(JSON_EXPORT)) { t.skip(`no sample ${JSON_EXPORT}`); return; }

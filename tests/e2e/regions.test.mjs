@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { setup, openApp, state, shot, SAMPLES, runWorkspaceBin } from './helpers.mjs';
+import { setup, openApp, load, shot, SAMPLES, runWorkspaceBin } from './helpers.mjs';
 
 const RANK0 = join(SAMPLES, 'pytorch-kineto', 'hta__trace_filter_sampled_rank-0.json.gz');
 const NEURON = join(SAMPLES, 'neuron', 'profile_128x128x1024.json');
@@ -21,9 +21,8 @@ before(async () => { env = await setup(); });
 after(async () => { await env?.close(); });
 
 async function open(page, file) {
-  await page.getByTestId('open-file').setInputFiles(file);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState) && !window.__loupe.demo, null, { timeout: 60000 });
-  assert.equal(await state(page), 'ready');
+  await load(page, file);
+  await page.waitForFunction(() => !window.__loupe.demo, null, { timeout: 60000 });
   await page.locator('.wb-tab[data-widget=regions]').click();
   return page.getByTestId('widget-regions');
 }

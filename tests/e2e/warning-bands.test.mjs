@@ -5,19 +5,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, state, shot, SAMPLES } from './helpers.mjs';
+import { setup, openApp, load, shot, SAMPLES } from './helpers.mjs';
 
 const NTFF = join(SAMPLES, 'neuron', 'profile_128x128x1024.ntff');
 
 let env;
 before(async () => { env = await setup(); });
 after(async () => { await env?.close(); });
-
-async function load(page, files) {
-  await page.getByTestId('open-file').setInputFiles(files);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
-  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
-}
 
 async function highlightCount(page) {
   const origin = page.getByTestId('search-origin');

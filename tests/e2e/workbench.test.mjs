@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, state, shot, SAMPLES } from './helpers.mjs';
+import { setup, openApp, load, shot, SAMPLES } from './helpers.mjs';
 
 const DIR = join(SAMPLES, 'neuron', 'ntff-v5');
 const NTFF = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith('.ntff')).sort().map((f) => join(DIR, f))[0] : null;
@@ -14,12 +14,6 @@ const NTFF = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith('.ntff'
 let env;
 before(async () => { env = await setup(); });
 after(async () => { await env?.close(); });
-
-async function load(page, files) {
-  await page.getByTestId('open-file').setInputFiles(files);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });
-  if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
-}
 
 test('NTFF: summary, search paging, selection summary follows the zoom', async (t) => {
   if (!NTFF) { t.skip(`no NTFF samples in ${DIR}`); return; }
