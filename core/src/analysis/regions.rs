@@ -7,9 +7,10 @@
 //!   group, the typed `operator` column of its engine and DMA tracks (never names) mapped to
 //!   the ancestor at that level. Work sorted by start; a region is a run of consecutive work
 //!   whose operator at the level is the same (work without one does not break a run), from the
-//!   run's first start to its last end, cut at the next run's start so regions never overlap —
-//!   the same rule as the operator timeline (`model/builder/op_timeline.rs`), over all of a
-//!   device's engines and queues together. Only when the profile has operators at that level.
+//!   run's first start to its last end, cut at the next run's start so regions never overlap (a
+//!   run cut to nothing is dropped) — the operator timeline's own `spans`
+//!   (`model/builder/op_timeline.rs`), over all of a device's engines and queues together. Only
+//!   when the profile has operators at that level.
 //! - [`RegionMethod::Iterations`]: the importer's iterations (Kineto `ProfilerStep#N`), as they
 //!   are.
 //! - [`RegionMethod::Collectives`]: per group, the communication kernels on its GPU streams
@@ -27,7 +28,8 @@
 //! region durations.
 
 use crate::analysis::gpu::kernels::is_communication;
-use crate::model::{GpuWork, GroupId, OpId, OpLevel, Trace, TrackRole};
+use crate::model::builder::op_timeline::{spans, Work};
+use crate::model::{GpuWork, GroupId, OpId, OpLevel, SourceId, Trace, TrackRole};
 
 /// How regions are made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -152,8 +154,8 @@ fn operator_regions(trace: &Trace, level: OpLevel) -> Vec<Region> {
     let at: Vec<OpId> = (0..ops.len()).map(|i| ops.at_level(OpId(i as u32), level)).collect();
     let mut out = Vec::new();
     for (g, group) in trace.groups.iter().enumerate() {
-        // (start, end, operator at the level) of every attributed engine / DMA slice
-        let mut work: Vec<(i64, i64, OpId)> = Vec::new();
+        // every attributed engine / DMA slice, as the operator timeline takes it
+        let mut work: Vec<Work> = Vec::new();
         for &tid in &group.tracks {
             let t = trace.track(tid);
             if !(t.role.engine().is_some() || t.role.is_dma()) {
@@ -162,28 +164,17 @@ fn operator_regions(trace: &Trace, level: OpLevel) -> Vec<Region> {
             let Some(dom) = t.slices.domain.as_ref() else { continue };
             for i in 0..t.slices.len() {
                 let op = dom.operator(i);
-                let Some(&a) = (!op.is_none()).then(|| at.get(op.idx())).flatten() else { continue };
-                if !a.is_none() {
+                if !op.is_none() {
                     let s = t.slices.start_ns[i];
-                    work.push((s, s.saturating_add(t.slices.dur_ns[i]), a));
+                    work.push((s, s.saturating_add(t.slices.dur_ns[i]), op, SourceId::NONE));
                 }
             }
         }
         work.sort_unstable_by_key(|w| (w.0, w.1));
-        let mut runs: Vec<(i64, i64, OpId)> = Vec::new();
-        for (s, e, op) in work {
-            match runs.last_mut() {
-                Some(r) if r.2 == op => r.1 = r.1.max(e),
-                _ => runs.push((s, e, op)),
-            }
-        }
-        for k in 0..runs.len() {
-            let (s, mut e, op) = runs[k];
-            if let Some(next) = runs.get(k + 1) {
-                e = e.min(next.0);
-            }
+        // the operator timeline's runs (one rule for both), over all of the device's lanes
+        for (s, e, op, _) in spans(&work, |op| at.get(op.idx()).copied().unwrap_or(OpId::NONE)) {
             let name = ops.node(op).map_or("?", |n| trace.str(n.name)).to_string();
-            out.push(Region { name, start_ns: s, end_ns: e.max(s), group: Some(GroupId(g as u32)) });
+            out.push(Region { name, start_ns: s, end_ns: e, group: Some(GroupId(g as u32)) });
         }
     }
     out

@@ -200,7 +200,7 @@ struct FlowBuild {
 }
 
 mod device_counters;
-mod op_timeline;
+pub(crate) mod op_timeline;
 
 pub use device_counters::{tensor_engine_peak_flops, HFU_COUNTER, PE_BUSY_COUNTER};
 

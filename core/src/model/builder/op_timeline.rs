@@ -19,7 +19,7 @@ use crate::model::{
 };
 
 /// One unit of device work: (start, end, operator, source line).
-type Work = (i64, i64, OpId, SourceId);
+pub(crate) type Work = (i64, i64, OpId, SourceId);
 
 impl TraceBuilder {
     /// Add the operator timeline tracks to every device group whose work carries operators.
@@ -125,7 +125,7 @@ fn common_source(items: &[Work], mine: impl Fn(OpId) -> bool) -> SourceId {
 
 /// Runs of `items` (sorted by start) with the same `key` operator (`NONE` neither starts nor
 /// breaks a run): (start, end cut at the next run's start, operator, index range in `items`).
-fn spans(items: &[Work], key: impl Fn(OpId) -> OpId) -> Vec<(i64, i64, OpId, (usize, usize))> {
+pub(crate) fn spans(items: &[Work], key: impl Fn(OpId) -> OpId) -> Vec<(i64, i64, OpId, (usize, usize))> {
     let mut out: Vec<(i64, i64, OpId, (usize, usize))> = Vec::new();
     for (i, &(s, e, op, _)) in items.iter().enumerate() {
         let k = key(op);
