@@ -30,7 +30,8 @@ T0=$(date +%s.%N)
 
 # Everything the threaded build needs, only in this process (stable stays the default elsewhere).
 export RUSTUP_TOOLCHAIN=nightly
-export CARGO_TARGET_DIR=target/threads            # its own cache: the flags differ from the normal build
+# its own cache: the flags differ from the normal build (LOUPE_THREADS_TARGET_DIR moves it)
+export CARGO_TARGET_DIR="${LOUPE_THREADS_TARGET_DIR:-target/threads}"
 export CARGO_UNSTABLE_BUILD_STD=panic_abort,std   # = -Z build-std (std rebuilt with atomics)
 # +atomics alone is not enough: this nightly does not pass --shared-memory / --import-memory to
 # wasm-ld, and wasm-bindgen then silently skips its threads transform (toolchain.md, pitfall).
