@@ -57,7 +57,7 @@ if [ "${1:-}" = clippy ]; then
 fi
 cargo build -p loupe-app --bin worker --features sqlite,threads \
   --target wasm32-unknown-unknown --profile "$PROFILE"
-WASM="target/threads/wasm32-unknown-unknown/$PROFILE/worker.wasm"
+WASM="$CARGO_TARGET_DIR/wasm32-unknown-unknown/$PROFILE/worker.wasm"
 T1=$(date +%s.%N)
 
 rm -rf "$OUT"
