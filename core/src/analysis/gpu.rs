@@ -126,10 +126,16 @@ impl Definitions {
 /// The kernel type of a typed activity under Loupe's definitions: memory by its typed kind,
 /// communication by [`kernels::is_communication`], else computation.
 pub fn loupe_kernel_type(work: Option<GpuWork>, name: &str) -> KernelType {
+    loupe_kernel_type_by(work, || kernels::is_communication(name))
+}
+
+/// [`loupe_kernel_type`] with the name's communication test given as `is_communication`, called
+/// only when the typed kind leaves it open (so a caller can answer it once per distinct name).
+fn loupe_kernel_type_by(work: Option<GpuWork>, is_communication: impl FnOnce() -> bool) -> KernelType {
     match work {
         Some(w) if w.is_memory() => KernelType::Memory,
         Some(w) if !w.is_work() => KernelType::Other,
-        _ if kernels::is_communication(name) => KernelType::Communication,
+        _ if is_communication() => KernelType::Communication,
         _ => KernelType::Computation,
     }
 }
@@ -663,6 +669,9 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     let mut is_step: FxHashMap<StrId, bool> = FxHashMap::default();
     let mut step_names = 0usize;
     let mut type_of: FxHashMap<StrId, KernelType> = FxHashMap::default();
+    // Loupe's communication test lower-cases the name and searches it for ~20 families: once per
+    // distinct name, not per slice (a 200 MB Kineto trace has ~10⁵ kernels and ~10² names)
+    let mut comm_of: FxHashMap<StrId, bool> = FxHashMap::default();
     let mut step_start: Vec<Option<i64>> = vec![None; ranks.len()];
     // CPU slices by `correlation` per rank: the launch when a file has no launch flows
     let mut launch_by_corr: Vec<FxHashMap<i64, SliceRef>> = vec![FxHashMap::default(); ranks.len()];
@@ -740,7 +749,9 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
             let ty = if hta {
                 *type_of.entry(name).or_insert_with(|| kernel_type(trace.str(name)))
             } else {
-                loupe_kernel_type(work, trace.str(name))
+                loupe_kernel_type_by(work, || {
+                    *comm_of.entry(name).or_insert_with(|| kernels::is_communication(trace.str(name)))
+                })
             };
             let idle_kind = !uses_stream_arg || idle_cats.contains(&c.category[i]);
             if let Some(r) = ranks.get_mut(rk) {
@@ -1193,11 +1204,22 @@ fn top_kernels(trace: &Trace, r: &Rank, ty: KernelType, opts: &GpuOptions) -> To
 }
 
 fn tensor_cores(trace: &Trace, r: &Rank) -> RankTensorCore {
-    let mut of: FxHashMap<StrId, TensorCore> = FxHashMap::default();
+    // each distinct name classified once: its tensor-core use and, for tensor-core kernels, the
+    // precision it states
+    let mut of: FxHashMap<StrId, (TensorCore, &'static str)> = FxHashMap::default();
     let mut sets: [Vec<(i64, i64)>; 3] = Default::default();
     let mut by_precision: FxHashMap<&'static str, i64> = FxHashMap::default();
     for a in r.acts.iter().filter(|a| matches!(a.ty, KernelType::Computation | KernelType::Communication)) {
-        let tc = *of.entry(a.name).or_insert_with(|| kernels::tensor_core(trace.str(a.name)));
+        let (tc, p) = *of.entry(a.name).or_insert_with(|| {
+            let name = trace.str(a.name);
+            let tc = kernels::tensor_core(name);
+            let p = if tc == TensorCore::Yes {
+                kernels::precision(name).map_or("unstated", |p| p.label())
+            } else {
+                ""
+            };
+            (tc, p)
+        });
         let k = match tc {
             TensorCore::Yes => 0,
             TensorCore::No => 1,
@@ -1205,7 +1227,6 @@ fn tensor_cores(trace: &Trace, r: &Rank) -> RankTensorCore {
         };
         sets[k].push((a.start, a.end));
         if tc == TensorCore::Yes {
-            let p = kernels::precision(trace.str(a.name)).map_or("unstated", |p| p.label());
             *by_precision.entry(p).or_insert(0) += a.end - a.start;
         }
     }

@@ -30,6 +30,7 @@
 use crate::analysis::gpu::kernels::is_communication;
 use crate::model::builder::op_timeline::{spans, Work};
 use crate::model::{GpuWork, GroupId, OpId, OpLevel, SourceId, Trace, TrackRole};
+use crate::strings::{FxHashMap, StrId};
 
 /// How regions are made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -109,11 +110,12 @@ pub fn unavailable(trace: &Trace, method: RegionMethod) -> Option<String> {
             .is_empty()
             .then(|| "no iterations in this profile (Kineto ProfilerStep#N annotations)".to_string()),
         RegionMethod::Collectives => {
+            let mut coll = Collectives::new(trace);
             let any = trace
                 .tracks
                 .iter()
                 .filter(|t| t.role == TrackRole::GpuStream)
-                .any(|t| (0..t.slices.len()).any(|i| is_collective(t, i, trace)));
+                .any(|t| (0..t.slices.len()).any(|i| coll.is(t, i)));
             (!any).then(|| "no collective kernels on the GPU streams of this profile".to_string())
         }
     }
@@ -124,8 +126,26 @@ pub fn methods(trace: &Trace) -> Vec<(RegionMethod, Option<String>)> {
     RegionMethod::ALL.into_iter().map(|m| (m, unavailable(trace, m))).collect()
 }
 
-fn is_collective(t: &crate::model::Track, i: usize, trace: &Trace) -> bool {
-    t.slices.gpu_work_of(i) == Some(GpuWork::Kernel) && is_communication(trace.str(t.slices.name[i]))
+/// Whether slice `i` of `t` is a collective kernel: a typed kernel whose name
+/// [`is_communication`] accepts, the name tested once per distinct name (the test lower-cases it
+/// and searches it for ~20 families; a trace has ~10⁵ kernels and ~10² names).
+struct Collectives<'a> {
+    trace: &'a Trace,
+    by_name: FxHashMap<StrId, bool>,
+}
+
+impl<'a> Collectives<'a> {
+    fn new(trace: &'a Trace) -> Self {
+        Collectives { trace, by_name: FxHashMap::default() }
+    }
+    fn is(&mut self, t: &crate::model::Track, i: usize) -> bool {
+        let trace = self.trace;
+        t.slices.gpu_work_of(i) == Some(GpuWork::Kernel)
+            && *self
+                .by_name
+                .entry(t.slices.name[i])
+                .or_insert_with(|| is_communication(trace.str(t.slices.name[i])))
+    }
 }
 
 /// The regions of `method`, in time order (per group, then by start).
@@ -182,6 +202,7 @@ fn operator_regions(trace: &Trace, level: OpLevel) -> Vec<Region> {
 
 fn collective_regions(trace: &Trace) -> Vec<Region> {
     let mut out = Vec::new();
+    let mut collective = Collectives::new(trace);
     for (g, group) in trace.groups.iter().enumerate() {
         let mut first_work = i64::MAX;
         // (start, end, name) of the group's collective kernels
@@ -196,7 +217,7 @@ fn collective_regions(trace: &Trace) -> Vec<Region> {
                 if t.slices.gpu_work_of(i).is_some_and(GpuWork::is_work) {
                     first_work = first_work.min(s);
                 }
-                if is_collective(t, i, trace) {
+                if collective.is(t, i) {
                     coll.push((s, s.saturating_add(t.slices.dur_ns[i]), trace.str(t.slices.name[i])));
                 }
             }
