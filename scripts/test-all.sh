@@ -38,7 +38,7 @@ cargo clippy -p loupe-app -p loupe-bench-wasm --target wasm32-unknown-unknown --
 # the threaded worker's code (feature `threads`), on nightly with atomics like its build
 bash scripts/build-threads.sh clippy
 
-step "layers: scripts/check_imports.py (no import cycle or upward import in core)"
+step "layers: scripts/check_imports.py (no import cycle or upward import in the core and the app)"
 # two commands, not `a && b`: under `set -e` a failure on the left of && would not stop the script
 python3 scripts/check_imports.py --self-test
 python3 scripts/check_imports.py

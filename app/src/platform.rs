@@ -1,7 +1,7 @@
 //! The browser platform the app's other modules build on: the clock, a turn for the browser
 //! between steps of work (`scheduler.yield()`, the next frame, a timeout), the load's stage
 //! timings in `window.__loupeLoad`, and JavaScript errors as text. It imports nothing of the app
-//! (ARCHITECTURE.md, Layers: the app's lowest floor).
+//! (ARCHITECTURE.md, Layers: the platform floor, under the state).
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
