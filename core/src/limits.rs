@@ -110,7 +110,7 @@ pub enum Item {
     /// Values in a packed protobuf field, as decoded (8 bytes each, ×2 growth slack).
     PackedValues,
     /// A byte of JSON text parsed whole into a `serde_json::Value` tree, which takes up to ~20
-    /// bytes per byte of text (numbers and short strings; rocprof, XProf tools, TensorBoard
+    /// bytes per byte of text (numbers and short strings; XProf tools, TensorBoard
     /// ops). Charged before parsing.
     JsonText,
     /// Typed records an importer reads and holds until the part of the file they belong to is
