@@ -78,7 +78,7 @@ pub const BUDGET_BYTES_PER_INPUT_BYTE: u64 = 10;
 /// packet carried 21 M flow ids on one slice, 1.5 GB of flows).
 pub const MAX_FLOWS_PER_EVENT: u64 = 65_536;
 
-const ITEM_KINDS: usize = 12;
+const ITEM_KINDS: usize = 13;
 
 /// What the budget charges for, with its peak cost in bytes per item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,9 +110,14 @@ pub enum Item {
     /// Values in a packed protobuf field, as decoded (8 bytes each, ×2 growth slack).
     PackedValues,
     /// A byte of JSON text parsed whole into a `serde_json::Value` tree, which takes up to ~20
-    /// bytes per byte of text (numbers and short strings; rocprof, XProf tools, TensorBoard
+    /// bytes per byte of text (numbers and short strings; XProf tools, TensorBoard
     /// ops). Charged before parsing.
     JsonText,
+    /// Typed records an importer reads and holds until the part of the file they belong to is
+    /// read (rocprof holds a tool node's records: its API calls are built before the dispatches
+    /// they launch, whatever the order in the file). Charged at their real size, capacity
+    /// included, and released once built.
+    HeldRecords,
 }
 
 impl Item {
@@ -129,6 +134,7 @@ impl Item {
         Item::ExpandedBytes,
         Item::PackedValues,
         Item::JsonText,
+        Item::HeldRecords,
     ];
     /// Peak bytes per item (nominal for [`Item::Events`] and [`Item::Messages`]: the importer
     /// passes their real size).
@@ -146,6 +152,7 @@ impl Item {
             Item::ExpandedBytes => 1,
             Item::PackedValues => 16,
             Item::JsonText => 44,
+            Item::HeldRecords => 1,
         }
     }
     /// The plural noun of the message.
@@ -163,6 +170,7 @@ impl Item {
             Item::ExpandedBytes => "decompressed bytes",
             Item::PackedValues => "packed protobuf values",
             Item::JsonText => "bytes of JSON read whole into a tree (~44 bytes of memory each)",
+            Item::HeldRecords => "records read and held until their part of the file is read",
         }
     }
     fn index(self) -> usize {

@@ -181,11 +181,21 @@ fn too_large_is_refused_early_with_a_message() {
 /// through (as the browser's worker pushes its asynchronous reads), parsed `chunk` bytes at least
 /// at a time.
 fn pushed(name: &str, bytes: &[u8], sizes: &[usize], chunk: usize) -> Result<Trace, String> {
+    // the builder the browser's worker pushes into: under the import's budget
+    pushed_into(loupe_core::import::chrome_stream_builder(bytes.len() as u64), name, bytes, sizes, chunk)
+}
+
+/// [`pushed`] into the builder `b`.
+fn pushed_into(
+    mut b: loupe_core::model::TraceBuilder,
+    name: &str,
+    bytes: &[u8],
+    sizes: &[usize],
+    chunk: usize,
+) -> Result<Trace, String> {
     use loupe_core::import::chrome::{set_format, StreamImport};
     use loupe_core::import::finish_chrome_stream;
-    use loupe_core::model::TraceBuilder;
     let opts = StreamOptions { chunk_bytes: chunk, lazy_args: None, max_peak_bytes: None };
-    let mut b = TraceBuilder::new("");
     let dialect = {
         let mut imp = StreamImport::new(&mut b, bytes.len() as u64, opts);
         let (mut at, mut k) = (0, 0);
@@ -201,6 +211,26 @@ fn pushed(name: &str, bytes: &[u8], sizes: &[usize], chunk: usize) -> Result<Tra
     };
     set_format(&mut b, dialect);
     finish_chrome_stream(name, b).map_err(|e| e.to_string())
+}
+
+/// Issue 37 §2: the pieces the browser's worker pushes are charged to the same budget as the
+/// native import ([`loupe_core::import::chrome_stream_builder`], which the classic worker and
+/// `import_chrome_stream` both build on); crossing it ends in the typed error, never a model.
+#[test]
+fn pushed_pieces_are_charged_to_the_import_budget() {
+    use loupe_core::limits::Budget;
+    for total in [1u64, 200 << 20, 3 << 30] {
+        let b = loupe_core::import::chrome_stream_builder(total);
+        assert_eq!(b.budget().limit(), Budget::for_input(total).limit(), "{total}");
+    }
+    let synth = synth::chrome_trace_json(256 << 10, 11);
+    let whole = pushed("synth.json", &synth, &[997, 5, 40_000], 1 << 16).expect("fits its budget");
+    // the same pieces into a builder whose budget holds a tenth of the model
+    let mut b = loupe_core::import::chrome_stream_builder(synth.len() as u64);
+    let slices = whole.slice_count() as u64 * loupe_core::limits::Item::Slices.cost();
+    b.set_budget(Budget::with_limit(slices / 10));
+    let e = pushed_into(b, "synth.json", &synth, &[997, 5, 40_000], 1 << 16).unwrap_err();
+    assert!(e.contains("exceed") && e.contains("of memory for one import"), "{e}");
 }
 
 #[test]

@@ -400,17 +400,161 @@ fn xprof_op_profile_with_distinct_metrics_ends_in_a_budget_error() {
 
 // ---- rocprof ----
 
-/// An 80 MB rocprofv3 JSON of numbers: read whole into a `serde_json::Value` tree, ~25 bytes
-/// per byte of text (old: past 1.5 GiB). Not streamed yet: refused up front, naming why.
+/// A rocprofv3 JSON of about `target` bytes laid out as the tool writes it (module doc of
+/// `import::rocprof`): 2 GPUs and a CPU, 64 kernel symbols, HIP calls on 8 threads, each
+/// launching a dispatch (same correlation id) on one of 4 queues, a copy every 8th call.
+/// Returns the text and the API calls, dispatches and copies it holds.
+fn rocprof_json(target: usize) -> (String, [usize; 3]) {
+    let per_call = 590; // bytes of text per API call + its dispatch + 1/8 of a copy, about
+    let n = target / per_call;
+    let mut j = String::with_capacity(target + (1 << 20));
+    j.push_str(r#"{"rocprofiler-sdk-tool": [{"metadata": {"pid": 4242, "init_time": 1},"#);
+    j.push_str(r#""agents": [{"id": {"handle": 100}, "type": 1, "node_id": 0, "name": "CPU"},"#);
+    j.push_str(r#"{"id": {"handle": 200}, "type": 2, "node_id": 1, "logical_node_type_id": 0, "name": "gfx942", "product_name": "AMD Instinct MI300X"},"#);
+    j.push_str(r#"{"id": {"handle": 300}, "type": 2, "node_id": 2, "logical_node_type_id": 1, "name": "gfx942", "product_name": "AMD Instinct MI300X"}],"#);
+    j.push_str(r#""kernel_symbols": ["#);
+    for k in 0..64 {
+        if k > 0 {
+            j.push(',');
+        }
+        j.push_str(&format!(
+            r#"{{"kernel_id": {k}, "formatted_kernel_name": "kernel_{k}(float*, float const*, int)"}}"#
+        ));
+    }
+    j.push_str(r#"], "strings": {"buffer_records": [{"kind": "NONE", "operations": []},"#);
+    j.push_str(
+        r#"{"kind": "HIP_RUNTIME_API", "operations": ["hipNone", "hipLaunchKernel", "hipMemcpyAsync"]},"#,
+    );
+    j.push_str(r#"{"kind": "KERNEL_DISPATCH", "operations": ["NONE", "KERNEL_DISPATCH_COMPLETE"]},"#);
+    j.push_str(r#"{"kind": "MEMORY_COPY", "operations": ["NONE", "MEMORY_COPY_HOST_TO_DEVICE"]}]},"#);
+    j.push_str(r#""buffer_records": {"hip_api": ["#);
+    let t = |i: usize| 1_000_000 + i as u64 * 2_000;
+    for i in 0..n {
+        if i > 0 {
+            j.push(',');
+        }
+        let op = if i % 8 == 7 { 2 } else { 1 };
+        j.push_str(&format!(
+            r#"{{"size": 64, "kind": 1, "operation": {op}, "correlation_id": {{"internal": {i}, "external": 0}}, "start_timestamp": {}, "end_timestamp": {}, "thread_id": {}}}"#,
+            t(i),
+            t(i) + 300,
+            4242 + i % 8
+        ));
+    }
+    j.push_str(r#"], "kernel_dispatch": ["#);
+    let mut d = 0;
+    for i in (0..n).filter(|i| i % 8 != 7) {
+        if d > 0 {
+            j.push(',');
+        }
+        d += 1;
+        let agent = if i % 2 == 0 { 200 } else { 300 };
+        j.push_str(&format!(
+            r#"{{"size": 128, "kind": 2, "operation": 1, "correlation_id": {{"internal": {i}, "external": 0}}, "start_timestamp": {}, "end_timestamp": {}, "thread_id": {}, "dispatch_info": {{"size": 96, "agent_id": {{"handle": {agent}}}, "queue_id": {{"handle": {}}}, "kernel_id": {}, "dispatch_id": {i}, "private_segment_size": 0, "group_segment_size": 1024, "workgroup_size": {{"x": 256, "y": 1, "z": 1}}, "grid_size": {{"x": 65536, "y": 1, "z": 1}}}}}}"#,
+            t(i) + 400,
+            t(i) + 1_900,
+            4242 + i % 8,
+            i % 4,
+            i % 64
+        ));
+    }
+    j.push_str(r#"], "memory_copy": ["#);
+    let mut c = 0;
+    for i in (0..n).filter(|i| i % 8 == 7) {
+        if c > 0 {
+            j.push(',');
+        }
+        c += 1;
+        j.push_str(&format!(
+            r#"{{"size": 96, "kind": 3, "operation": 1, "correlation_id": {{"internal": {i}, "external": 0}}, "start_timestamp": {}, "end_timestamp": {}, "thread_id": {}, "src_agent_id": {{"handle": 100}}, "dst_agent_id": {{"handle": 200}}, "bytes": 1048576}}"#,
+            t(i) + 400,
+            t(i) + 1_500,
+            4242 + i % 8
+        ));
+    }
+    j.push_str("]}}]}");
+    (j, [n, d, c])
+}
+
+/// A valid 150 MB rocprofv3 JSON imports whole, streamed (old: read into a JSON tree of ~40×
+/// the text, so refused up front above ~36 MB): every record is a slice, every dispatch and
+/// copy has its flow, and the peak stays within the bound.
 #[test]
-fn rocprof_json_too_large_for_a_tree_is_refused_up_front() {
+fn rocprof_json_of_150_mb_is_streamed_within_the_bound() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (json, [calls, dispatches, copies]) = rocprof_json(150_000_000);
+    let len = json.len();
+    let t0 = Instant::now();
+    let (r, peak) = measured("results.json", json.into_bytes());
+    let secs = t0.elapsed().as_secs_f64();
+    let t = r.expect("a valid rocprof file");
+    let s = loupe_core::query::summary(&t);
+    assert_eq!(s.slices as usize, calls + dispatches + copies, "{s:?}");
+    assert_eq!(s.flows as usize, dispatches + copies, "{s:?}");
+    eprintln!(
+        "rocprof streamed: {:.1} MB in {secs:.2} s = {:.0} MB/s, peak {:.0} MB = {:.2} × the input",
+        len as f64 / 1e6,
+        len as f64 / 1e6 / secs,
+        peak as f64 / 1e6,
+        peak as f64 / len as f64
+    );
+}
+
+/// 80 MB of records of a kind not shown (old: a tree of the whole text, refused up front): only
+/// counted as they are read.
+#[test]
+fn rocprof_json_of_80_mb_of_unshown_records_is_only_counted() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut json = String::from("{\"rocprofiler-sdk-tool\": [{\"buffer_records\": {\"x\": [0");
     while json.len() < 80_000_000 {
         json.push_str(",0,0,0,0,0,0,0,0");
     }
     json.push_str("]}}]}");
+    let (r, peak) = measured("results.json", json.into_bytes());
+    let t = r.expect("imports");
+    assert!(t
+        .warnings
+        .entries
+        .iter()
+        .any(|w| w.kind == "rocprof_skipped_records" && w.example.contains("x (")));
+    assert!(peak < 200_000_000, "the records are counted, not held: peak {peak}");
+}
+
+/// 80 MB of API records without times (2 bytes each): counted in runs as they are read, never
+/// held one by one (a held record is ~90 bytes: 3.6 GB).
+#[test]
+fn rocprof_json_of_80_mb_of_records_without_times_is_not_held() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut json = String::from("{\"rocprofiler-sdk-tool\": [{\"buffer_records\": {\"hip_api\": [0");
+    while json.len() < 80_000_000 {
+        json.push_str(",0,0,0,0,0,0,0,0");
+    }
+    json.push_str("]}}]}");
+    let (r, peak) = measured("results.json", json.into_bytes());
+    let t = r.expect("imports");
+    let missing = t.warnings.entries.iter().find(|w| w.kind == "rocprof_missing_time").expect("the warning");
+    assert!(missing.count > 39_000_000, "{}", missing.count);
+    assert!(peak < 200_000_000, "peak {peak}");
+}
+
+/// 100 MB of the smallest dispatch records that make a slice (40 bytes of text each): every
+/// one held and built, within the bound.
+#[test]
+fn rocprof_json_of_100_mb_of_minimal_dispatches_stays_within_the_bound() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut json = String::from("{\"rocprofiler-sdk-tool\": [{\"buffer_records\": {\"kernel_dispatch\": [");
+    let mut n = 0u64;
+    while json.len() < 100_000_000 {
+        if n > 0 {
+            json.push(',');
+        }
+        json.push_str(&format!("{{\"start_timestamp\":{n},\"end_timestamp\":{n}}}"));
+        n += 1;
+    }
+    json.push_str("]}}]}");
     let (r, _) = measured("results.json", json.into_bytes());
-    let e = over_budget(&r);
-    assert!(e.contains("bytes of JSON read whole into a tree"), "{e}");
+    match r {
+        Ok(t) => assert_eq!(t.slice_count() as u64, n),
+        Err(e) => assert!(matches!(e, ImportError::OverBudget { .. }), "{e}"),
+    }
 }

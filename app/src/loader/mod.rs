@@ -83,6 +83,8 @@ struct Job {
     store_as: RefCell<Option<StoreAs>>,
     /// the model the worker is writing into shared memory, decoded as it comes
     stream: RefCell<Option<Rc<Stream>>>,
+    /// what is loaded, for messages: `'a.json'`, `'a.json' + 'b.json'`, `the demo`
+    what: String,
 }
 
 /// Whether a model read from the cache may be shown (see [`Job::decode_view`]).
@@ -326,6 +328,7 @@ pub fn start(
     on_event: impl Fn(LoadEvent) + 'static,
 ) -> LoadHandle {
     let total_bytes: u64 = files.iter().map(|f| f.size() as u64).sum();
+    let what = files.iter().map(|f| format!("'{}'", f.name())).collect::<Vec<_>>().join(" + ");
     let job = Rc::new(Job {
         finished: Cell::new(false),
         worker: RefCell::new(None),
@@ -336,6 +339,7 @@ pub fn start(
         prewarm_next: Some(mode.clone()),
         store_as: RefCell::new(None),
         stream: RefCell::new(None),
+        what,
     });
     ACTIVE_JOBS.with(|n| n.set(n.get() + 1));
     let handle = LoadHandle(job.clone());
@@ -346,7 +350,9 @@ pub fn start(
         }
         let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
         let lazy_above = lazy_args_above();
-        let load = || Message::Load { files: files.clone(), lazy_args_above: lazy_above };
+        let trap_on = test_worker_trap();
+        let load =
+            || Message::Load { files: files.clone(), lazy_args_above: lazy_above, trap_on: trap_on.clone() };
         let LoaderMode::Worker { script_url } = &mode else {
             #[cfg(feature = "in-thread-loader")]
             return in_thread(&job, files, lazy_above).await;
@@ -495,6 +501,17 @@ pub fn lazy_args_above() -> f64 {
     }
 }
 
+/// Tests only: `?test-worker-trap=<file name>` in the page URL makes a load of a file of that name
+/// end in a wasm trap (`unreachable`, what a failed allocation ends in) in the parser worker,
+/// right after its first progress report (tests/e2e/worker-death.test.mjs). Empty: none.
+pub fn test_worker_trap() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("test-worker-trap"))
+        .unwrap_or_default()
+}
+
 /// Build the `?demo=N` profile of `slices` slices in the worker (like a file load: progress, then
 /// the encoded model comes back). The size is capped by `loupe_core::demo::large_demo`, which says
 /// so in a `demo_capped` warning.
@@ -510,6 +527,7 @@ pub fn start_demo(slices: u64, mode: LoaderMode, on_event: impl Fn(LoadEvent) + 
         prewarm_next: Some(mode.clone()),
         store_as: RefCell::new(None),
         stream: RefCell::new(None),
+        what: "the demo".into(),
     });
     ACTIVE_JOBS.with(|n| n.set(n.get() + 1));
     let handle = LoadHandle(job.clone());
@@ -894,7 +912,10 @@ fn attach_worker(job: &Rc<Job>, worker: Worker, threaded: bool, ready: Option<u3
         } else {
             ""
         };
-        job.emit(LoadEvent::Failed(format!("the parser worker failed: {msg}{hint}")));
+        job.emit(LoadEvent::Failed(format!(
+            "could not load {}: the parser worker failed ({msg}){hint}",
+            job.what
+        )));
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));

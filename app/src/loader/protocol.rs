@@ -41,6 +41,9 @@ pub enum Message {
     Load {
         files: Vec<web_sys::File>,
         lazy_args_above: f64,
+        /// Tests only (`?test-worker-trap=<file name>`, [`super::test_worker_trap`]): a load of a
+        /// file of this name ends in a wasm trap in the worker after its first progress report.
+        trap_on: String,
     },
     /// Build the large synthetic demo of this many slices instead of reading files.
     Demo {
@@ -104,7 +107,7 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
             set(&o, "warmUpMs", &JsValue::from_f64(*warm_up_ms));
             o
         }
-        Message::Load { files, lazy_args_above } => {
+        Message::Load { files, lazy_args_above, trap_on } => {
             let o = with_kind("load");
             let f = Array::new();
             for file in files {
@@ -112,6 +115,7 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
             }
             set(&o, "files", &f);
             set(&o, "lazyArgsAbove", &JsValue::from_f64(*lazy_args_above));
+            set(&o, "trapOn", &JsValue::from_str(trap_on));
             o
         }
         Message::Demo { slices } => {
@@ -166,8 +170,12 @@ pub fn decode(v: &JsValue) -> Option<Message> {
             let files: Vec<web_sys::File> =
                 all.iter().filter_map(|f| f.dyn_into::<web_sys::File>().ok()).collect();
             let lazy_args_above = get(v, "lazyArgsAbove").as_f64().unwrap_or(f64::INFINITY);
-            (files.len() == all.length() as usize && !files.is_empty())
-                .then_some(Message::Load { files, lazy_args_above })
+            let trap_on = get_str(v, "trapOn");
+            (files.len() == all.length() as usize && !files.is_empty()).then_some(Message::Load {
+                files,
+                lazy_args_above,
+                trap_on,
+            })
         }
         "demo" => Some(Message::Demo { slices: get_f64(v, "slices").max(0.0) as u64 }),
         "progress" => Some(Message::Progress {

@@ -234,6 +234,15 @@ pub fn parse_sources(
     Ok(enc)
 }
 
+/// A wasm trap, as a failed allocation or a bug ends in (`?test-worker-trap=`, tests only:
+/// [`super::test_worker_trap`]).
+fn test_trap() -> ! {
+    #[cfg(target_arch = "wasm32")]
+    core::arch::wasm32::unreachable();
+    #[cfg(not(target_arch = "wasm32"))]
+    std::process::abort();
+}
+
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &Message) {
     let (v, transfer) = protocol::encode(msg);
     if let Err(e) = scope.post_message_with_transfer(&v, &transfer) {
@@ -249,8 +258,8 @@ fn streaming_sink(scope: &DedicatedWorkerGlobalScope) -> protocol::BufferSink {
 }
 
 fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
-    let (files, lazy_args_above) = match protocol::decode(data) {
-        Some(Message::Load { files, lazy_args_above }) => (files, lazy_args_above),
+    let (files, lazy_args_above, trap_on) = match protocol::decode(data) {
+        Some(Message::Load { files, lazy_args_above, trap_on }) => (files, lazy_args_above, trap_on),
         Some(Message::Demo { slices }) => {
             let mut progress = |stage: &str, done: u64, total: u64| {
                 post(scope, &Message::Progress { stage: stage.to_string(), done, total })
@@ -272,7 +281,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     wasm_bindgen_futures::spawn_local(async move {
         READING_MS.with(|c| c.set(0.0));
         let mut out = streaming_sink(&scope);
-        let r = load(&scope, files, lazy_args_above, &mut out).await;
+        let r = load(&scope, files, lazy_args_above, &trap_on, &mut out).await;
         post_done(&scope, out, r);
     });
 }
@@ -303,11 +312,16 @@ async fn load(
     scope: &DedicatedWorkerGlobalScope,
     files: Vec<File>,
     lazy_args_above: f64,
+    trap_on: &str,
     out: &mut protocol::BufferSink,
 ) -> Result<Encoded, String> {
     let t0 = clock_ms();
+    let trap = !trap_on.is_empty() && files.iter().any(|f| f.name() == trap_on);
     let mut progress = |stage: &str, done: u64, total: u64| {
-        post(scope, &Message::Progress { stage: stage.to_string(), done, total })
+        post(scope, &Message::Progress { stage: stage.to_string(), done, total });
+        if trap {
+            test_trap();
+        }
     };
     let finish = |r: Result<Encoded, String>| {
         r.map(|mut enc| {
@@ -482,9 +496,9 @@ async fn stream(
     progress: &mut dyn loupe_core::import::Progress,
 ) -> Result<Trace, String> {
     use loupe_core::import::chrome::{set_format, StreamImport};
-    use loupe_core::model::TraceBuilder;
     let (name, size) = (file.name(), file.size() as u64);
-    let mut b = TraceBuilder::new("");
+    // under the import's budget, as every other import (Budget::for_input)
+    let mut b = loupe_core::import::chrome_stream_builder(size);
     {
         let mut imp = StreamImport::new(&mut b, size, opts);
         let first = prefix.len() as u64;

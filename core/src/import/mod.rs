@@ -406,11 +406,19 @@ pub fn import_chrome_stream(
     if total == 0 {
         return Err(ImportError::Empty);
     }
-    let mut b = TraceBuilder::new("");
-    b.set_budget(crate::limits::Budget::for_input(total));
+    let mut b = chrome_stream_builder(total);
     let r = chrome::import_stream(reader, total, &mut b, opts, progress);
     over_budget(&b, r)?;
     finish_chrome_stream(file_name, b)
+}
+
+/// The builder a Chrome JSON file of `total` bytes is streamed into ([`chrome::import_stream`],
+/// or pieces pushed into a [`chrome::StreamImport`] by the browser's worker): under the budget of
+/// every import of that input ([`crate::limits::Budget::for_input`]).
+pub fn chrome_stream_builder(total: u64) -> TraceBuilder {
+    let mut b = TraceBuilder::new("");
+    b.set_budget(crate::limits::Budget::for_input(total));
+    b
 }
 
 /// The trace of a Chrome JSON file streamed into `b` ([`chrome::import_stream`], or the pieces

@@ -97,6 +97,7 @@ pub fn cases() -> Vec<Case> {
     out.extend(parquet_cases());
     out.extend(dlprof_csv_cases());
     out.extend(budget_cases());
+    out.extend(rocprof_cases());
     let mut seen = std::collections::HashSet::new();
     for c in &mut out {
         let base = c.name.clone();
@@ -845,6 +846,80 @@ fn dlprof_csv_cases() -> Vec<Case> {
         wide.push_str(&format!("k{i},{}\n", ",".repeat(i % 50)));
     }
     out.push(case(g, "2000 ragged rows", "k.csv", wide.into_bytes()));
+    out
+}
+
+// ---------------------------------------------------------------- rocprof (issue 37 §2)
+
+/// A small rocprofv3 JSON (the layout in `import::rocprof`'s module doc).
+pub const ROCPROF_FIXTURE: &str = r#"{"rocprofiler-sdk-tool":[{"metadata":{"pid":7},
+"agents":[{"id":{"handle":1},"type":2,"node_id":1,"product_name":"MI300X"},{"id":{"handle":2},"type":1,"node_id":0}],
+"kernel_symbols":[{"kernel_id":0,"formatted_kernel_name":"k0"},{"kernel_id":1,"kernel_name":"k1"}],
+"strings":{"buffer_records":[{"kind":"NONE","operations":[]},{"kind":"HIP","operations":["hipNone","hipLaunchKernel"]},
+{"kind":"COPY","operations":["NONE","MEMORY_COPY_HOST_TO_DEVICE"]}]},
+"buffer_records":{"hip_api":[{"kind":1,"operation":1,"correlation_id":{"internal":1},"start_timestamp":10,"end_timestamp":20,"thread_id":7},
+{"kind":1,"operation":1,"correlation_id":{"internal":2},"start_timestamp":30,"end_timestamp":40,"thread_id":8}],
+"kernel_dispatch":[{"correlation_id":{"internal":1},"start_timestamp":25,"end_timestamp":90,
+"dispatch_info":{"agent_id":{"handle":1},"queue_id":{"handle":3},"kernel_id":1,"dispatch_id":1,"grid_size":{"x":64,"y":1,"z":1}}}],
+"memory_copy":[{"kind":2,"operation":1,"correlation_id":{"internal":2},"start_timestamp":45,"end_timestamp":60,
+"src_agent_id":{"handle":2},"dst_agent_id":{"handle":1},"bytes":4096}],"scratch_memory":[{}]}}]}"#;
+
+/// rocprofv3 JSON is streamed into typed records (no JSON tree): what a tree reader tolerated
+/// (wrong types, repeated keys: the last wins) must still load the same, what it refused (a
+/// number out of range or nesting too deep, even in a field nobody reads; trailing bytes) must
+/// still be refused, and records without times are counted in runs, not held.
+fn rocprof_cases() -> Vec<Case> {
+    let g = "rocprof";
+    let f = ROCPROF_FIXTURE;
+    let mut out = Vec::new();
+    let at_records =
+        |insert: &str| f.replacen("\"buffer_records\":{", &format!("\"buffer_records\":{{{insert}"), 1);
+    out.push(case(g, "fixture", "results.json", f.as_bytes().to_vec()));
+    let no_times = "\"marker_api\":[0,{},{\"start_timestamp\":\"1\",\"end_timestamp\":2},{\"start_timestamp\":1.5,\"end_timestamp\":2},{\"start_timestamp\":1,\"end_timestamp\":2},0,0],";
+    out.push(case(g, "records without times", "results.json", at_records(no_times).into_bytes()));
+    let repeated = "\"kernel_dispatch\":[{\"start_timestamp\":1,\"end_timestamp\":2},{\"start_timestamp\":3,\"end_timestamp\":4}],";
+    out.push(case(g, "a repeated key: the last wins", "results.json", at_records(repeated).into_bytes()));
+    let tool_twice =
+        f.replacen("{\"rocprofiler-sdk-tool\":", "{\"rocprofiler-sdk-tool\":[],\"rocprofiler-sdk-tool\":", 1);
+    out.push(case(g, "the root key twice", "results.json", tool_twice.into_bytes()));
+    let types = f
+        .replace("{\"handle\":1}", "{\"handle\":\"1\"}")
+        .replace("\"dispatch_info\":{", "\"dispatch_info\":[{")
+        .replace("\"grid_size\":{\"x\":64,\"y\":1,\"z\":1}}}", "\"grid_size\":{\"x\":64,\"y\":1,\"z\":1}}]}")
+        .replace("\"strings\":{\"buffer_records\":[", "\"strings\":{\"buffer_records\":{\"a\":[")
+        .replace("\"MEMORY_COPY_HOST_TO_DEVICE\"]}]}", "\"MEMORY_COPY_HOST_TO_DEVICE\"]}]}}");
+    out.push(case(g, "fields of the wrong type", "results.json", types.into_bytes()));
+    out.push(case(
+        g,
+        "negative and huge integers",
+        "results.json",
+        f.replace("\"start_timestamp\":10", "\"start_timestamp\":-5")
+            .replace("\"end_timestamp\":90", "\"end_timestamp\":18446744073709551615")
+            .replace("\"kernel_id\":1,", "\"kernel_id\":-1,")
+            .into_bytes(),
+    ));
+    out.push(case(
+        g,
+        "a number out of range in an unread field",
+        "results.json",
+        at_records("\"x\":[{\"y\":1e400}],").into_bytes(),
+    ));
+    let deep = format!("\"x\":{}0{},", "[".repeat(200), "]".repeat(200));
+    out.push(case(g, "nesting too deep in an unread field", "results.json", at_records(&deep).into_bytes()));
+    out.push(case(
+        g,
+        "a bad escape in an unread string",
+        "results.json",
+        at_records("\"x\":[\"\\ud800x\\q\"],").into_bytes(),
+    ));
+    out.push(case(g, "trailing bytes", "results.json", format!("{f} x").into_bytes()));
+    out.push(case(
+        g,
+        "not an object or array at the root key",
+        "results.json",
+        b"{\"rocprofiler-sdk-tool\": \"x\"}".to_vec(),
+    ));
+    out.extend(mutation_cases("rocprof/mutated", "results.json", f.as_bytes(), 0x7_0c));
     out
 }
 
