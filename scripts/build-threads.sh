@@ -51,7 +51,7 @@ unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_TARGET_DIR
 
 if [ "${1:-}" = clippy ]; then
   # house rules for the code behind cfg(feature = "threads"), in the environment it builds in
-  cargo clippy -p loupe-app --bin worker --features sqlite,threads --target wasm32-unknown-unknown \
+  CLIPPY_CONF_DIR="$PWD/clippy-wasm" cargo clippy -p loupe-app --bin worker --features sqlite,threads --target wasm32-unknown-unknown \
     --profile "$PROFILE" --quiet -- -D warnings
   exit 0
 fi
