@@ -96,8 +96,19 @@ fn main() {
     let mut id = 0i64;
     let mut last_end = 0i64;
     for split in 0..3 {
-        let (mut start, mut end, mut dur, mut engine, mut track, mut opcode, mut operands, mut ids, mut pc, mut hlo, mut flops) =
-            (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        let (
+            mut start,
+            mut end,
+            mut dur,
+            mut engine,
+            mut track,
+            mut opcode,
+            mut operands,
+            mut ids,
+            mut pc,
+            mut hlo,
+            mut flops,
+        ) = (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
         for _ in 0..400 {
             let e = rng.next(5) as usize;
             let (name, label, ops) = ENGINES[e];

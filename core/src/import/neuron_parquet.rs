@@ -1,6 +1,17 @@
 //! Neuron Explorer Parquet output (schema 7.4.0, neuron.md §3.1, §3.7): one `<Table>.parquet`
 //! file per table (large tables split into `<Table>_0.parquet`, `<Table>_1.parquet`, …). All the
-//! files dropped together form one profile ([`Importer::import_group`]).
+//! files dropped together form one profile ([`Importer::import_group`]): the output directory
+//! (a folder dropped or opened in the page, a folder given to the CLI) or a zip of it (unwrapped
+//! by the registry's containers).
+//!
+//! - Splits are concatenated in split order (by number: `_2` before `_10`), whatever order the
+//!   files come in; a missing split is a warning; the same split twice (two profiles' files in
+//!   one drop) is an error naming both files.
+//! - `Metadata.profile_schema_version` is checked first (the Metadata file is read before the
+//!   others): another MAJOR than [`SCHEMA_MAJOR`] is [`ImportError::SchemaVersion`] naming the
+//!   file and both versions; a newer MINOR, or no version, is a warning. Tables are read by column
+//!   name, so columns the schema does not name are kept as arguments of their rows (and in the
+//!   metadata tables' JSON).
 //!
 //! Reading uses the `parquet` crate's column readers (no arrow): every flat column is read into
 //! a typed vector of optional values; list columns (the hierarchy tables' `*_per_interval`
@@ -20,7 +31,13 @@
 //! - SemaphoreUpdate → one counter per semaphore id; Throttle → Throttle slices + limit counter;
 //!   DmaUsage, HbmUsage, PendingDma, SbufUsage, PsumUsage, ActiveTime → counters;
 //!   Error → instants; CcOp, CcInstruction, CoreBarriers → slices on their own tracks;
-//! - Summary, Metadata, NeffHeader, TensorInfo, DmaQueuesInfo, OpcodeSummary, … → metadata.
+//! - Summary, Metadata, NeffHeader, TensorInfo, DmaQueuesInfo, OpcodeSummary, KernelStackFrames, …
+//!   → metadata; the Summary row's `total_time`, `event_count`, `dma_queue_count`, instance type →
+//!   the device groups' [`DeviceInfo`] (the device summary's inputs, as from an NTFF), and its
+//!   times and fractions are preferred by the device summary
+//!   (`analysis::device_summary`, "recorded" values);
+//! - NeffHeader + TensorInfo → the program (header, `Tensors` table: the Tensor view), unless a
+//!   NEFF dropped with the tables gave one.
 
 use super::neuron_device::{
     self, add_activity, semaphore_display, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
