@@ -39,7 +39,7 @@ CLIPPY_CONF_DIR="$PWD/clippy-wasm" cargo clippy -p loupe-app -p loupe-bench-wasm
 # the threaded worker's code (feature `threads`), on nightly with atomics like its build
 bash scripts/build-threads.sh clippy
 
-step "layers: scripts/check_imports.py (no import cycle or upward import in core)"
+step "layers: scripts/check_imports.py (no import cycle or upward import in the core and the app)"
 # two commands, not `a && b`: under `set -e` a failure on the left of && would not stop the script
 python3 scripts/check_imports.py --self-test
 python3 scripts/check_imports.py

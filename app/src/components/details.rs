@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 use loupe_core::model::SliceRef;
 
-use crate::canvas::painter::fmt_value;
 use crate::describe;
+use crate::fmt::fmt_value;
 use crate::state::{use_app_state, Selection, TraceData, ViewRequest};
 
 fn field(key: &'static str, value: String) -> AnyView {

@@ -89,12 +89,7 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
                     row(
                         tip,
                         "value",
-                        format!(
-                            "{} {}",
-                            crate::canvas::painter::fmt_value(ctr.value[k]),
-                            trace.str(ctr.unit)
-                        )
-                        .trim_end(),
+                        format!("{} {}", crate::fmt::fmt_value(ctr.value[k]), trace.str(ctr.unit)).trim_end(),
                     );
                     row(tip, "since", &describe::time_label(trace, ctr.ts_ns[k]));
                 }
