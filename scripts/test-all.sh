@@ -56,12 +56,13 @@ if grep -qE '^test result: FAILED|^error' /tmp/loupe-native-tests.log; then
 fi
 NATIVE_PASSED=$(grep -oE 'test result: ok\. [0-9]+ passed' /tmp/loupe-native-tests.log | awk '{s+=$4} END {print s+0}')
 step "native: $NATIVE_PASSED passed"
-# The two native programs the end-to-end step runs, from this step's build (same packages and
+# The native programs the end-to-end step runs, from this step's build (same packages and
 # profile, so only the example is compiled): the e2e tests would otherwise `cargo run` them, the
 # CLI in the LTO release profile (minutes on a clean clone).
-cargo build "${NATIVE_SET[@]}" --example gen_neuron_pair --quiet
+cargo build "${NATIVE_SET[@]}" --example gen_neuron_pair --example gen_neuron_parquet --quiet
 TARGET_DIR=$(realpath "${CARGO_TARGET_DIR:-target}")
-export LOUPE_CLI_BIN="$TARGET_DIR/ci/loupe" LOUPE_GEN_NEURON_PAIR_BIN="$TARGET_DIR/ci/examples/gen_neuron_pair"
+export LOUPE_CLI_BIN="$TARGET_DIR/ci/loupe" LOUPE_GEN_NEURON_PAIR_BIN="$TARGET_DIR/ci/examples/gen_neuron_pair" \
+  LOUPE_GEN_NEURON_PARQUET_BIN="$TARGET_DIR/ci/examples/gen_neuron_parquet"
 
 step "fuzz: each core/fuzz target for 20 s (fails on a crash, hang or OOM)"
 FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 20

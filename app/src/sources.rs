@@ -5,7 +5,8 @@
 //! source files adds them to the open profile without reloading it.
 //!
 //! Folders (drag and drop, or "Open folder…" with `webkitdirectory`) are walked; from a folder
-//! only source files and Neuron captures (`.ntff`, `.neff`) are taken, so a project folder's
+//! only source files, Neuron captures (`.ntff`, `.neff`) and Neuron Explorer Parquet tables
+//! (`.parquet`: Explorer's output directory) are taken, so a project folder's
 //! other files (configs, weights) do not make the load fail. Hidden folders, `__pycache__` and
 //! `node_modules` are not entered.
 
@@ -25,8 +26,9 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "py", "pyi", "pyx", "pxd", "c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx", "cu", "cuh", "rs", "jl",
     "java", "go", "scala",
 ];
-/// Profile files taken from a folder.
-const FOLDER_PROFILE_EXTENSIONS: &[&str] = &["ntff", "neff"];
+/// Profile files taken from a folder: Neuron captures, and Neuron Explorer's Parquet tables (its
+/// output directory is one profile: the importer groups the tables, `Instruction_0.parquet`, …).
+const FOLDER_PROFILE_EXTENSIONS: &[&str] = &["ntff", "neff", "parquet"];
 
 /// One source file as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,8 +105,8 @@ pub fn split(picked: Vec<Picked>) -> (Vec<Picked>, Vec<web_sys::File>, Vec<Strin
     }
     if other_in_folder > 0 {
         skipped.push(format!(
-            "{other_in_folder} other file{} in the folder (from folders only source files, .ntff and .neff are \
-             opened: drop other profiles directly)",
+            "{other_in_folder} other file{} in the folder (from folders only source files, .ntff, .neff and \
+             .parquet are opened: drop other profiles directly)",
             if other_in_folder == 1 { "" } else { "s" }
         ));
     }

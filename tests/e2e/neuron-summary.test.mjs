@@ -3,7 +3,9 @@
 // whose data-key / data-value equal what `loupe summary X.ntff --json` prints for those keys
 // (a key the NTFF cannot give shows "—" with the reason on hover, in the page and absent from
 // the CLI alike); the insights list is there with the same fired rules as the CLI's `insights`;
-// an insight's button outlines its events; with the NEFF, the Tensor view lists its tensors.
+// an insight's button outlines its events; HBM traffic is a doughnut (read / write / unused
+// bandwidth, shares from the CLI's MBU and bytes) when there are no spill bytes; with the NEFF,
+// the Tensor view lists its tensors.
 // Screenshots: tests/e2e/out/neuron-summary.png, tensors.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,6 +49,20 @@ async function check(page, cli, what) {
   }
   // HFU and MBU come from the NTFF alone: they must be there
   for (const key of ['hfu_estimated_percent', 'mbu_estimated_percent']) assert.ok(key in ds, `${what}: CLI has ${key}`);
+  // HBM traffic: a doughnut of the bandwidth over total_time when its shares are well-defined
+  // (MBU known, no spill bytes): read + write = MBU split by their bytes, unused = 1 − MBU
+  const fig = page.getByTestId('ns-hbm-figure');
+  const doughnut = ds.spill_reload_bytes === 0 && ds.spill_save_bytes === 0 && 'mbu_estimated_percent' in ds;
+  assert.equal(await fig.getAttribute('data-kind'), doughnut ? 'doughnut' : 'bars', `${what}: HBM figure kind`);
+  if (doughnut) {
+    const [r, w, u] = await Promise.all(['data-read', 'data-write', 'data-unused'].map(async (a) => Number(await fig.getAttribute(a))));
+    const mbu = ds.mbu_estimated_percent;
+    const total = ds.hbm_read_bytes + ds.hbm_write_bytes;
+    const near = (a, b) => Math.abs(a - b) <= 1e-12;
+    assert.ok(near(u, 1 - mbu), `${what}: unused ${u} = 1 − MBU ${1 - mbu}`);
+    assert.ok(near(r, mbu * ds.hbm_read_bytes / total) && near(w, mbu * ds.hbm_write_bytes / total), `${what}: read ${r}, write ${w}`);
+    assert.equal(await page.getByTestId('ns-hbm-legend').locator('li').count(), 3, `${what}: legend read / write / unused`);
+  }
   // insights: the list is there, the fired rules are the CLI's
   const list = page.getByTestId('ns-insights');
   await list.waitFor();

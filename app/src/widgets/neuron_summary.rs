@@ -1,7 +1,8 @@
 //! The Summary widget's device-profile overview, laid out as a Neuron user reads Neuron
 //! Explorer's Summary: MFU / HFU / MBU and arithmetic intensity as big cells, the FLOPs
 //! breakdown, DMA by kind (static, software DGE, hardware DGE: packets, bytes, active time), HBM
-//! traffic (read, write, spill reload, spill save) as bars, engine utilisation, throttling, then
+//! traffic (a doughnut of read / write / unused HBM bandwidth when those shares are well-defined,
+//! else bars of read, write, spill reload, spill save: see `hbm_chart`), engine utilisation, throttling, then
 //! the insights (`loupe_core::analysis::neuron_insights`: fired ones first, a click shows and
 //! zooms to the events behind it; rules that held and rules not evaluated, with the reason,
 //! folded below). Every number is a key of neuron-profile's `summary` from
@@ -108,21 +109,84 @@ fn kv(ds: &DeviceSummary, key: &'static str, label: &'static str) -> AnyView {
         .into_any()
 }
 
-/// HBM traffic bars (bytes as counts): the four byte keys that are known.
-fn hbm_chart(ds: &DeviceSummary) -> Option<Arc<Chart>> {
+/// How the HBM traffic is drawn.
+struct HbmChart {
+    chart: Arc<Chart>,
+    /// `doughnut` or `bars`.
+    kind: &'static str,
+    /// Doughnut: (read, write, unused) shares of the HBM bandwidth over `total_time`, 0..=1.
+    shares: Option<(f64, f64, f64)>,
+    /// Why the doughnut is not drawn (bars instead).
+    why_bars: &'static str,
+}
+
+/// HBM traffic. A doughnut of the HBM bandwidth available over `total_time` — read, write and
+/// unused — when those shares are well-defined from the summary's own keys: MBU known and within
+/// 0..=1 (read + write = MBU of the whole, split by their bytes; unused = 1 − MBU) and no spill
+/// traffic (`spill_reload_bytes` = `spill_save_bytes` = 0). With spill bytes the shares are not
+/// well-defined: a spill reload is an HBM read, but neither the tool's documentation nor the
+/// captures say whether `hbm_read_bytes` / `hbm_write_bytes` already count spill traffic (no
+/// capture of the corpus spills), so adding spill slices could count bytes twice. Then, or
+/// without MBU, bars of the byte keys that are known.
+fn hbm_chart(ds: &DeviceSummary) -> Option<HbmChart> {
+    const READ: Rgb = Rgb(0x4e, 0x79, 0xa7);
+    const WRITE: Rgb = Rgb(0xf2, 0x8e, 0x2b);
+    const UNUSED: Rgb = Rgb(0xba, 0xb0, 0xac);
+    let get = |k: &str| ds.get(k).map(|v| v.as_f64()).filter(|v| v.is_finite());
+    let (read, write) = (get("hbm_read_bytes"), get("hbm_write_bytes"));
+    let no_spill = get("spill_reload_bytes") == Some(0.0) && get("spill_save_bytes") == Some(0.0);
+    let mbu = get("mbu_estimated_percent");
+    let why_bars = if !no_spill {
+        "Bars, not shares: with spill traffic (or spill bytes unknown) it is not known whether the HBM \
+         read/write bytes already count it"
+    } else if mbu.is_none_or(|m| !(0.0..=1.0).contains(&m)) {
+        "Bars, not shares: no MBU within 0–100 % to relate the bytes to the HBM bandwidth"
+    } else {
+        ""
+    };
+    if let (true, Some(r), Some(w), Some(m)) = (why_bars.is_empty(), read, write, mbu) {
+        if r + w > 0.0 {
+            let (rs, ws) = (m * r / (r + w), m * w / (r + w));
+            let us = (1.0 - m).max(0.0);
+            let part = |label: &str, bytes: Option<f64>, share: f64, colour| Part {
+                label: match bytes {
+                    Some(b) => format!("{label} {} ({})", fmt_bytes(b.max(0.0) as u64), fmt_fraction(share)),
+                    None => format!("{label} ({})", fmt_fraction(share)),
+                },
+                value: share,
+                colour,
+            };
+            let parts = vec![
+                part("read", read, rs, READ),
+                part("write", write, ws, WRITE),
+                part("unused", None, us, UNUSED),
+            ];
+            return Some(HbmChart {
+                chart: Arc::new(Chart::Pie(parts)),
+                kind: "doughnut",
+                shares: Some((rs, ws, us)),
+                why_bars: "",
+            });
+        }
+    }
     let parts: Vec<Part> = [
-        ("hbm_read_bytes", "read", Rgb(0x4e, 0x79, 0xa7)),
-        ("hbm_write_bytes", "write", Rgb(0xf2, 0x8e, 0x2b)),
+        ("hbm_read_bytes", "read", READ),
+        ("hbm_write_bytes", "write", WRITE),
         ("spill_reload_bytes", "spill reload", Rgb(0xe1, 0x57, 0x59)),
         ("spill_save_bytes", "spill save", Rgb(0x76, 0xb7, 0xb2)),
     ]
     .into_iter()
     .filter_map(|(k, label, colour)| {
-        let v = ds.get(k)?.as_f64();
+        let v = get(k)?;
         Some(Part { label: format!("{label} {}", fmt_bytes(v.max(0.0) as u64)), value: v, colour })
     })
     .collect();
-    (parts.iter().any(|p| p.value > 0.0)).then(|| Arc::new(Chart::Bars { parts, unit: ChartUnit::Count }))
+    (parts.iter().any(|p| p.value > 0.0)).then(|| HbmChart {
+        chart: Arc::new(Chart::Bars { parts, unit: ChartUnit::Count }),
+        kind: "bars",
+        shares: None,
+        why_bars,
+    })
 }
 
 /// Show (outline on the timeline, the rest dimmed) and zoom to an insight's events, or zoom to
@@ -230,7 +294,42 @@ pub fn device_overview(state: AppState, d: &TraceData, ds: &DeviceSummary) -> An
         }
     };
     let hbm = hbm_chart(ds);
-    let has_hbm = hbm.is_some();
+    let hbm_view = hbm.map(|h| {
+        let (kind, why) = (h.kind, h.why_bars);
+        let share = |f: fn((f64, f64, f64)) -> f64| h.shares.map(|s| f(s).to_string());
+        let (read, write, unused) = (share(|s| s.0), share(|s| s.1), share(|s| s.2));
+        let (height, label) = if kind == "doughnut" {
+            (150, "HBM bandwidth over the profile: read, write, unused")
+        } else {
+            (96, "HBM traffic by kind")
+        };
+        let chart = h.chart;
+        // the doughnut's legend (its slices under 0.5 % are too thin to see: the shares are here)
+        let legend = match &*chart {
+            Chart::Pie(parts) => parts
+                .iter()
+                .map(|p| {
+                    let style = format!("background: rgb({}, {}, {})", p.colour.0, p.colour.1, p.colour.2);
+                    view! {
+                        <li title=p.label.clone()><span class="swatch" style=style></span>
+                            <span class="legend-name">{p.label.clone()}</span></li>
+                    }
+                })
+                .collect_view()
+                .into_any(),
+            _ => ().into_any(),
+        };
+        view! {
+            <div data-testid="ns-hbm-figure" data-kind=kind data-read=read data-write=write data-unused=unused
+                title=if kind == "doughnut" {
+                    "Shares of the HBM bandwidth available over total_time (peak HBM bandwidth × total_time): read and write = MBU split by their bytes, unused = 1 − MBU. No spill traffic in this profile."
+                } else { why }>
+                <ChartCanvas chart=Signal::derive(move || Some(chart.clone())) height_px=height label=label testid="ns-hbm-chart"/>
+                {(kind == "doughnut").then(|| view! { <ul class="chart-legend" data-testid="ns-hbm-legend">{legend}</ul> })}
+                {(kind == "bars" && !why.is_empty()).then(|| view! { <p class="dim ns-note">{why}</p> })}
+            </div>
+        }
+    });
     let throttle_rows: Vec<AnyView> = ds
         .rows()
         .iter()
@@ -285,9 +384,7 @@ pub fn device_overview(state: AppState, d: &TraceData, ds: &DeviceSummary) -> An
                 {kv(ds, "dma_transfer_average_bytes", "bytes per transfer")}
             </table>
             <h4>"HBM traffic"</h4>
-            {has_hbm.then(|| view! {
-                <ChartCanvas chart=Signal::derive(move || hbm.clone()) height_px=96 label="HBM traffic by kind" testid="ns-hbm-chart"/>
-            })}
+            {hbm_view}
             <table class="kv" data-testid="ns-hbm">
                 {kv(ds, "hbm_read_bytes", "read")}
                 {kv(ds, "hbm_write_bytes", "write")}

@@ -1,7 +1,9 @@
 //! The **Tensor view**'s rows: every tensor of the loaded NEFF (its `tensor_map.json` per
 //! subgraph, as the program's `Tensors` table carries it: subgraph, name, kind, dtype, shape),
 //! with its size = elements × the dtype's bytes (`None` for a dtype not listed in
-//! [`dtype_bytes`]). Constants (`is_const`, no `kind`) read as `const`.
+//! [`dtype_bytes`]). Constants (`is_const`, no `kind`) read as `const`. From Neuron Explorer's
+//! Parquet tables the same `Tensors` table comes from `TensorInfo`: no dtype, its stated `size`
+//! (bytes) is the size.
 //!
 //! # DMA transfers per tensor: not linked, and why
 //! Neuron Explorer's Tensor Viewer lists the DMA queues and transfers that move each tensor.
@@ -75,6 +77,8 @@ pub fn neff_tensors(trace: &Trace) -> Option<TensorTable> {
     let col = |n: &str| table.columns.iter().position(|c| c == n);
     let (sg, name, kind, dtype, shape) =
         (col("subgraph"), col("name")?, col("kind"), col("dtype"), col("shape"));
+    // a stated size (Explorer's TensorInfo `size`, bytes) wins over elements × dtype bytes
+    let stated = col("size");
     let cell = |row: &[String], c: Option<usize>| c.and_then(|c| row.get(c)).cloned().unwrap_or_default();
     let rows = table
         .rows
@@ -85,7 +89,11 @@ pub fn neff_tensors(trace: &Trace) -> Option<TensorTable> {
             let elements = (!shape.is_empty())
                 .then(|| shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?)))
                 .flatten();
-            let size_bytes = elements.zip(dtype_bytes(&dtype)).and_then(|(e, b)| e.checked_mul(b));
+            let size_bytes = cell(row, stated)
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .or_else(|| elements.zip(dtype_bytes(&dtype)).and_then(|(e, b)| e.checked_mul(b)));
             let kind = cell(row, kind);
             TensorRow {
                 subgraph: cell(row, sg),

@@ -19,6 +19,20 @@ pub enum ImportError {
     Invalid { format: &'static str, message: String },
     #[error("{format}: {message}")]
     Unsupported { format: &'static str, message: String },
+    /// A versioned input written under another MAJOR version of its schema than Loupe reads
+    /// (an incompatible change): the file that states the version, and both versions.
+    #[error(
+        "{format}: '{file}' says schema version {found}; Loupe reads schema {supported} and a \
+         different MAJOR version is an incompatible change (re-export with a Neuron Explorer that \
+         writes schema {supported_major}.x, or open the NTFF and NEFF instead)"
+    )]
+    SchemaVersion {
+        format: &'static str,
+        file: String,
+        found: String,
+        supported: &'static str,
+        supported_major: u64,
+    },
     #[error("the file is empty")]
     Empty,
     #[error("{0}")]

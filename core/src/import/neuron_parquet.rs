@@ -1,6 +1,17 @@
 //! Neuron Explorer Parquet output (schema 7.4.0, neuron.md §3.1, §3.7): one `<Table>.parquet`
 //! file per table (large tables split into `<Table>_0.parquet`, `<Table>_1.parquet`, …). All the
-//! files dropped together form one profile ([`Importer::import_group`]).
+//! files dropped together form one profile ([`Importer::import_group`]): the output directory
+//! (a folder dropped or opened in the page, a folder given to the CLI) or a zip of it (unwrapped
+//! by the registry's containers).
+//!
+//! - Splits are concatenated in split order (by number: `_2` before `_10`), whatever order the
+//!   files come in; a missing split is a warning; the same split twice (two profiles' files in
+//!   one drop) is an error naming both files.
+//! - `Metadata.profile_schema_version` is checked first (the Metadata file is read before the
+//!   others): another MAJOR than [`SCHEMA_MAJOR`] is [`ImportError::SchemaVersion`] naming the
+//!   file and both versions; a newer MINOR, or no version, is a warning. Tables are read by column
+//!   name, so columns the schema does not name are kept as arguments of their rows (and in the
+//!   metadata tables' JSON).
 //!
 //! Reading uses the `parquet` crate's column readers (no arrow): every flat column is read into
 //! a typed vector of optional values; list columns (the hierarchy tables' `*_per_interval`
@@ -20,12 +31,18 @@
 //! - SemaphoreUpdate → one counter per semaphore id; Throttle → Throttle slices + limit counter;
 //!   DmaUsage, HbmUsage, PendingDma, SbufUsage, PsumUsage, ActiveTime → counters;
 //!   Error → instants; CcOp, CcInstruction, CoreBarriers → slices on their own tracks;
-//! - Summary, Metadata, NeffHeader, TensorInfo, DmaQueuesInfo, OpcodeSummary, … → metadata.
+//! - Summary, Metadata, NeffHeader, TensorInfo, DmaQueuesInfo, OpcodeSummary, KernelStackFrames, …
+//!   → metadata; the Summary row's `total_time`, `event_count`, `dma_queue_count`, instance type →
+//!   the device groups' [`DeviceInfo`] (the device summary's inputs, as from an NTFF), and its
+//!   times and fractions are preferred by the device summary
+//!   (`analysis::device_summary`, "recorded" values);
+//! - NeffHeader + TensorInfo → the program (header, `Tensors` table: the Tensor view), unless a
+//!   NEFF dropped with the tables gave one.
 
 use super::neuron_device::{
     self, add_activity, semaphore_display, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
-use super::{ImportError, Importer, InputFile, Progress, Sniff};
+use super::{container, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
     ArgValue, ArgsId, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
 };
@@ -153,6 +170,7 @@ const METADATA_TABLES: &[(&str, &str)] = &[
     ("HbmUsageSummaryByType", "hbm_usage_summary_by_type"),
     ("SystemProfileMetadata", "system_profile_metadata"),
     ("CcStream", "cc_stream"),
+    ("KernelStackFrames", "kernel_stack_frames"),
 ];
 
 /// Tables converted into the timeline.
@@ -848,6 +866,65 @@ impl Importer for NeuronParquet {
     }
 }
 
+/// The schema version this importer follows (neuron.md §3.7: the published reference).
+pub const SCHEMA_VERSION: &str = "7.4.0";
+/// Its MAJOR number: a profile of another MAJOR is refused ([`ImportError::SchemaVersion`]).
+pub const SCHEMA_MAJOR: u64 = 7;
+/// Its MINOR number: a newer MINOR (added tables or fields) is read, with a warning.
+const SCHEMA_MINOR: u64 = 4;
+
+/// `Instruction_3.parquet` → 3; `Instruction.parquet` (not split) → `None`.
+fn split_index(file_name: &str) -> Option<u64> {
+    let (_, num) = base_name(file_name).rsplit_once('_')?;
+    if num.is_empty() || !num.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    num.parse().ok()
+}
+
+/// The profile's `Metadata.profile_schema_version` checked against [`SCHEMA_VERSION`]: another
+/// MAJOR is an error naming the file and both versions; a newer MINOR, a missing or unreadable
+/// version are warnings (the tables are read by column name, unknown columns kept as arguments).
+fn check_schema_version(meta: &Table, b: &mut TraceBuilder) -> Result<(), ImportError> {
+    let file = meta.files.first().cloned().unwrap_or_else(|| "Metadata.parquet".into());
+    let Some(found) = meta.col("profile_schema_version").and_then(|c| c.text(0)) else {
+        b.warn("parquet_schema_version_missing", || {
+            format!("'{file}' has no profile_schema_version; read as schema {SCHEMA_VERSION}")
+        });
+        return Ok(());
+    };
+    let found = found.trim().to_string();
+    b.add_metadata("parquet.profile_schema_version", found.clone());
+    let mut parts = found.split('.').map(|p| p.trim().parse::<u64>().ok());
+    let (major, minor) = (parts.next().flatten(), parts.next().flatten());
+    match major {
+        Some(m) if m != SCHEMA_MAJOR => Err(ImportError::SchemaVersion {
+            format: NAME,
+            file: container::printable(&file),
+            found: container::printable(&found),
+            supported: SCHEMA_VERSION,
+            supported_major: SCHEMA_MAJOR,
+        }),
+        Some(_) => {
+            if minor.is_some_and(|m| m > SCHEMA_MINOR) {
+                b.warn("parquet_schema_newer_minor", || {
+                    format!(
+                        "'{file}' is schema {found}, newer than the {SCHEMA_VERSION} Loupe follows: tables and \
+                         columns added since are kept as arguments or listed as not imported"
+                    )
+                });
+            }
+            Ok(())
+        }
+        None => {
+            b.warn("parquet_schema_version_unreadable", || {
+                format!("'{file}': profile_schema_version '{found}' is not MAJOR.MINOR.PATCH; read as schema {SCHEMA_VERSION}")
+            });
+            Ok(())
+        }
+    }
+}
+
 fn import_tables(
     files: &[InputFile<'_>],
     b: &mut TraceBuilder,
@@ -855,9 +932,14 @@ fn import_tables(
 ) -> Result<(), ImportError> {
     let total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum::<u64>().max(1);
     let mut done = 0u64;
-    let mut tables: BTreeMap<String, Table> = BTreeMap::new();
     let mut first_error: Option<ImportError> = None;
-    for f in files {
+    // the Metadata table first: a profile of another MAJOR schema is refused before the big
+    // tables are read
+    let mut order: Vec<&InputFile<'_>> = files.iter().collect();
+    order.sort_by_key(|f| table_from_file_name(f.name) != Some("Metadata"));
+    // (table, split index, file order, named by its file name, table)
+    let mut read: Vec<(String, Option<u64>, usize, bool, Table)> = Vec::new();
+    for (k, f) in order.into_iter().enumerate() {
         if !f.bytes.starts_with(b"PAR1") {
             return Err(ImportError::NotMine(NAME));
         }
@@ -895,17 +977,16 @@ fn import_tables(
                         let base = base_name(f.name).to_string();
                         let file = f.name.to_string();
                         b.warn("parquet_unknown_table", || {
-                            format!("'{file}' is not a table of Neuron Explorer schema 7.4.0; not imported")
+                            format!("'{file}' is not a table of Neuron Explorer schema {SCHEMA_VERSION}; not imported")
                         });
                         t.name = base;
                     }
                 }
-                match tables.get_mut(&t.name) {
-                    Some(prev) => prev.append(t),
-                    None => {
-                        tables.insert(t.name.clone(), t);
-                    }
+                if t.known && t.name == "Metadata" && t.rows > 0 {
+                    check_schema_version(&t, b)?;
                 }
+                let split = by_name.and_then(|_| split_index(f.name));
+                read.push((t.name.clone(), split, k, by_name.is_some(), t));
             }
             Err(msg) => {
                 let file = f.name.to_string();
@@ -921,8 +1002,62 @@ fn import_tables(
             return Err(ImportError::Cancelled);
         }
     }
+    // a chunked table is its splits concatenated in split order (`_0`, `_1`, …, `_10`: by
+    // number, not by name), whatever order the files came in
+    read.sort_by(|a, c| (&a.0, a.1, a.2).cmp(&(&c.0, c.1, c.2)));
+    let mut tables: BTreeMap<String, Table> = BTreeMap::new();
+    let mut splits: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut previous: Option<(String, Option<u64>, String)> = None;
+    for (name, split, _, named, t) in read {
+        let file = t.files.first().cloned().unwrap_or_default();
+        // the same split of a table twice: the files of two profiles (two output directories)
+        if let Some((pn, ps, pf)) = &previous {
+            if *pn == name && *ps == split && named {
+                return Err(ImportError::Invalid {
+                    format: NAME,
+                    message: format!(
+                        "'{}' and '{}' are both {}: files of two profiles? Open one profile's output \
+                         directory at a time",
+                        container::printable(pf),
+                        container::printable(&file),
+                        match split {
+                            Some(s) => format!("split {s} of table {name}"),
+                            None => format!("table {name}"),
+                        }
+                    ),
+                });
+            }
+        }
+        previous = named.then(|| (name.clone(), split, file));
+        if let Some(s) = split {
+            splits.entry(name.clone()).or_default().push(s);
+        }
+        match tables.get_mut(&name) {
+            Some(prev) => prev.append(t),
+            None => {
+                tables.insert(name, t);
+            }
+        }
+    }
+    for (name, s) in &splits {
+        let missing: Vec<String> =
+            (0..s.last().copied().unwrap_or(0)).filter(|i| !s.contains(i)).map(|i| i.to_string()).collect();
+        if !missing.is_empty() {
+            let (name, missing) = (name.clone(), missing.join(", "));
+            b.warn("parquet_split_missing", || {
+                format!("table {name}: split file(s) {missing} missing; the others are read in order")
+            });
+        }
+    }
     if tables.is_empty() {
         return Err(first_error.unwrap_or(ImportError::Empty));
+    }
+    if !tables.get("Metadata").is_some_and(|t| t.known && t.rows > 0) {
+        b.warn("parquet_schema_version_missing", || {
+            format!(
+                "no Metadata table: the profile's schema version is unknown; read as schema {SCHEMA_VERSION}"
+            )
+        });
     }
     Conv::new(b, &tables).run(&tables);
     if !progress.report(total, total) {
@@ -1026,7 +1161,59 @@ impl<'b> Conv<'b> {
             self.generic_slices(x, "core_barrier", "compiler_opcode", |_| "Core barriers".to_string());
         }
         self.device_info(t("Summary"), t("Metadata"));
+        self.program(t("NeffHeader"), t("TensorInfo"));
         self.metadata(tables);
+    }
+
+    /// The program view from the NEFF's own tables as Explorer copied them: `NeffHeader` (one
+    /// row) → the header fields, `TensorInfo` → the `Tensors` table the NEFF importer also
+    /// writes (name, kind, shape; `size` in bytes as stated, no dtype: the table has none).
+    /// Not when a NEFF was loaded with the tables (its own program is the fuller one).
+    fn program(&mut self, header: Option<&Table>, tensors: Option<&Table>) {
+        if self.b.program.is_some() || (header.is_none() && tensors.is_none()) {
+            return;
+        }
+        let mut p = crate::model::Program { kind: "NEFF (Explorer tables)".into(), ..Default::default() };
+        if let Some(h) = header.filter(|h| h.rows > 0) {
+            p.name = h.col("network_name").and_then(|c| c.text(0)).unwrap_or_default();
+            p.header = h.cols.iter().filter_map(|(n, c)| Some((n.clone(), c.text(0)?))).collect();
+        }
+        if let Some(t) = tensors {
+            let text = |c: &str, i: usize| t.col(c).and_then(|c| c.text(i)).unwrap_or_default();
+            let mut table = crate::model::Table {
+                name: "Tensors".into(),
+                columns: ["subgraph", "name", "kind", "dtype", "shape", "size", "format", "node"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: Vec::with_capacity(t.rows),
+            };
+            for i in 0..t.rows {
+                // `["128 128 1 1"]` → `[128, 128, 1, 1]`
+                let dims: Vec<String> = text("shape", i)
+                    .split(|c: char| !c.is_ascii_digit() && c != '-')
+                    .filter(|d| !d.is_empty() && d.parse::<i64>().is_ok())
+                    .map(String::from)
+                    .collect();
+                let kind = match text("type", i).trim().to_ascii_uppercase().as_str() {
+                    "IN" | "INPUT" => "input".to_string(),
+                    "OUT" | "OUTPUT" => "output".to_string(),
+                    "WEIGHT" | "WEIGHTS" | "CONST" => "const".to_string(),
+                    other => other.to_ascii_lowercase(),
+                };
+                table.rows.push(vec![
+                    String::new(),
+                    text("variable_name", i),
+                    kind,
+                    String::new(),
+                    format!("[{}]", dims.join(", ")),
+                    t.col("size").and_then(|c| c.int(i)).map(|n| n.to_string()).unwrap_or_default(),
+                    text("format", i),
+                    text("node", i),
+                ]);
+            }
+            p.tables.push(table);
+        }
+        self.b.program = Some(p);
     }
 
     /// Device facts from the Summary table (first row): `total_time` (s, the runtime-reported

@@ -68,6 +68,7 @@ pub fn outcome(r: &Result<Trace, ImportError>) -> String {
             ImportError::Malformed { format, offset, .. } => format!("err Malformed {format} at {offset}"),
             ImportError::Invalid { format, .. } => format!("err Invalid {format}"),
             ImportError::Unsupported { format, .. } => format!("err Unsupported {format}"),
+            ImportError::SchemaVersion { format, found, .. } => format!("err SchemaVersion {format} {found}"),
             ImportError::Empty => "err Empty".into(),
             ImportError::Container(_) => "err Container".into(),
             ImportError::Cancelled => "err Cancelled".into(),

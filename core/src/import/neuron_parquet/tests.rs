@@ -663,3 +663,211 @@ fn device_summary_from_parquet() {
     assert!((dma_active - 180e-9).abs() < 1e-15, "{dma_active}"); // [200,290) ∪ [210,250) ∪ [300,390)
     assert!((count("tensor_engine_instruction_time").unwrap() - 90e-9).abs() < 1e-15);
 }
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// A stored (uncompressed) zip of `members`, with directory entries as archivers write them.
+fn stored_zip(members: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    let mut all: Vec<(String, &[u8])> = vec![("profile/".to_string(), &[][..])];
+    all.extend(members.iter().map(|(n, b)| (n.clone(), b.as_slice())));
+    for (name, data) in &all {
+        let off = out.len() as u32;
+        let len = (data.len() as u32).to_le_bytes();
+        out.extend_from_slice(b"PK\x03\x04\x14\x00\x00\x00\x00\x00");
+        out.extend_from_slice(&[0; 8]); // time, date, crc (the reader does not check it)
+        out.extend_from_slice(&len);
+        out.extend_from_slice(&len);
+        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(data);
+        central.extend_from_slice(b"PK\x01\x02\x14\x00\x14\x00\x00\x00\x00\x00");
+        central.extend_from_slice(&[0; 8]);
+        central.extend_from_slice(&len);
+        central.extend_from_slice(&len);
+        central.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        central.extend_from_slice(&[0; 12]);
+        central.extend_from_slice(&off.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let cd = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\x00\x00\x00\x00");
+    out.extend_from_slice(&(all.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(all.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
+}
+
+/// An Explorer output directory: `Instruction` in 12 splits (one row each, 100 ns apart, split 7
+/// with a column the schema does not have), `TensorInfo` in 11 splits, plus Metadata, NeffHeader,
+/// Summary and `SchemaFields`.
+fn explorer_directory(schema: &'static str) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for k in 0..12i64 {
+        let mut cols = vec![
+            i64s("start_ts", &[100 * k]),
+            i64s("end_ts", &[100 * k + 40]),
+            strs("engine", &["Vector"]),
+            strs("timeline_track", &["Vector"]),
+            strs("opcode", &[leak(format!("OP{k}"))]),
+            i64s("id", &[k]),
+            i64s("pc", &[k]),
+        ];
+        if k == 7 {
+            cols.push(strs("future_column", &["kept"]));
+        }
+        files.push((
+            format!("profile/Instruction_{k}.parquet"),
+            write_table(&cols, 1000, Compression::SNAPPY),
+        ));
+    }
+    for k in 0..11i64 {
+        let cols = [
+            strs("variable_name", &[leak(format!("t{k}"))]),
+            strs("type", &[["IN", "OUT", "WEIGHT"][k as usize % 3]]),
+            strs("format", &["NHWC"]),
+            strs("shape", &["128 64 1 1"]),
+            i64s("size", &[1000 + k]),
+            i64s("node", &[50]),
+        ];
+        files
+            .push((format!("profile/TensorInfo_{k}.parquet"), write_table(&cols, 1000, Compression::SNAPPY)));
+    }
+    let meta = write_table(
+        &[
+            strs("profile_schema_version", &[schema]),
+            C::I32("ntff_version", vec![Some(5)]),
+            C::I32("num_physical_cores", vec![Some(1)]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    files.push(("profile/Metadata.parquet".into(), meta));
+    files.push(("profile/NeffHeader.parquet".into(), neff_header_table()));
+    files.push(("profile/Summary.parquet".into(), summary_table()));
+    files.push((
+        "profile/SchemaFields.parquet".into(),
+        write_table(&[strs("table", &["Instruction"])], 10, Compression::SNAPPY),
+    ));
+    // the order a directory listing may give: by name, so `_10` before `_2`
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
+}
+
+fn check_directory_profile(t: &Trace) {
+    let tr = find_track(t, "Vector");
+    assert_eq!(tr.slices.len(), 12, "every split's row");
+    let names: Vec<&str> = (0..12).map(|i| t.str(tr.slices.name[i])).collect();
+    let want: Vec<String> = (0..12).map(|k| format!("OP{k}")).collect();
+    assert_eq!(names, want);
+    // the unknown column of split 7 is an argument of its row only
+    assert!(
+        args_of(t, tr, 700).contains(&("future_column".into(), "kept".into())),
+        "{:?}",
+        args_of(t, tr, 700)
+    );
+    assert!(!args_of(t, tr, 600).iter().any(|a| a.0 == "future_column"));
+    // the chunks concatenated in split order (0, 1, …, 10, not 0, 1, 10, 2 …)
+    let tensors = crate::analysis::neff_tensors::neff_tensors(t).expect("tensors from TensorInfo");
+    let order: Vec<&str> = tensors.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(order, ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10"]);
+    assert_eq!(tensors.rows[1].kind, "output");
+    assert_eq!(tensors.rows[2].kind, "const");
+    assert_eq!(tensors.rows[10].size_bytes, Some(1010));
+    assert_eq!(tensors.rows[0].shape, vec![128, 64, 1, 1]);
+    let p = t.program.as_ref().unwrap();
+    assert_eq!(p.name, "graph.neff");
+    assert!(p.header.contains(&("uuid".into(), "5ee240ec1e134d12b7b0ccdf8eff1e5e".into())));
+    assert_eq!(md(t, "parquet.profile_schema_version"), Some("7.4.0"));
+    let tables = md(t, "parquet.tables").unwrap();
+    assert!(tables.contains("Instruction (12 rows)") && tables.contains("TensorInfo (11 rows)"), "{tables}");
+    // the device summary's inputs from the Summary table
+    let s = crate::analysis::device_summary::device_summary(t).expect("a device profile");
+    assert_eq!(s.get("total_time").map(|v| v.as_f64()), Some(0.001867629615));
+    assert_eq!(s.get("vector_engine_instruction_count").map(|v| v.as_f64()), Some(12.0));
+}
+
+#[test]
+fn chunked_directory_is_one_profile_in_split_order() {
+    let files = explorer_directory("7.4.0");
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let t = import_files(&inputs, &mut NoProgress).unwrap();
+    check_directory_profile(&t);
+    // any order of the files gives the same profile
+    let rev: Vec<InputFile> = files.iter().rev().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let t2 = import_files(&rev, &mut NoProgress).unwrap();
+    check_directory_profile(&t2);
+    // a split missing is a warning, the rest read in order
+    let fewer: Vec<InputFile> = files
+        .iter()
+        .filter(|f| !f.0.ends_with("Instruction_3.parquet"))
+        .map(|(n, b)| InputFile { name: n, bytes: b })
+        .collect();
+    let t3 = import_files(&fewer, &mut NoProgress).unwrap();
+    assert_eq!(find_track(&t3, "Vector").slices.len(), 11);
+    assert!(t3
+        .warnings
+        .entries
+        .iter()
+        .any(|w| w.kind == "parquet_split_missing" && w.example.contains("split file(s) 3")));
+}
+
+#[test]
+fn zip_of_the_directory_is_the_same_profile() {
+    let files = explorer_directory("7.4.0");
+    let z = stored_zip(&files);
+    let t = import_files(&[InputFile { name: "profile.zip", bytes: &z }], &mut NoProgress).unwrap();
+    check_directory_profile(&t);
+}
+
+#[test]
+fn another_major_schema_is_a_typed_error_naming_file_and_versions() {
+    let files = explorer_directory("8.0.1");
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let e = import_files(&inputs, &mut NoProgress).unwrap_err();
+    match &e {
+        ImportError::SchemaVersion { file, found, supported, .. } => {
+            assert_eq!(file, "profile/Metadata.parquet");
+            assert_eq!(found, "8.0.1");
+            assert_eq!(*supported, SCHEMA_VERSION);
+        }
+        other => panic!("{other:?}"),
+    }
+    let msg = e.to_string();
+    assert!(
+        msg.contains("'profile/Metadata.parquet'") && msg.contains("8.0.1") && msg.contains("7.4.0"),
+        "{msg}"
+    );
+    // in a zip too
+    let z = stored_zip(&files);
+    let e = import_files(&[InputFile { name: "p.zip", bytes: &z }], &mut NoProgress).unwrap_err();
+    assert!(matches!(e, ImportError::SchemaVersion { .. }), "{e:?}");
+    // a newer MINOR is read, with a warning
+    let files = explorer_directory("7.9.0");
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let t = import_files(&inputs, &mut NoProgress).unwrap();
+    assert!(t.warnings.entries.iter().any(|w| w.kind == "parquet_schema_newer_minor"));
+    assert_eq!(find_track(&t, "Vector").slices.len(), 12);
+}
+
+#[test]
+fn two_profiles_in_one_drop_are_refused() {
+    let mut files = explorer_directory("7.4.0");
+    let more: Vec<(String, Vec<u8>)> = files
+        .iter()
+        .filter(|f| f.0.contains("Instruction_0"))
+        .map(|(n, b)| (n.replace("profile/", "other/"), b.clone()))
+        .collect();
+    files.extend(more);
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let e = import_files(&inputs, &mut NoProgress).unwrap_err().to_string();
+    assert!(e.contains("profile/Instruction_0.parquet") && e.contains("other/Instruction_0.parquet"), "{e}");
+    assert!(e.contains("two profiles"), "{e}");
+}
