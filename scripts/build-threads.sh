@@ -10,7 +10,7 @@
 # Trunk runs it as a post_build hook (Trunk.toml) for release builds (`trunk build --release`,
 # `trunk serve --release`); debug builds skip it unless LOUPE_THREADS=1. LOUPE_THREADS=0 skips it
 # always (quick builds: the page then uses the classic worker).
-# Recipe and pitfalls: ../shared/docs/toolchain.md, "Threads: wasm-bindgen-rayon".
+# Recipe and pitfalls: docs/toolchain.md, "Threads: wasm-bindgen-rayon".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
@@ -51,7 +51,7 @@ unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_TARGET_DIR
 
 if [ "${1:-}" = clippy ]; then
   # house rules for the code behind cfg(feature = "threads"), in the environment it builds in
-  cargo clippy -p loupe-app --bin worker --features sqlite,threads --target wasm32-unknown-unknown \
+  CLIPPY_CONF_DIR="$PWD/clippy-wasm" cargo clippy -p loupe-app --bin worker --features sqlite,threads --target wasm32-unknown-unknown \
     --profile "$PROFILE" --quiet -- -D warnings
   exit 0
 fi

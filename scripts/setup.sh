@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything Loupe needs to build, serve and test, if missing. Idempotent.
-# No GitHub downloads: every tool comes from crates.io, npm or Debian (see ../shared/docs/toolchain.md).
+# No GitHub downloads: every tool comes from crates.io, npm or Debian (see docs/toolchain.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"

@@ -33,15 +33,20 @@ cargo fmt --all --check
 # the native crates natively; the two wasm crates (the app, the browser benchmarks) only for wasm,
 # their one target (checking them natively too would build leptos & co. a third time for nothing)
 cargo clippy --workspace --exclude loupe-app --exclude loupe-bench-wasm --all-targets --quiet -- -D warnings
-cargo clippy -p loupe-app -p loupe-bench-wasm --target wasm32-unknown-unknown --all-targets \
-  --features loupe-app/sqlite --quiet -- -D warnings
+# with clippy-wasm/clippy.toml: the calls that panic or block in a browser are errors there
+CLIPPY_CONF_DIR="$PWD/clippy-wasm" cargo clippy -p loupe-app -p loupe-bench-wasm --target wasm32-unknown-unknown \
+  --all-targets --features loupe-app/sqlite --quiet -- -D warnings
 # the threaded worker's code (feature `threads`), on nightly with atomics like its build
 bash scripts/build-threads.sh clippy
 
-step "layers: scripts/check_imports.py (no import cycle or upward import in core)"
+step "layers: scripts/check_imports.py (no import cycle or upward import in the core and the app)"
 # two commands, not `a && b`: under `set -e` a failure on the left of && would not stop the script
 python3 scripts/check_imports.py --self-test
 python3 scripts/check_imports.py
+
+step "docs: rustdoc, no broken intra-doc link (native crates, private items too)"
+RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
+  cargo doc --no-deps -p loupe-core -p loupe-cli -p loupe-sqlite --document-private-items --quiet
 
 step "native tests (core, cli, golden tests)"
 NATIVE_SET=(--profile ci --workspace --exclude loupe-app --exclude loupe-bench-wasm)

@@ -24,8 +24,8 @@ use send_wrapper::SendWrapper;
 
 use crate::dom::{self, listen, Listener};
 use crate::state::{AppState, LoadPhase, Selection, ViewRequest, ViewportBus};
+use crate::workbench::context::WorkbenchState;
 use crate::workbench::layout::Node;
-use crate::workbench::WorkbenchState;
 
 /// The view as a [`ViewState`] (the current profile's key, range, selection, …).
 pub fn capture(state: AppState, wb: Option<WorkbenchState>, bus: Option<&ViewportBus>) -> ViewState {
@@ -177,7 +177,7 @@ pub fn DeepLinks() -> impl IntoView {
         let sync = sync.clone();
         move |v: ViewState| {
             apply(state, wb, &v);
-            sync.hold_until_ms.set(crate::loader::now_ms() + 300.0);
+            sync.hold_until_ms.set(crate::platform::now_ms() + 300.0);
             *sync.last.borrow_mut() = v;
         }
     };
@@ -231,7 +231,7 @@ pub fn DeepLinks() -> impl IntoView {
         if state.phase.get_untracked() == LoadPhase::Loading || s2.pending.borrow().is_some() {
             return;
         }
-        if crate::loader::now_ms() < s2.hold_until_ms.get() {
+        if crate::platform::now_ms() < s2.hold_until_ms.get() {
             return;
         }
         let now = capture(state, wb, bus2.as_deref());
@@ -248,7 +248,7 @@ pub fn DeepLinks() -> impl IntoView {
             let last = s2.last.borrow();
             (last.range_ns != now.range_ns || last.selection != now.selection, last.profile.is_none())
         };
-        let t = crate::loader::now_ms();
+        let t = crate::platform::now_ms();
         let push = view_changed && !first && t - s2.last_push_ms.get() > 1000.0;
         if push {
             s2.last_push_ms.set(t);

@@ -57,8 +57,8 @@ enum Lazy {
 }
 
 async fn bytes_of(file: &web_sys::File, start: f64, end: f64) -> Result<Vec<u8>, String> {
-    let blob = file.slice_with_f64_and_f64(start, end).map_err(|e| crate::loader::js_err(&e))?;
-    let buf = JsFuture::from(blob.array_buffer()).await.map_err(|e| crate::loader::js_err(&e))?;
+    let blob = file.slice_with_f64_and_f64(start, end).map_err(|e| crate::platform::js_err(&e))?;
+    let buf = JsFuture::from(blob.array_buffer()).await.map_err(|e| crate::platform::js_err(&e))?;
     Ok(js_sys::Uint8Array::new(&buf.unchecked_into()).to_vec())
 }
 

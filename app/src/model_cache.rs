@@ -269,7 +269,7 @@ fn meta_record(bytes: f64, label: &str) -> Object {
 /// [`fingerprint`] it was stored with (a hit must match it) and the model. `None` on a miss or
 /// any error.
 pub async fn read(quick: &str) -> Option<(String, js_sys::ArrayBuffer)> {
-    let t = crate::loader::now_ms();
+    let t = crate::platform::now_ms();
     // the connection opened ahead, unless the browser closed it meanwhile (a transaction on it
     // fails at once): then a fresh one, not a miss
     let ahead = OPENED.with(|d| d.borrow_mut().take());
@@ -282,7 +282,7 @@ pub async fn read(quick: &str) -> Option<(String, js_sys::ArrayBuffer)> {
             open().await.ok()?
         }
     };
-    crate::loader::record_stage("cacheOpenMs", crate::loader::now_ms() - t);
+    crate::platform::record_stage("cacheOpenMs", crate::platform::now_ms() - t);
     let result = async {
         let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
         // both requests queued at once
@@ -298,8 +298,8 @@ pub async fn read(quick: &str) -> Option<(String, js_sys::ArrayBuffer)> {
     .await;
     db.close();
     let (stored, blob) = result?;
-    crate::loader::record_stage("cacheEntryMs", crate::loader::now_ms() - t);
-    crate::loader::record_stage("cacheModelBytes", blob.size());
+    crate::platform::record_stage("cacheEntryMs", crate::platform::now_ms() - t);
+    crate::platform::record_stage("cacheModelBytes", blob.size());
     let bytes = JsFuture::from(blob.array_buffer()).await.ok()?.dyn_into().ok()?;
     Some((stored, bytes))
 }
@@ -339,7 +339,7 @@ pub async fn store(quick: String, content: String, encoded: &Uint8Array, label: 
         let Ok(blob) = Blob::new_with_u8_array_sequence(&Array::of1(&piece)) else { return };
         parts.push(&blob);
         at = end;
-        crate::loader::decode::yield_now().await;
+        crate::platform::yield_now().await;
     }
     let Ok(blob) = Blob::new_with_blob_sequence(&parts) else { return };
     wasm_bindgen_futures::spawn_local(async move {

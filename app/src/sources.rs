@@ -89,8 +89,8 @@ pub fn split(picked: Vec<Picked>) -> (Vec<Picked>, Vec<web_sys::File>, Vec<Strin
                 skipped.push(format!(
                     "{}: {} is over the {} limit for source files",
                     p.path,
-                    crate::widgets::fmt_bytes(p.file.size() as u64),
-                    crate::widgets::fmt_bytes(MAX_SOURCE_BYTES as u64)
+                    crate::fmt::fmt_bytes(p.file.size() as u64),
+                    crate::fmt::fmt_bytes(MAX_SOURCE_BYTES as u64)
                 ));
             } else {
                 sources.push(p);

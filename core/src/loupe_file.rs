@@ -127,7 +127,7 @@ pub fn write(
     Ok((HEADER_BYTES + body.len()) as u64)
 }
 
-/// [`write`] into a new vector.
+/// [`write()`] into a new vector.
 pub fn to_bytes(trace: &Trace, state_json: &str, meta: &FileMeta) -> Result<Vec<u8>, LoupeFileError> {
     let mut v = Vec::new();
     write(&mut v, trace, state_json, meta)?;

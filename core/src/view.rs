@@ -261,7 +261,9 @@ impl Rgb {
 }
 
 /// Twenty distinguishable, medium-saturation colours (Tableau 10 + its light companions,
-/// reordered so neighbours in hash order differ). Canvas-only: page colours live in tokens.css.
+/// reordered so neighbours in hash order differ; Tableau 20's light teal and light red, near
+/// twins of Tableau 10's teal and pink, replaced by an indigo and an olive so that no two entries
+/// look alike). Canvas-only: page colours live in tokens.css.
 pub const PALETTE: [Rgb; 20] = [
     Rgb(0x4e, 0x79, 0xa7),
     Rgb(0xf2, 0x8e, 0x2b),
@@ -276,11 +278,11 @@ pub const PALETTE: [Rgb; 20] = [
     Rgb(0xa0, 0xcb, 0xe8),
     Rgb(0xff, 0xbe, 0x7d),
     Rgb(0x8c, 0xd1, 0x7d),
-    Rgb(0xff, 0x9d, 0x9a),
+    Rgb(0xbc, 0xbd, 0x22),
     Rgb(0x49, 0x98, 0x94),
     Rgb(0xb6, 0x99, 0x2d),
     Rgb(0xd4, 0xa6, 0xc8),
-    Rgb(0x86, 0xbc, 0xb6),
+    Rgb(0x6b, 0x6e, 0xcf),
     Rgb(0xd3, 0x72, 0x95),
     Rgb(0x79, 0x70, 0x6e),
 ];
@@ -582,6 +584,35 @@ mod tests {
         assert_eq!(color_for("x").to_css().len(), 7);
         assert!(Rgb(0xed, 0xc9, 0x48).wants_dark_text());
         assert!(!Rgb(0x4e, 0x79, 0xa7).wants_dark_text());
+    }
+
+    /// No two palette entries look alike: CIE76 ΔE (sRGB → CIELAB, D65) of every pair ≥ 12
+    /// (Tableau 10's teal and Tableau 20's light teal were 4.6 apart: one colour to the eye).
+    #[test]
+    fn palette_entries_are_told_apart() {
+        fn lab(c: Rgb) -> [f64; 3] {
+            let lin = |v: u8| {
+                let v = v as f64 / 255.0;
+                if v <= 0.04045 {
+                    v / 12.92
+                } else {
+                    ((v + 0.055) / 1.055).powf(2.4)
+                }
+            };
+            let (r, g, b) = (lin(c.0), lin(c.1), lin(c.2));
+            let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+            let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+            let f = |t: f64| if t > 0.008856 { t.cbrt() } else { 7.787 * t + 16.0 / 116.0 };
+            [116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z))]
+        }
+        for i in 0..PALETTE.len() {
+            for j in i + 1..PALETTE.len() {
+                let (a, b) = (lab(PALETTE[i]), lab(PALETTE[j]));
+                let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+                assert!(d >= 12.0, "palette {i} {:?} and {j} {:?}: ΔE {d:.1}", PALETTE[i], PALETTE[j]);
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Golden test over every sample of the Chrome JSON family (shared/samples/chrome-trace-json,
-//! pytorch-kineto, furiosa; see shared/docs/formats/other-formats.md §8): each file either loads
+//! pytorch-kineto, furiosa; see docs/formats/other-formats.md §8): each file either loads
 //! (one summary line printed) or fails with an error naming the problem, as listed below.
 //! The slice count of every file that loads equals an independent count by
 //! `support/chrome_count.py` (Python's json over the same bytes, sharing no code with the importer;

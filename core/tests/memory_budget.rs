@@ -307,7 +307,8 @@ fn perfetto_nested_compression_is_bounded() {
         warning_kinds(&t)
     );
     assert!(peak < 512 << 20, "{peak}");
-    assert!(t0.elapsed().as_secs() < 10);
+    // printed, not asserted (no wall-clock asserts; a hang is the test harness's timeout)
+    println!("nested zlib: {:?}", t0.elapsed());
 }
 
 // ---- .loupe ----

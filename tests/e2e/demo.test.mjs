@@ -13,12 +13,13 @@ test('demo renders without errors, sharp at devicePixelRatio 2', async () => {
   assert.ok(await page.getByTestId('demo-badge').isVisible(), 'demo is labelled');
   const l = await loupe(page);
   assert.equal(l.demo, true);
-  assert.ok(l.sliceCount > 10000, `slices: ${l.sliceCount}`);
+  // = DEMO_SLICES in core/src/demo.rs's tests (the demo is deterministic)
+  assert.equal(l.sliceCount, 12270);
   assert.equal(l.dpr, 2);
   const c = await page.evaluate(() => { const c = document.querySelector('[data-testid=timeline]'); return { w: c.width, cssW: c.clientWidth }; });
   assert.equal(c.w, c.cssW * 2, 'backing store scaled by devicePixelRatio');
   assert.ok((await canvasColours(page)) > 12, 'canvas is not blank');
-  assert.ok(l.paintMs < 200, `paint took ${l.paintMs} ms`);
+  console.log(`demo: first paint ${l.paintMs} ms`); // printed, not asserted (no wall-clock asserts)
   await shot(page, 'demo.png');
   assert.deepEqual(errors, []);
   await context.close();

@@ -19,7 +19,7 @@ before(async () => {
   const ev = [{ name: 'process_name', ph: 'M', pid: 1, args: { name: 'served' } }];
   for (let i = 0; i < 1000; i++) ev.push({ name: `op ${i % 4}`, ph: 'X', ts: i * 10, dur: 8, pid: 1, tid: 1 });
   writeFileSync(join(dir, 'served trace.json'), JSON.stringify({ traceEvents: ev }));
-  srv = await serve({ '/': join(ROOT, 'dist'), '/embed/': join(ROOT, 'docs', 'embed'), '/data/': dir }, { isolate: false });
+  srv = await serve({ '/': (process.env.LOUPE_DIST || join(ROOT, 'dist')), '/embed/': join(ROOT, 'docs', 'embed'), '/data/': dir }, { isolate: false });
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: FLAGS });
 });
 after(async () => {

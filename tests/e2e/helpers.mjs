@@ -35,7 +35,7 @@ export async function setup() {
   let server = null;
   let base = process.env.BASE_URL;
   if (!base) {
-    const dist = join(ROOT, 'dist');
+    const dist = process.env.LOUPE_DIST || join(ROOT, 'dist'); // LOUPE_DIST: another build folder
     if (!existsSync(join(dist, 'index.html'))) throw new Error('dist/ is missing: run `trunk build --release` first');
     server = await startServer(dist, 0);
     base = `http://127.0.0.1:${server.address().port}/`;

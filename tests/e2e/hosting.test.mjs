@@ -10,7 +10,7 @@ import { chromium } from 'playwright-core';
 import { ROOT, loupe, state, shot } from './helpers.mjs';
 import { startServer } from './server.mjs';
 
-const DIST = join(ROOT, 'dist');
+const DIST = (process.env.LOUPE_DIST || join(ROOT, 'dist'));
 const PREFIX = '/docs/loupe/';
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'];
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setup, openApp, loupe, state, shot, ROOT, SAMPLES } from './helpers.mjs';
 import { startServer } from './server.mjs';
 
-const DIST = join(ROOT, 'dist');
+const DIST = (process.env.LOUPE_DIST || join(ROOT, 'dist'));
 const NSYS = join(SAMPLES, 'nsight-systems-sqlite', 'odema_nsys_profile.sqlite');
 
 let env;

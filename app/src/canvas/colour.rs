@@ -4,11 +4,12 @@
 //! Colours are indices into the theme's palette: the name palette of `loupe_core::view`, then
 //! [`NEUTRAL`] (slices without the chosen attribute) and the [`HEAT`] ramp (duration).
 
-use loupe_core::model::{OpId, OpLevel, TrackId, TrackRole};
+use loupe_core::model::{OpId, TrackId, TrackRole};
 use loupe_core::strings::FxHashMap;
 use loupe_core::view::{Rgb, PALETTE};
 use loupe_core::StrId;
 
+use super::colour_index::{ColourKey, LegendEntry};
 use crate::state::{ColourBy, TraceData};
 
 /// Palette index of "no value" (e.g. a DMA packet when colouring by operator).
@@ -27,91 +28,6 @@ pub const HEAT: [Rgb; 8] = [
     Rgb(0xf4, 0x6d, 0x43),
     Rgb(0xd7, 0x30, 0x27),
 ];
-
-/// Per-load lookups for colouring (built once with the trace).
-#[derive(Debug, Default)]
-pub struct ColourIndex {
-    /// Per operator node: its framework-level and layer-level ancestor-or-self.
-    pub op_framework: Vec<OpId>,
-    pub op_layer: Vec<OpId>,
-    /// log10 of the shortest and longest positive slice duration (heat scale).
-    pub log_dur: (f64, f64),
-}
-
-/// The shortest and longest positive slice duration, added up a block of slices at a time (the
-/// page's index steps: one pass over 14 M slices was a 30–60 ms task).
-#[derive(Debug, Clone)]
-pub struct DurationRange {
-    lo: i64,
-    hi: i64,
-    track: usize,
-    next: usize,
-}
-
-impl Default for DurationRange {
-    fn default() -> Self {
-        DurationRange { lo: i64::MAX, hi: 0, track: 0, next: 0 }
-    }
-}
-
-impl DurationRange {
-    /// Scan up to `budget` more slices; `false` once every track is scanned.
-    pub fn add_next(&mut self, trace: &loupe_core::Trace, budget: usize) -> bool {
-        let mut left = budget.max(1);
-        while let Some(t) = trace.tracks.get(self.track) {
-            let d = &t.slices.dur_ns;
-            let end = self.next.saturating_add(left).min(d.len());
-            for &x in &d[self.next.min(end)..end] {
-                if x > 0 {
-                    self.lo = self.lo.min(x);
-                    self.hi = self.hi.max(x);
-                }
-            }
-            left -= end - self.next.min(end);
-            if end < d.len() {
-                self.next = end;
-                return true;
-            }
-            (self.track, self.next) = (self.track + 1, 0);
-            if left == 0 {
-                return self.track < trace.tracks.len();
-            }
-        }
-        false
-    }
-}
-
-impl ColourIndex {
-    pub fn build(trace: &loupe_core::Trace) -> ColourIndex {
-        let mut d = DurationRange::default();
-        while d.add_next(trace, usize::MAX) {}
-        Self::with_durations(trace, d)
-    }
-    /// The index with the duration range scanned already.
-    pub fn with_durations(trace: &loupe_core::Trace, d: DurationRange) -> ColourIndex {
-        let ops = &trace.operators;
-        let n = ops.len();
-        let (mut fw, mut layer) = (vec![OpId::NONE; n], vec![OpId::NONE; n]);
-        for i in 0..n {
-            let id = OpId(i as u32);
-            fw[i] = ops.at_level(id, OpLevel::Framework);
-            layer[i] = ops.at_level(id, OpLevel::Layer);
-        }
-        let (lo, hi) = (d.lo, d.hi);
-        let log_dur = if hi > 0 { ((lo as f64).log10(), (hi as f64).log10()) } else { (0.0, 1.0) };
-        ColourIndex { op_framework: fw, op_layer: layer, log_dur }
-    }
-}
-
-/// What a slice is coloured by: a string (name, opcode, operator name, …), a track, a heat
-/// bucket, or nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ColourKey {
-    Str(StrId),
-    Track(TrackId),
-    Heat(u8),
-    None,
-}
 
 /// The colour key of slice `i` of track `tid`.
 pub fn key_of(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> ColourKey {
@@ -202,17 +118,6 @@ pub fn palette_of(d: &TraceData, key: ColourKey) -> usize {
 /// The palette index of slice `i` of track `tid` under `by`.
 pub fn slice_colour(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> usize {
     palette_of(d, key_of(d, by, tid, i))
-}
-
-/// One legend entry: what a colour means and how much time it covers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LegendEntry {
-    pub label: String,
-    /// What the entry stands for ([`ColourKey::None`] for "N more", "none" and heat buckets).
-    pub key: ColourKey,
-    pub palette: usize,
-    pub total_ns: i64,
-    pub count: u64,
 }
 
 /// The legend of `by`: the keys covering the most time (at most `top`), then "other" and
@@ -549,29 +454,5 @@ mod tests {
                 assert_eq!(b.finish(&d, LEGEND_TOP), want, "{by:?} in steps of {budget}");
             }
         }
-    }
-
-    /// The heat scale's duration range scanned in steps is the one-pass range.
-    #[test]
-    fn stepped_duration_range_is_the_one_pass_range() {
-        let trace = loupe_core::demo::large_demo(30_000, &mut |_, _| {});
-        let (mut lo, mut hi) = (i64::MAX, 0);
-        for d in trace.tracks.iter().flat_map(|t| t.slices.dur_ns.iter()).filter(|&&d| d > 0) {
-            (lo, hi) = (lo.min(*d), hi.max(*d));
-        }
-        assert!(hi > lo);
-        for budget in [1, 7, 4096, usize::MAX] {
-            let mut r = DurationRange::default();
-            let mut steps = 0;
-            while r.add_next(&trace, budget) {
-                steps += 1;
-            }
-            assert_eq!((r.lo, r.hi), (lo, hi), "in steps of {budget}");
-            if budget == 4096 {
-                assert!(steps >= trace.slice_count() / 4096 - 1, "{steps} steps");
-            }
-        }
-        let whole = ColourIndex::build(&trace).log_dur;
-        assert_eq!(whole, ((lo as f64).log10(), (hi as f64).log10()));
     }
 }

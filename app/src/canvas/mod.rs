@@ -2,6 +2,7 @@
 //! against painted items, and the controller/component that ties them to input events.
 
 pub mod colour;
+pub mod colour_index;
 pub mod hit_test;
 pub mod layout;
 pub mod painter;

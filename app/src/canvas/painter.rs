@@ -24,6 +24,7 @@ use super::layout::{
 };
 use super::raster::Raster;
 use super::theme::{Theme, FONT, FONT_BOLD};
+use crate::fmt::fmt_value;
 use crate::state::{BoxSelection, ColourBy, SearchHits, Selection, TraceData};
 use loupe_core::raster::alpha_byte;
 
@@ -695,23 +696,6 @@ fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_n
     c.fill_rect(2.0, y_top - 5.0, lw + 6.0, 14.0);
     cx.fill_css(&f.theme.text_dim);
     let _ = c.fill_text(label, 5.0, y_top + 2.0);
-}
-
-/// A counter value with 3–4 significant digits.
-pub fn fmt_value(v: f64) -> String {
-    if !v.is_finite() {
-        return v.to_string();
-    }
-    let a = v.abs();
-    if a >= 1e6 || (a < 1e-3 && a > 0.0) {
-        format!("{v:.3e}")
-    } else if a >= 100.0 || v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
 }
 
 /// Screen rectangle of a slice from the model (independent of LOD), or `None` if its track row

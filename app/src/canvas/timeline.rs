@@ -42,7 +42,7 @@ use crate::clock::ClockShift;
 use crate::components::tooltip;
 use crate::describe;
 use crate::dom::{self, listen, Listener};
-use crate::loader::now_ms;
+use crate::platform::now_ms;
 use crate::state::{
     use_app_state, BoxSelection, ColourBy, MarkerEdit, SearchHits, Selection, TraceData, ViewRequest,
     ViewportBus,

@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 use loupe_core::model::SliceRef;
 
-use crate::canvas::painter::fmt_value;
 use crate::clock::{fmt_offset, ClockShift};
 use crate::describe;
+use crate::fmt::fmt_value;
 use crate::state::{use_app_state, Selection, TraceData, ViewRequest};
 use loupe_core::analysis::measures::CLOCK_OFFSET;
 

@@ -67,10 +67,10 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             LoadEvent::Progress(p) => state.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, cached, .. } => {
                 let install = move |data: TraceData| {
-                    let t = loader::now_ms();
+                    let t = crate::platform::now_ms();
                     state.progress.set(None);
                     state.install(data);
-                    loader::record_stage("installMs", loader::now_ms() - t);
+                    crate::platform::record_stage("installMs", crate::platform::now_ms() - t);
                     crate::embed::notify_loaded(state, &state.data(), by);
                     state.phase.set(LoadPhase::Ready);
                     loader::installed();
@@ -129,10 +129,10 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             total_bytes: 0,
             mb_per_s: 0.0,
         }));
-        let t0 = crate::loader::now_ms();
+        let t0 = crate::platform::now_ms();
         wasm_bindgen_futures::spawn_local(async move {
             let progress = move |done: u64, total: u64| {
-                let secs = ((crate::loader::now_ms() - t0) / 1000.0).max(1e-3);
+                let secs = ((crate::platform::now_ms() - t0) / 1000.0).max(1e-3);
                 state.progress.set(Some(LoadProgress {
                     stage: "downloading".into(),
                     done_bytes: done,

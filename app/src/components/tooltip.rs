@@ -102,12 +102,7 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, clock: &ClockShift, target: &Hi
                     row(
                         tip,
                         "value",
-                        format!(
-                            "{} {}",
-                            crate::canvas::painter::fmt_value(ctr.value[k]),
-                            trace.str(ctr.unit)
-                        )
-                        .trim_end(),
+                        format!("{} {}", crate::fmt::fmt_value(ctr.value[k]), trace.str(ctr.unit)).trim_end(),
                     );
                     row(tip, "since", &describe::time_label(trace, ctr.ts_ns[k] + o));
                     offset_row(o);

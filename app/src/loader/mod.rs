@@ -36,6 +36,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
+use crate::platform::{js_err, now_ms, record_stage};
 use crate::state::LoadProgress;
 use protocol::Message;
 
@@ -66,10 +67,6 @@ pub enum LoadEvent {
         cached: bool,
     },
     Failed(String),
-}
-
-pub fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 struct Job {
@@ -183,8 +180,8 @@ impl Job {
             return;
         }
         until_installed(KEEP_WAIT_MS).await;
-        decode::next_frame().await;
-        decode::next_frame().await;
+        crate::platform::next_frame().await;
+        crate::platform::next_frame().await;
         let Some(to) = self.store_as.borrow_mut().take() else { return };
         let content = match to.content {
             Some(c) => Some(c),
@@ -306,22 +303,6 @@ async fn until_installed(max_ms: i32) {
         ON_INSTALL.with(|v| v.borrow_mut().push(resolve));
     });
     let _ = wasm_bindgen_futures::JsFuture::from(p).await;
-}
-
-/// Record how long one page-side step of the last load took, in `window.__loupeLoad[name]`
-/// (milliseconds; benchmarks read it: `tests/bench/open-big.mjs`, `tests/bench/load-gaps.mjs`).
-pub fn record_stage(name: &str, ms: f64) {
-    let Some(w) = web_sys::window() else { return };
-    let key = JsValue::from_str("__loupeLoad");
-    let obj = match js_sys::Reflect::get(&w, &key) {
-        Ok(o) if o.is_object() => o,
-        _ => {
-            let o: JsValue = js_sys::Object::new().into();
-            let _ = js_sys::Reflect::set(&w, &key, &o);
-            o
-        }
-    };
-    let _ = js_sys::Reflect::set(&obj, &JsValue::from_str(name), &JsValue::from_f64(ms));
 }
 
 /// A running load; dropping the handle does not cancel it, [`LoadHandle::cancel`] does.
@@ -706,26 +687,26 @@ fn warm_page() {
         let took = |since: f64| steps.push(&JsValue::from_f64(now_ms() - since));
         // not in the task that scheduled it (the prewarm's, which builds the cache's model
         // identity and starts a worker)
-        decode::yield_now().await;
+        crate::platform::yield_now().await;
         let t = now_ms();
         let demo = loupe_core::demo::demo_trace();
         took(t);
-        decode::yield_now().await;
+        crate::platform::yield_now().await;
         let t = now_ms();
         let Ok(bytes) = loupe_core::model::wire::encode(demo) else { return };
         took(t);
-        decode::yield_now().await;
+        crate::platform::yield_now().await;
         let t = now_ms();
         let Ok(trace) = loupe_core::model::wire::decode(&bytes) else { return };
         drop(bytes);
         took(t);
-        decode::yield_now().await;
+        crate::platform::yield_now().await;
         let t = now_ms();
         if trace.validate().is_err() {
             return;
         }
         took(t);
-        decode::yield_now().await;
+        crate::platform::yield_now().await;
         // the loader's own stepped build (its legend pass too), so no step is a long task; its
         // stage timings are the next load's to overwrite
         let t = now_ms();
@@ -922,10 +903,4 @@ fn attach_worker(job: &Rc<Job>, worker: Worker, threaded: bool, ready: Option<u3
     if let Some(threads) = ready {
         send(threads);
     }
-}
-
-pub fn js_err(e: &JsValue) -> String {
-    e.as_string()
-        .or_else(|| js_sys::Reflect::get(e, &"message".into()).ok().and_then(|m| m.as_string()))
-        .unwrap_or_else(|| format!("{e:?}"))
 }

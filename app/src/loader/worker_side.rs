@@ -365,7 +365,7 @@ async fn load(
 }
 
 fn read_js_err(name: &str, e: JsValue) -> String {
-    read_err(name, std::io::Error::other(super::js_err(&e)))
+    read_err(name, std::io::Error::other(crate::platform::js_err(&e)))
 }
 
 fn changed(name: &str) -> String {

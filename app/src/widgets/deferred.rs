@@ -11,8 +11,8 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
 use crate::state::{AppState, ViewRequest};
+use crate::workbench::context::WorkbenchState;
 use crate::workbench::layout::WidgetKind;
-use crate::workbench::WorkbenchState;
 use loupe_core::model::TrackId;
 
 /// Delay before computing, so the browser paints the spinner first.
@@ -69,9 +69,9 @@ where
         pending.set(true);
         let c = compute.clone();
         timer.set_value(Some(Timeout::new(PAINT_FIRST_MS, move || {
-            let t0 = crate::loader::now_ms();
+            let t0 = crate::platform::now_ms();
             let v = c(&k);
-            compute_ms.set(crate::loader::now_ms() - t0);
+            compute_ms.set(crate::platform::now_ms() - t0);
             result.set(Some((k, Arc::new(v))));
             pending.set(false);
         })));

@@ -29,6 +29,9 @@ use leptos::prelude::*;
 
 use crate::workbench::layout::WidgetKind;
 
+/// The widgets' byte counts (defined with the other number formats in [`crate::fmt`]).
+pub use crate::fmt::fmt_bytes;
+
 /// Mount the widget of `kind`.
 pub fn render(kind: WidgetKind) -> AnyView {
     match kind {
@@ -51,19 +54,5 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Collectives => view! { <collectives::CollectivesWidget/> }.into_any(),
         WidgetKind::Tensors => view! { <tensors::TensorsWidget/> }.into_any(),
         WidgetKind::RankSummary => view! { <rank_summary::RankSummaryWidget/> }.into_any(),
-    }
-}
-
-/// Format a byte count for people.
-pub fn fmt_bytes(b: u64) -> String {
-    let b = b as f64;
-    if b >= 1e9 {
-        format!("{:.2} GB", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.2} MB", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.1} KB", b / 1e3)
-    } else {
-        format!("{b:.0} B")
     }
 }

@@ -3,7 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::canvas::colour::{self, LegendEntry, LEGEND_TOP};
+use crate::canvas::colour::{self, LEGEND_TOP};
+use crate::canvas::colour_index::LegendEntry;
 use crate::canvas::timeline::Timeline;
 use crate::state::{use_app_state, ColourBy, ViewRequest};
 

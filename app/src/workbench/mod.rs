@@ -8,6 +8,7 @@
 //! gets the default layout of its kind ([`layout::ProfileKind`]) unless the user changed or chose
 //! a layout.
 
+pub mod context;
 pub mod layout;
 
 use std::collections::BTreeMap;
@@ -18,30 +19,12 @@ use loupe_core::Trace;
 use wasm_bindgen::JsCast;
 
 use crate::state::use_app_state;
+pub use context::WorkbenchState;
 use layout::{Node, ProfileKind, WidgetKind};
 
 const STORAGE_KEY: &str = "loupe.layouts.v1";
 const TAB_H_PX: f64 = 28.0;
 const DRAG_MIME: &str = "application/x-loupe-widget";
-
-/// Shared workbench state (context).
-#[derive(Clone, Copy)]
-pub struct WorkbenchState {
-    pub layout: RwSignal<Node>,
-    /// The user changed the layout or chose a named one: keep it across profiles.
-    pub customised: RwSignal<bool>,
-    /// Name of the layout last saved or loaded.
-    pub name: RwSignal<Option<String>>,
-    /// A widget tab is being dragged.
-    pub dragging: RwSignal<Option<WidgetKind>>,
-}
-
-impl WorkbenchState {
-    fn edit(&self, f: impl FnOnce(&mut Node)) {
-        self.layout.update(f);
-        self.customised.set(true);
-    }
-}
 
 /// The kind of profile a trace is, for its default layout.
 pub fn profile_kind(t: &Trace) -> ProfileKind {

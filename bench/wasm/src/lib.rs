@@ -168,7 +168,7 @@ pub fn drop_trace() {
 const ROW_H: f64 = 20.0;
 const PALETTE: [&str; 12] = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-    "#bab0ac", "#86bcb6", "#d37295",
+    "#bab0ac", "#6b6ecf", "#d37295",
 ];
 
 struct Row {

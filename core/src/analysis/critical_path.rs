@@ -41,7 +41,7 @@
 //! counted as 0 as HTA does.
 //!
 //! **Bound by** (HTA's `bound_by`): an operator edge is `cpu_bound` when its event is on the CPU,
-//! `gpu_communication_bound` for an NCCL kernel ([`gpu::kernel_type`]), else `gpu_compute_bound`;
+//! `gpu_communication_bound` for an NCCL kernel ([`crate::analysis::gpu::kernel_type`]), else `gpu_compute_bound`;
 //! launch delays are `gpu_kernel_launch_overhead`, kernel–kernel delays
 //! `gpu_kernel_kernel_overhead`; dependencies weigh nothing. Percent of the path's length, as
 //! `summary()`. HTA 0.5.0 has no `data_loading` class.

@@ -1,4 +1,4 @@
-//! Getting data out of a [`Trace`]: Parquet tables ([`parquet`], one table per event kind, schema in
+//! Getting data out of a [`Trace`](crate::Trace): Parquet tables ([`parquet`], one table per event kind, schema in
 //! `docs/export.md`), Perfetto-compatible Chrome trace JSON ([`chrome_json`]) and CSV ([`csv`]:
 //! slices of a range or a set of events, report and analysis tables).
 //!

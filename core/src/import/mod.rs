@@ -1,4 +1,4 @@
-//! Importers: one module per format, a cheap `sniff`, one registry ([`IMPORTERS`]).
+//! Importers: one module per format, a cheap `sniff`, one registry ([`importers`]).
 //!
 //! Flow: [`import_files`] unwraps containers (gzip, zip: [`container`]), offers each file to the
 //! registry in order, and the first importer whose sniff says `Yes` (else the first `Maybe`)

@@ -9,7 +9,7 @@
 //!   engine and queue) and one per queue for the aggregated transfers;
 //! - counters (Pending DMA, DMA/HBM throughput, SBUF/PSUM usage, engine activity, semaphores).
 //!
-//! Facts: ../shared/docs/formats/neuron.md §3.3, §3.7, §5.
+//! Facts: docs/formats/neuron.md §3.3, §3.7, §5.
 
 use crate::model::{
     ArgValue, ArgsId, CounterId, CounterRole, Engine, GroupId, GroupKind, Layout, TraceBuilder, TrackId,

@@ -1,5 +1,5 @@
 //! The TensorBoard-Neuron plugin's operator files, `neuron_framework_op.json` and
-//! `neuron_hlo_op.json` (../shared/docs/formats/other-formats.md §3): `{"ops": [<op>, …],
+//! `neuron_hlo_op.json` (docs/formats/other-formats.md §3): `{"ops": [<op>, …],
 //! "total_time": <u64>}`, each `<op>` the JSON text (a string) of one plane stat whose name starts
 //! with `op_`. The keys inside `<op>` are not public, so nothing is guessed about them: every op
 //! object becomes one row of a report table whose columns are the keys met, in first-seen order

@@ -1,5 +1,5 @@
 //! AWS Neuron formats: NEFF (compiled program), NTFF (device trace) and the schemaless
-//! protobuf wire decoding both of them need. Facts: ../shared/docs/formats/neuron.md, ntff-v5.md.
+//! protobuf wire decoding both of them need. Facts: docs/formats/neuron.md, ntff-v5.md.
 
 pub mod correlate;
 pub mod neff;

@@ -1,6 +1,6 @@
 //! PyTorch profiler (Kineto) and Furiosa specifics on top of plain Chrome JSON: which categories
 //! live on a device (GPU stream tracks, device groups), dialect detection, `ProfilerStep#N`.
-//! Facts: shared/docs/formats/other-formats.md §2 (Kineto) and §5 (Furiosa).
+//! Facts: docs/formats/other-formats.md §2 (Kineto) and §5 (Furiosa).
 
 /// What a category tells about where an event lives and which producer wrote it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

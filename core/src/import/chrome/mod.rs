@@ -1,5 +1,5 @@
 //! Chrome Trace Event Format (JSON), including the PyTorch profiler (Kineto), Furiosa and
-//! TensorFlow timeline dialects. Facts: shared/docs/formats/other-formats.md §1, §2, §5.
+//! TensorFlow timeline dialects. Facts: docs/formats/other-formats.md §1, §2, §5.
 //!
 //! Single pass over the bytes, no JSON tree: [`scan`] tokenizes, [`events`] picks the known keys
 //! of one event as raw slices, [`convert`] turns each event into builder calls, [`parse`] walks the

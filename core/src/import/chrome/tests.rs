@@ -570,7 +570,7 @@ fn decimal_fast_path_is_exact() {
 }
 
 /// The TensorBoard-Neuron plugin's trace files (`neuron_trace.json`, `neuron_op_timeline.json`), from
-/// the schema in ../shared/docs/formats/other-formats.md §3 (no public sample): string pids,
+/// the schema in docs/formats/other-formats.md §3 (no public sample): string pids,
 /// `"args": null`, fractional µs, `neuronStartTimestampNs` at the top level.
 #[test]
 fn tensorboard_neuron_trace_files() {

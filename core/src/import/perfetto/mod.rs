@@ -1,5 +1,5 @@
 //! Perfetto's native protobuf trace (`.pftrace`, `.perfetto-trace`): a serialized
-//! `Trace { repeated TracePacket packet = 1; }` (../shared/docs/formats/other-formats.md §6),
+//! `Trace { repeated TracePacket packet = 1; }` (docs/formats/other-formats.md §6),
 //! decoded record by record with `prost` (messages in [`proto`]), never as one giant message.
 //!
 //! Two passes over the packet stream:

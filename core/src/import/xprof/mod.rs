@@ -1,4 +1,4 @@
-//! XProf / TensorBoard profile plugin files (../shared/docs/formats/other-formats.md §7):
+//! XProf / TensorBoard profile plugin files (docs/formats/other-formats.md §7):
 //!
 //! - `*.xplane.pb`, a serialized `XSpace` (format `xplane`): read record by record, one
 //!   [`proto::XPlane`] at a time (a plane that does not decode is skipped with a warning; a

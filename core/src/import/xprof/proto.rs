@@ -1,6 +1,6 @@
 //! XSpace messages as hand-declared `prost` structs (no protoc), field numbers from
 //! `tsl/profiler/protobuf/xplane.proto` (openxla/xla, `third_party/tsl/tsl/profiler/protobuf/
-//! xplane.proto`; the same file XProf reads, ../shared/docs/formats/other-formats.md §7).
+//! xplane.proto`; the same file XProf reads, docs/formats/other-formats.md §7).
 //!
 //! `XSpace.planes` (field 1) is not declared: the importer reads the XSpace record by record
 //! and decodes one [`XPlane`] at a time.

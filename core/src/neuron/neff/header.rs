@@ -79,7 +79,7 @@ pub(crate) fn hex(b: &[u8]) -> String {
     s
 }
 
-/// Feature bit names ([RE] map quoted in neuron.md §1.2; unofficial).
+/// Feature bit names (\[RE\] map quoted in neuron.md §1.2; unofficial).
 const FEATURE_BITS: &[(u64, &str)] = &[
     (0x2, "collective_has_offset"),
     (0x4, "custom_ops"),

@@ -1,5 +1,5 @@
 //! NEFF (Neuron Executable File Format) reader: the compiled program that a Neuron device
-//! runs. Facts and evidence: `shared/docs/formats/neuron.md` §1 (container, header, members,
+//! runs. Facts and evidence: `docs/formats/neuron.md` §1 (container, header, members,
 //! debug info, engine binaries, correlation chain) and §5.1 (engine names).
 //!
 //! Layout:

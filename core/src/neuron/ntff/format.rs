@@ -196,7 +196,7 @@ pub fn sniff_version(bytes: &[u8]) -> Option<u8> {
     Some(h.version)
 }
 
-/// True for a structurally plausible NTFF **version 5** file (the version [`parse`] reads).
+/// True for a structurally plausible NTFF **version 5** file (the version [`parse`](super::parse) reads).
 /// Use [`sniff_version`] to recognise other versions and report them as unsupported.
 pub fn sniff(bytes: &[u8]) -> bool {
     sniff_version(bytes) == Some(SUPPORTED_VERSION)

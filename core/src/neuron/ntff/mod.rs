@@ -1,7 +1,7 @@
 //! NTFF version 5 (AWS Neuron device trace) decoder.
 //!
 //! Layout (all little-endian; full evidence and confidence labels in
-//! `../shared/docs/formats/ntff-v5.md`, decoder outline in its §9):
+//! `docs/formats/ntff-v5.md`, decoder outline in its §9):
 //!
 //! ```text
 //! 0x00  u8    version (5)
