@@ -1,6 +1,6 @@
 //! Charts for the analysis widgets, drawn with `plotters` on an HTML canvas (`plotters-canvas`):
-//! a pie (share of time), horizontal bars (top N), a histogram (a distribution), and a filled
-//! line (a quantity over time). Widgets give the data; [`ChartCanvas`] sizes the canvas to its
+//! a pie (share of time), horizontal bars (top N), a histogram (a distribution), a filled
+//! line (a quantity over time), and a heatmap (rows × columns of cells on a colour scale). Widgets give the data; [`ChartCanvas`] sizes the canvas to its
 //! box at the device pixel ratio and redraws when the box or the data change. Legends are HTML
 //! beside the chart (readable, selectable, clickable), so the pie itself carries no text.
 //!
@@ -39,6 +39,43 @@ pub enum Chart {
     Histogram { bins: Vec<(f64, f64, u64)>, unit: Unit },
     /// A quantity over time: `(t_ns, value)` points, y from 0 to `y_max`, filled.
     Area { points: Vec<(i64, f64)>, y_max: f64, y_label: String },
+    /// Rows × columns of cells, each with a heat in 0..=1 (or none: an empty cell), coloured
+    /// from `--chart-heat-low` through `-mid` to `-high`; row labels left, column labels below,
+    /// laid out by [`HeatGeometry`] (an HTML overlay puts its cells at the same places).
+    Heatmap { rows: Vec<String>, cols: Vec<String>, heat: Vec<Option<f64>> },
+}
+
+/// Where a [`Chart::Heatmap`]'s cells are in its box (CSS px): a label column of `LEFT_PX`, a
+/// margin of `TOP_PX` above and `RIGHT_PX` right, a label row of `BOTTOM_PX` below; the rest is
+/// divided evenly. The widget's overlay uses the same insets, so its cells sit on the drawn ones.
+pub struct HeatGeometry;
+
+impl HeatGeometry {
+    pub const LEFT_PX: f64 = 64.0;
+    pub const TOP_PX: f64 = 4.0;
+    pub const RIGHT_PX: f64 = 6.0;
+    pub const BOTTOM_PX: f64 = 20.0;
+    /// Cell size in a `w` × `h` box.
+    pub fn cell(w: f64, h: f64, rows: usize, cols: usize) -> (f64, f64) {
+        (
+            (w - Self::LEFT_PX - Self::RIGHT_PX).max(1.0) / cols.max(1) as f64,
+            (h - Self::TOP_PX - Self::BOTTOM_PX).max(1.0) / rows.max(1) as f64,
+        )
+    }
+}
+
+/// The heat colour of `t` in 0..=1: low → mid over the first half, mid → high over the second.
+fn heat_colour(col: &Colours, t: f64) -> RGBColor {
+    let mix = |a: RGBColor, b: RGBColor, u: f64| {
+        let m = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * u).round().clamp(0.0, 255.0) as u8;
+        RGBColor(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
+    };
+    let t = t.clamp(0.0, 1.0);
+    if t <= 0.5 {
+        mix(col.heat_low, col.heat_mid, t * 2.0)
+    } else {
+        mix(col.heat_mid, col.heat_high, t * 2.0 - 1.0)
+    }
 }
 
 /// How axis values read.
@@ -105,6 +142,9 @@ struct Colours {
     grid_bold: RGBColor,
     fill: RGBColor,
     rest: RGBColor,
+    heat_low: RGBColor,
+    heat_mid: RGBColor,
+    heat_high: RGBColor,
 }
 
 fn hex(v: &str) -> Option<RGBColor> {
@@ -125,6 +165,9 @@ impl Colours {
         grid_bold: RGBColor(0xe2, 0xe4, 0xe8),
         fill: RGBColor(0x4e, 0x79, 0xa7),
         rest: RGBColor(0xc8, 0xcc, 0xd2),
+        heat_low: RGBColor(0xe4, 0xed, 0xf7),
+        heat_mid: RGBColor(0xf0, 0xb3, 0x5e),
+        heat_high: RGBColor(0xc0, 0x39, 0x2b),
     };
 
     fn from_css() -> Colours {
@@ -146,6 +189,9 @@ impl Colours {
             grid_bold: var("--chart-grid-bold", l.grid_bold),
             fill: var("--chart-fill", l.fill),
             rest: var("--chart-rest", l.rest),
+            heat_low: var("--chart-heat-low", l.heat_low),
+            heat_mid: var("--chart-heat-mid", l.heat_mid),
+            heat_high: var("--chart-heat-high", l.heat_high),
         }
     }
 }
@@ -304,6 +350,40 @@ pub fn draw(canvas: HtmlCanvasElement, chart: &Chart, scale: f64) -> DrawResult 
                     col.fill.stroke_width(scale.round().max(1.0) as u32),
                 ))
                 .map_err(err)?;
+        }
+        Chart::Heatmap { rows, cols, heat } => {
+            let (w, h) = root.dim_in_pixel();
+            let (w_css, h_css) = (w as f64 / scale, h as f64 / scale);
+            let (cw, ch) = HeatGeometry::cell(w_css, h_css, rows.len(), cols.len());
+            let px = |v: f64| (v * scale).round() as i32;
+            let label = font.clone().color(&col.label);
+            for (r, name) in rows.iter().enumerate() {
+                let y0 = HeatGeometry::TOP_PX + r as f64 * ch;
+                for c in 0..cols.len() {
+                    let x0 = HeatGeometry::LEFT_PX + c as f64 * cw;
+                    // a hairline between cells when they are wide enough to spare it
+                    let gap = if cw >= 6.0 { 1.0 } else { 0.0 };
+                    let style = match heat.get(r * cols.len() + c).copied().flatten() {
+                        Some(t) => heat_colour(&col, t).filled(),
+                        None => col.grid_light.filled(),
+                    };
+                    root.draw(&Rectangle::new(
+                        [(px(x0), px(y0)), (px(x0 + cw - gap), px(y0 + ch - gap.min(1.0)))],
+                        style,
+                    ))
+                    .map_err(err)?;
+                }
+                root.draw(&Text::new(name.clone(), (px(4.0), px(y0 + ch / 2.0 - 6.0)), label.clone()))
+                    .map_err(err)?;
+            }
+            // column labels: as many as fit without overlapping, evenly spaced
+            let widest = cols.iter().map(|c| c.chars().count()).max().unwrap_or(1) as f64 * 7.0 + 8.0;
+            let every = ((widest / cw).ceil() as usize).max(1);
+            let y = HeatGeometry::TOP_PX + rows.len() as f64 * ch + 4.0;
+            for (c, name) in cols.iter().enumerate().step_by(every) {
+                let x = HeatGeometry::LEFT_PX + c as f64 * cw;
+                root.draw(&Text::new(name.clone(), (px(x + 1.0), px(y)), font.clone())).map_err(err)?;
+            }
         }
     }
     root.present().map_err(err)?;

@@ -58,6 +58,7 @@ pub fn capture(state: AppState, wb: Option<WorkbenchState>, bus: Option<&Viewpor
         query,
         layout_json,
         annotations,
+        align: Some(state.align.get_untracked()).filter(|a| *a != Default::default()),
     }
 }
 
@@ -100,6 +101,8 @@ pub fn apply(state: AppState, wb: Option<WorkbenchState>, v: &ViewState) {
             .map(|_| Selection::CounterSample { counter, index }),
     });
     state.selection.set(sel);
+    // the ranks' clock alignment: the link's range is on that clock
+    state.align.set(v.align.unwrap_or_default());
     if let Some(set) = &v.annotations {
         let set = set.clone();
         state.edit_annotations(move |a| *a = set);

@@ -23,6 +23,7 @@
 pub mod annotation_store;
 pub mod canvas;
 pub mod charts;
+pub mod clock;
 pub mod components;
 pub mod deep_link;
 pub mod describe;

@@ -45,6 +45,7 @@ fn publish(state: AppState, r: &Running, done: bool) {
         total,
         error: None,
         origin: None,
+        edges: Vec::new(),
     };
     state.set_search(hits);
 }
@@ -163,7 +164,19 @@ pub fn page_by(state: AppState, forward: bool) {
 /// indices of track `t`, ascending. The timeline outlines them, Event Details and `]`/`[` page
 /// through them, the search widget says where they came from (`label`). Cancels a running
 /// search. `reveal_first` selects and reveals the first of them.
-pub fn show_events(state: AppState, label: &str, mut per_track: Vec<Vec<u32>>, reveal_first: bool) {
+pub fn show_events(state: AppState, label: &str, per_track: Vec<Vec<u32>>, reveal_first: bool) {
+    show_events_with_edges(state, label, per_track, Vec::new(), reveal_first)
+}
+
+/// [`show_events`] with dependencies between them drawn as arrows on the timeline (from the end
+/// of `from` to the start of `to`): the critical path's edges.
+pub fn show_events_with_edges(
+    state: AppState,
+    label: &str,
+    mut per_track: Vec<Vec<u32>>,
+    edges: Vec<(SliceRef, SliceRef)>,
+    reveal_first: bool,
+) {
     TOKEN.with(|t| t.set(t.get() + 1));
     RUNNING.with(|c| c.borrow_mut().take());
     for v in &mut per_track {
@@ -180,6 +193,7 @@ pub fn show_events(state: AppState, label: &str, mut per_track: Vec<Vec<u32>>, r
         total: count as u64,
         error: None,
         origin: Some(label.to_string()),
+        edges,
     });
     state.search_cursor.set(None);
     if reveal_first {

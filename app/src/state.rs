@@ -205,6 +205,8 @@ pub struct SearchHits {
     /// (an Operator Table row, a source line): says where from; `query` then holds the same
     /// label and is not put in the search box.
     pub origin: Option<String>,
+    /// Dependencies between the hits to draw as arrows (from → to): the critical path's edges.
+    pub edges: Vec<(SliceRef, SliceRef)>,
 }
 
 impl SearchHits {
@@ -238,6 +240,8 @@ pub enum ViewRequest {
     Exact { t0_ns: i64, t1_ns: i64 },
     /// Pan/scroll so the slice is visible, keeping the zoom unless it is too far out.
     Reveal(SliceRef),
+    /// Show `[t0, t1)` (view clock) and scroll to the row of `slice` (a rank's iteration).
+    Focus { t0_ns: i64, t1_ns: i64, slice: SliceRef },
     /// Fit the busy range of the data (ignoring isolated outliers).
     ZoomToData,
     /// Fit everything.
@@ -347,6 +351,11 @@ pub struct AppState {
     /// The slice selected in B's lanes (a slice of `compare`'s trace, not of A's); cleared when
     /// B changes. The Compare widget outlines it and shows its details.
     pub compare_selection: RwSignal<Option<SliceRef>>,
+    /// How the ranks' clocks are aligned in the timeline (a view setting; a deep link carries it).
+    pub align: RwSignal<loupe_core::analysis::ranks::Align>,
+    /// The offsets `align` gives on the current trace (`crate::clock::shift`), set by the
+    /// timeline widget; the painter, tooltip and Event Details read it.
+    pub clock: RwSignal<Arc<crate::clock::ClockShift>>,
 }
 
 impl AppState {
@@ -381,6 +390,8 @@ impl AppState {
             compare_gen: RwSignal::new(0),
             compare_status: RwSignal::new(None),
             compare_selection: RwSignal::new(None),
+            align: RwSignal::new(Default::default()),
+            clock: RwSignal::new(Default::default()),
         }
     }
 
@@ -394,6 +405,7 @@ impl AppState {
         self.row_order.set(HashMap::new());
         self.track_filter.set(String::new());
         self.box_selection.set(None);
+        self.align.set(Default::default());
         self.set_search(SearchHits::default());
         // the new profile's own markers (none for the demo or a profile never annotated)
         let data = self.trace.get_value();

@@ -16,12 +16,14 @@
 //! | `l` | JSON | workbench layout (the app's layout tree) |
 //! | `a` | `<set>` | annotation set name |
 //! | `m` | `<name>@<t_ns>,…` | the set's markers (names percent-encoded) |
+//! | `k` | `recorded`, `iteration:<k>`, `collective:<n>` | the ranks' clock alignment (`analysis::ranks::Align`); `t` is on the aligned clock |
 //!
 //! Parsing is lenient and total: a damaged value drops that key, never the whole link.
 
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::annotations::{AnnotationSet, Marker, MAX_MARKERS, MAX_NAME_CHARS};
+use crate::analysis::ranks::Align;
 
 pub const FRAGMENT_VERSION: u32 = 1;
 /// Longest search query / layout JSON taken from a link.
@@ -59,6 +61,9 @@ pub struct ViewState {
     pub layout_json: Option<String>,
     #[serde(default)]
     pub annotations: Option<AnnotationSet>,
+    /// The ranks' clock alignment (absent: as recorded).
+    #[serde(default)]
+    pub align: Option<Align>,
 }
 
 /// A short, URL-safe key of a profile's content fingerprint
@@ -153,6 +158,9 @@ impl ViewState {
                 parts.push(format!("m={}", m.join(",")));
             }
         }
+        if let Some(a) = self.align.filter(|a| *a != Align::AsRecorded) {
+            parts.push(format!("k={}", a.key()));
+        }
         parts.join("&")
     }
 
@@ -185,6 +193,7 @@ impl ViewState {
                         val.split('.').filter_map(|g| g.parse().ok()).take(100_000).collect::<Vec<u32>>()
                 }
                 "q" => v.query = pct_decode(val).filter(|q| q.len() <= MAX_TEXT),
+                "k" => v.align = Align::parse(val).filter(|a| *a != Align::AsRecorded),
                 "l" => v.layout_json = pct_decode(val).filter(|l| l.len() <= MAX_TEXT),
                 "a" => set_name = pct_decode(val).map(|n| n.chars().take(MAX_NAME_CHARS).collect()),
                 "m" => {
@@ -234,6 +243,7 @@ mod tests {
                     Marker { id: 2, name: "step@2,b".into(), t_ns: -3 },
                 ],
             }),
+            align: Some(Align::Iteration(551)),
         }
     }
 
@@ -250,11 +260,20 @@ mod tests {
             let v = ViewState { selection: Some(sel), ..Default::default() };
             assert_eq!(ViewState::from_fragment(&v.to_fragment()), v);
         }
+        let v = ViewState { align: Some(Align::Collective(3)), ..Default::default() };
+        assert!(v.to_fragment().contains("k=collective:3"));
+        assert_eq!(ViewState::from_fragment(&v.to_fragment()), v);
+        // as recorded is the default: not written, and read as absent
+        let v = ViewState { align: Some(Align::AsRecorded), ..Default::default() };
+        assert!(!v.to_fragment().contains("k="));
+        assert_eq!(ViewState::from_fragment("k=recorded").align, None);
     }
 
     #[test]
     fn damaged_values_drop_only_their_key() {
-        let v = ViewState::from_fragment("v=1&t=9_3&s=x1.2&q=%ZZ&g=1.x.2&m=A@1&zz=1&t2&l=%7B%7D");
+        let v =
+            ViewState::from_fragment("v=1&t=9_3&s=x1.2&q=%ZZ&g=1.x.2&m=A@1&zz=1&t2&l=%7B%7D&k=iteration:x");
+        assert_eq!(v.align, None);
         assert_eq!(v.range_ns, None, "end before start");
         assert_eq!(v.selection, None);
         assert_eq!(v.query, None);

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { setup, openApp, state, shot, SAMPLES, runWorkspaceBin } from './helpers.mjs';
+import { setup, openApp, state, shot, SAMPLES, runWorkspaceBin, waitForAsync } from './helpers.mjs';
 
 const FILE = join(SAMPLES, 'pytorch-kineto', 'hta__critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz');
 
@@ -42,6 +42,10 @@ test('Critical Path: equals loupe critical-path, bound-by classes, highlight, wh
   await origin.waitFor();
   const highlighted = Number(await origin.getByTestId('search-count').textContent());
   assert.ok(highlighted >= 2 && highlighted <= cli.nodes, `${highlighted} events of a ${cli.nodes}-node path`);
+  // and its edges drawn as arrows (those in view; never more than the path has)
+  await waitForAsync(page, () => window.__loupe.edgesDrawn > 0, null, { what: 'critical-path arrows drawn' });
+  const arrows = await page.evaluate(() => window.__loupe.edgesDrawn);
+  assert.ok(arrows <= cli.edges, `${arrows} arrows of a ${cli.edges}-edge path`);
 
   // what if the longest edge's event were 50 % shorter: never a longer path
   await w.getByTestId('cp-whatif-name').fill(cli.longest[0].name);

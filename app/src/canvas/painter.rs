@@ -62,6 +62,26 @@ pub struct Frame<'a> {
     pub markers: &'a [Marker],
     /// The marker being dragged (drawn bolder).
     pub active_marker: Option<u32>,
+    /// Per track / per counter: the clock offset (ns) added to its recorded times when drawn —
+    /// the ranks' alignment (`loupe_core::analysis::ranks`); empty or 0 = as recorded.
+    pub track_offset: &'a [i64],
+    pub counter_offset: &'a [i64],
+}
+
+impl Frame<'_> {
+    /// The clock offset of a track (0 when none).
+    pub fn track_offset(&self, t: TrackId) -> i64 {
+        self.track_offset.get(t.idx()).copied().unwrap_or(0)
+    }
+    /// The time scale of a track's own (recorded) times: x of `t` = x of `t + offset` in the view.
+    pub fn track_scale(&self, t: TrackId) -> TimeScale {
+        shifted(self.scale, self.track_offset(t))
+    }
+}
+
+/// `scale` for times that are drawn `offset_ns` later than recorded.
+pub fn shifted(scale: TimeScale, offset_ns: i64) -> TimeScale {
+    TimeScale { start_ns: scale.start_ns.saturating_sub(offset_ns), ..scale }
 }
 
 /// What a paint did, for `window.__loupe` and benchmarks.
@@ -69,6 +89,8 @@ pub struct Frame<'a> {
 pub struct PaintStats {
     pub items: usize,
     pub rows: usize,
+    /// Dependency arrows drawn (the critical path's edges in view).
+    pub edges: usize,
 }
 
 struct Ctx<'a> {
@@ -225,6 +247,7 @@ pub fn paint(
         }
     }
     paint_overlays(&mut cx, f);
+    stats.edges = paint_edges(&mut cx, f);
     if f.layout.rows.is_empty() {
         cx.fill_css(&f.theme.text_dim);
         c.set_font(FONT_BOLD);
@@ -326,14 +349,15 @@ fn paint_instants(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, hits: &mut H
     let c = cx.c;
     let track = f.data.trace.track(tid);
     let w = f.width_px;
+    let sc = f.track_scale(tid);
     let mut drawn = 0;
     {
         let y = screen_y(f, row.y_px + TRACK_PAD_PX);
         let inst = &track.instants;
-        let r = inst.range(f.scale.time_from_x(-5.0), f.scale.time_from_x(w + 5.0));
+        let r = inst.range(sc.time_from_x(-5.0), sc.time_from_x(w + 5.0));
         let mut i = r.start;
         while i < r.end {
-            let x = f.scale.x_from_time(inst.ts_ns[i]);
+            let x = sc.x_from_time(inst.ts_ns[i]);
             cx.fill_palette(f.theme, f.data.color_index(inst.name[i]));
             c.begin_path();
             c.move_to(x, y + 1.0);
@@ -351,7 +375,7 @@ fn paint_instants(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, hits: &mut H
             );
             drawn += 1;
             // skip everything within the next 2 px
-            let next_t = f.scale.time_from_x(x + 2.0);
+            let next_t = sc.time_from_x(x + 2.0);
             let skip = inst.ts_ns[i + 1..r.end].partition_point(|&t| t < next_t);
             i += 1 + skip;
         }
@@ -374,6 +398,10 @@ fn paint_track(
     let track = trace.track(tid);
     let cols = &track.slices;
     let w = f.width_px;
+    // the track's own clock: the view's window moved back by the rank's alignment offset
+    let sc = f.track_scale(tid);
+    let (t0_ns, t1_ns) =
+        (t0_ns.saturating_sub(f.track_offset(tid)), t1_ns.saturating_sub(f.track_offset(tid)));
     let mut drawn = 0;
     for depth in 0..row.depth_count {
         let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
@@ -420,7 +448,7 @@ fn paint_track(
                     (end - first) as usize,
                 ),
             };
-            let (x0, x1) = clamp_x(f.scale.x_from_time(start_ns), f.scale.x_from_time(end_ns), w);
+            let (x0, x1) = clamp_x(sc.x_from_time(start_ns), sc.x_from_time(end_ns), w);
             let bw = if x1 - x0 >= 4.0 { x1 - x0 - 1.0 } else { x1 - x0 };
             let color = colour::slice_colour(f.data, f.colour_by, tid, name_idx);
             // a search dims what it did not find and outlines what it found
@@ -521,13 +549,15 @@ fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, t0_ns: i64, t1_ns: i6
         if track.slices.depth_count() == 0 {
             continue;
         }
+        let sc = f.track_scale(tid);
+        let off = f.track_offset(tid);
         items.clear();
         lod::query(
             &track.slices,
             &track.lod,
             0,
-            t0_ns,
-            t1_ns.saturating_add(1),
+            t0_ns.saturating_sub(off),
+            t1_ns.saturating_sub(off).saturating_add(1),
             f.scale.ns_per_px,
             MERGE_PX,
             items,
@@ -539,7 +569,7 @@ fn paint_group_summary(cx: &mut Ctx, f: &Frame, row: &Row, t0_ns: i64, t1_ns: i6
                 }
                 LodItem::Merged { start_ns, end_ns, longest, .. } => (start_ns, end_ns, longest as usize),
             };
-            let (x0, x1) = clamp_x(f.scale.x_from_time(s), f.scale.x_from_time(e), f.width_px);
+            let (x0, x1) = clamp_x(sc.x_from_time(s), sc.x_from_time(e), f.width_px);
             let color = colour::slice_colour(f.data, f.colour_by, tid, name_idx);
             if let Some(r) = cx.raster.as_deref_mut() {
                 let rgba = r.colours.palette.get(color).copied().unwrap_or([128, 128, 128, 255]);
@@ -564,6 +594,9 @@ fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_n
     let trace = &f.data.trace;
     let ctr = &trace.counters[ci];
     let w = f.width_px;
+    let off = f.counter_offset.get(ci).copied().unwrap_or(0);
+    let sc = shifted(f.scale, off);
+    let (t0_ns, t1_ns) = (t0_ns.saturating_sub(off), t1_ns.saturating_sub(off));
     let y_top = screen_y(f, row.y_px) + 6.0;
     let y_bottom = screen_y(f, row.y_px) + COUNTER_H_PX - 3.0;
     hits.push(
@@ -583,14 +616,14 @@ fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_n
     if !r.is_empty() {
         // step chart, reduced to one point per pixel column (the column's maximum, then its
         // last value); with many samples per column, by binary search and block maxima
-        let x_of = |t: i64| f.scale.x_from_time(t).clamp(-1.0, w + 1.0);
+        let x_of = |t: i64| sc.x_from_time(t).clamp(-1.0, w + 1.0);
         let pts = match lod {
             Some(l) if r.len() > 4 * w as usize => {
                 loupe_core::counter_lod::step_points(&ctr.ts_ns, &ctr.value, r, x_of, l)
             }
             _ => loupe_core::counter_lod::step_points_linear(&ctr.ts_ns, &ctr.value, r, x_of),
         };
-        let end_x = f.scale.x_from_time(ctr.ts_ns.last().copied().unwrap_or(t1_ns)).min(w + 1.0);
+        let end_x = sc.x_from_time(ctr.ts_ns.last().copied().unwrap_or(t1_ns)).min(w + 1.0);
         let trace_path = |close: bool| {
             c.begin_path();
             let (x_first, _) = pts[0];
@@ -680,8 +713,8 @@ fn slice_rect(f: &Frame, s: SliceRef) -> Option<(f64, f64, f64, f64)> {
     }
     let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
     let (x0, x1) = clamp_x(
-        f.scale.x_from_time(track.slices.start_ns[i]),
-        f.scale.x_from_time(track.slices.end_ns(i)),
+        f.track_scale(s.track).x_from_time(track.slices.start_ns[i]),
+        f.track_scale(s.track).x_from_time(track.slices.end_ns(i)),
         f.width_px,
     );
     Some((x0, y, (x1 - x0).max(2.0), ROW_H_PX - 1.0))
@@ -699,7 +732,11 @@ fn range_rect(
         return None;
     }
     let y = screen_y(f, row.slices_y_px() + depth as f64 * ROW_H_PX);
-    let (x0, x1) = clamp_x(f.scale.x_from_time(start_ns), f.scale.x_from_time(end_ns), f.width_px);
+    let (x0, x1) = clamp_x(
+        f.track_scale(track).x_from_time(start_ns),
+        f.track_scale(track).x_from_time(end_ns),
+        f.width_px,
+    );
     Some((x0, y, (x1 - x0).max(2.0), ROW_H_PX - 1.0))
 }
 
@@ -778,19 +815,66 @@ fn paint_hover(cx: &mut Ctx, f: &Frame, hv: HitTarget) {
     }
 }
 
+/// Where an arrow leaves (`at_end`) or enters a slice: its end or start on its track's clock, at
+/// the middle of its row (screen px); `None` when its row is not shown.
+fn slice_anchor(f: &Frame, s: SliceRef, at_end: bool) -> Option<(f64, f64)> {
+    let t = f.data.trace.tracks.get(s.track.idx())?;
+    let i = s.index as usize;
+    if i >= t.slices.len() {
+        return None;
+    }
+    let x =
+        f.track_scale(s.track).x_from_time(if at_end { t.slices.end_ns(i) } else { t.slices.start_ns[i] });
+    let y = screen_y(f, f.layout.slice_mid_y_px(s.track, t.slices.depth_of(i))?);
+    Some((x.clamp(-1e5, 1e5), y))
+}
+
+/// Edges shown with the current hits (the critical path's dependencies): an arrow from the end
+/// of each `from` to the start of its `to`, so launch delays and kernel gaps show as such. Only
+/// edges with an end in view horizontally are drawn.
+fn paint_edges(cx: &mut Ctx, f: &Frame) -> usize {
+    let Some(hits) = f.search else { return 0 };
+    if hits.edges.is_empty() {
+        return 0;
+    }
+    let mut drawn = 0;
+    let c = cx.c;
+    c.set_stroke_style_str(&f.theme.flow);
+    cx.fill_css(&f.theme.flow);
+    c.set_line_width(1.25);
+    let w = f.width_px;
+    for &(from, to) in &hits.edges {
+        let (Some((x0, y0)), Some((x1, y1))) = (slice_anchor(f, from, true), slice_anchor(f, to, false))
+        else {
+            continue;
+        };
+        if x0.max(x1) < 0.0 || x0.min(x1) > w {
+            continue;
+        }
+        c.begin_path();
+        c.move_to(x0, y0);
+        if (y1 - y0).abs() < 1.0 {
+            c.line_to(x1, y1);
+        } else {
+            let dx = ((x1 - x0).abs() / 2.0).clamp(12.0, 80.0);
+            c.bezier_curve_to(x0 + dx, y0, x1 - dx, y1, x1, y1);
+        }
+        c.stroke();
+        c.begin_path();
+        c.move_to(x1, y1);
+        c.line_to(x1 - 6.0, y1 - 3.5);
+        c.line_to(x1 - 6.0, y1 + 3.5);
+        c.close_path();
+        c.fill();
+        drawn += 1;
+    }
+    drawn
+}
+
 fn paint_flows(cx: &mut Ctx, f: &Frame, sel: SliceRef) {
     let c = cx.c;
     let trace = &f.data.trace;
-    let point = |s: SliceRef, at_end: bool| -> Option<(f64, f64)> {
-        let t = trace.tracks.get(s.track.idx())?;
-        let i = s.index as usize;
-        if i >= t.slices.len() {
-            return None;
-        }
-        let x = f.scale.x_from_time(if at_end { t.slices.end_ns(i) } else { t.slices.start_ns[i] });
-        let y = screen_y(f, f.layout.slice_mid_y_px(s.track, t.slices.depth_of(i))?);
-        Some((x.clamp(-1e5, 1e5), y))
-    };
+    let point = |s: SliceRef, at_end: bool| slice_anchor(f, s, at_end);
     c.set_stroke_style_str(&f.theme.flow);
     cx.fill_css(&f.theme.flow);
     c.set_line_width(1.5);

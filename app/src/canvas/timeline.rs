@@ -38,6 +38,7 @@ use super::painter::{self, Frame};
 use super::raster::{Raster, RasterColours};
 use super::scheduler::Scheduler;
 use super::theme::{Theme, FONT};
+use crate::clock::ClockShift;
 use crate::components::tooltip;
 use crate::describe;
 use crate::dom::{self, listen, Listener};
@@ -116,6 +117,8 @@ pub struct TimelineCtl {
     /// The pointer is over a marker's flag (the cursor says it can be dragged).
     grab_cursor: Cell<bool>,
     colour_by: Cell<ColourBy>,
+    /// The ranks' clock offsets (per track and counter), added to recorded times when drawn.
+    clock: RefCell<Arc<ClockShift>>,
     search: RefCell<Option<Arc<SearchHits>>>,
     box_selection: RefCell<Option<BoxSelection>>,
     /// Where the visible window is published after each paint (widgets that follow it).
@@ -124,6 +127,8 @@ pub struct TimelineCtl {
     resize_observer: RefCell<Option<(web_sys::ResizeObserver, Closure<dyn FnMut(JsValue)>)>>,
     /// `window.__loupe.findSlice()` / `findFlowSlice()` (test hooks), kept alive here.
     find_slice_hook: RefCell<Option<(Closure<dyn FnMut() -> JsValue>, Closure<dyn FnMut() -> JsValue>)>>,
+    /// `window.__loupe.paintedSlice(track, index)` (test hook), kept alive here.
+    painted_slice_hook: RefCell<Option<Closure<dyn FnMut(u32, u32) -> JsValue>>>,
     redraw_id: Cell<u32>,
     /// `window.__loupe`, refreshed after every paint.
     exposed: js_sys::Object,
@@ -196,12 +201,14 @@ impl TimelineCtl {
             markers: RefCell::new(Vec::new()),
             grab_cursor: Cell::new(false),
             colour_by: Cell::new(ColourBy::Auto),
+            clock: RefCell::new(Default::default()),
             search: RefCell::new(None),
             box_selection: RefCell::new(None),
             bus,
             listeners: RefCell::new(Vec::new()),
             resize_observer: RefCell::new(None),
             find_slice_hook: RefCell::new(None),
+            painted_slice_hook: RefCell::new(None),
             redraw_id: Cell::new(0),
             exposed,
         });
@@ -258,6 +265,29 @@ impl TimelineCtl {
         });
         set_prop(&ctl.exposed, "findFlowSlice", flow_hook.as_ref().clone());
         *ctl.find_slice_hook.borrow_mut() = Some((hook, flow_hook));
+        // test hook: where the last frame painted slice `index` of track `track` (canvas CSS px:
+        // `x0`, `x1`, `y`), or null when it was not painted on its own (off screen, merged)
+        let weak = Rc::downgrade(&ctl);
+        let painted = Closure::<dyn FnMut(u32, u32) -> JsValue>::new(move |track: u32, index: u32| {
+            let Some(c) = weak.upgrade() else { return JsValue::NULL };
+            let want = HitTarget::Slice(loupe_core::model::SliceRef {
+                track: loupe_core::model::TrackId(track),
+                index,
+            });
+            let found = c.hits.borrow().iter().find(|h| h.target == want).copied();
+            match found {
+                Some(h) => {
+                    let o = js_sys::Object::new();
+                    set_prop(&o, "x0", h.x0_px.into());
+                    set_prop(&o, "x1", h.x1_px.into());
+                    set_prop(&o, "y", ((h.y0_px + h.y1_px) / 2.0).into());
+                    o.into()
+                }
+                None => JsValue::NULL,
+            }
+        });
+        set_prop(&ctl.exposed, "paintedSlice", painted.as_ref().clone());
+        *ctl.painted_slice_hook.borrow_mut() = Some(painted);
         ctl.attach();
         ctl.resize();
         ctl.request_redraw();
@@ -310,6 +340,14 @@ impl TimelineCtl {
         self.request_redraw();
     }
 
+    /// The ranks' clock offsets to draw with (a view setting: selection, search and markers
+    /// keep their meaning; what moves is where a rank's events are drawn).
+    pub fn set_clock(&self, clock: Arc<ClockShift>) {
+        *self.clock.borrow_mut() = clock;
+        self.hide_tooltip();
+        self.request_redraw();
+    }
+
     pub fn set_colour_by(&self, by: ColourBy) {
         self.colour_by.set(by);
         self.request_redraw();
@@ -343,6 +381,7 @@ impl TimelineCtl {
     fn snapped_time(&self, v: &View, x_px: f64) -> i64 {
         let t_ns = v.vp.scale.time_from_x(x_px);
         let data = self.data.borrow();
+        let clock = self.clock.borrow();
         let hits = self.hits.borrow();
         let near = hits.iter().filter(|h| h.x1_px >= x_px - SNAP_PX - 1.0 && h.x0_px <= x_px + SNAP_PX + 1.0);
         let edges = near.flat_map(|h| {
@@ -353,15 +392,18 @@ impl TimelineCtl {
                     .get(r.track.idx())
                     .filter(|t| (r.index as usize) < t.slices.len())
                     .map_or((None, None), |t| {
-                        let i = r.index as usize;
-                        (Some(t.slices.start_ns[i]), Some(t.slices.end_ns(i)))
+                        let (i, o) = (r.index as usize, clock.track(r.track));
+                        (Some(t.slices.start_ns[i] + o), Some(t.slices.end_ns(i) + o))
                     }),
-                HitTarget::Merged { start_ns, end_ns, .. } => (Some(start_ns), Some(end_ns)),
+                HitTarget::Merged { track, start_ns, end_ns, .. } => {
+                    (Some(start_ns + clock.track(track)), Some(end_ns + clock.track(track)))
+                }
                 HitTarget::Instant { track, index } => (
                     data.trace
                         .tracks
                         .get(track.idx())
-                        .and_then(|t| t.instants.ts_ns.get(index as usize).copied()),
+                        .and_then(|t| t.instants.ts_ns.get(index as usize).copied())
+                        .map(|t| t + clock.track(track)),
                     None,
                 ),
                 HitTarget::Counter(_) => (None, None),
@@ -394,6 +436,13 @@ impl TimelineCtl {
                 self.reveal(Selection::Slice(r));
                 return;
             }
+            ViewRequest::Focus { t0_ns, t1_ns, slice } => {
+                self.view.borrow_mut().vp.show_range(t0_ns, t1_ns);
+                // in view now: only scrolls to the slice's row
+                self.reveal(Selection::Slice(slice));
+                self.hide_tooltip();
+                return;
+            }
             ViewRequest::ZoomToData => self.fit_busy(&mut self.view.borrow_mut()),
             ViewRequest::Reset => self.fit_all(&mut self.view.borrow_mut()),
         }
@@ -420,8 +469,8 @@ impl TimelineCtl {
         if v.vp.width_px <= 0.0 {
             return;
         }
-        let data = self.data.borrow();
-        v.vp.fit(data.trace.start_ns, data.trace.end_ns);
+        let (t0, t1) = self.data_range();
+        v.vp.fit(t0, t1);
         v.fitted = true;
     }
 
@@ -441,8 +490,18 @@ impl TimelineCtl {
     }
 
     fn clamp(&self, v: &mut View) {
+        let (t0, t1) = self.data_range();
+        v.vp.clamp(t0, t1, self.layout.borrow().total_h_px);
+    }
+
+    /// The trace's time range on the view's clock: widened by the ranks' alignment offsets, so a
+    /// rank drawn later or earlier than recorded can still be reached.
+    fn data_range(&self) -> (i64, i64) {
         let data = self.data.borrow();
-        v.vp.clamp(data.trace.start_ns, data.trace.end_ns, self.layout.borrow().total_h_px);
+        let clock = self.clock.borrow();
+        let offs = clock.track_ns.iter().chain(&clock.counter_ns);
+        let (lo, hi) = offs.fold((0i64, 0i64), |(lo, hi), &o| (lo.min(o), hi.max(o)));
+        (data.trace.start_ns.saturating_add(lo), data.trace.end_ns.saturating_add(hi))
     }
 
     /// Match the canvas backing store to its CSS size × devicePixelRatio.
@@ -522,6 +581,8 @@ impl TimelineCtl {
             search: None,
             markers: &[],
             active_marker: None,
+            track_offset: &[],
+            counter_offset: &[],
         };
         let search = self.search.borrow();
         let boxed = self.box_selection.borrow();
@@ -538,11 +599,14 @@ impl TimelineCtl {
             ),
             _ => (stored.as_slice().into(), None),
         };
+        let clock = self.clock.borrow();
         let frame = Frame {
             search: search.as_deref(),
             box_selection: boxed.as_ref(),
             markers: &markers,
             active_marker,
+            track_offset: &clock.track_ns,
+            counter_offset: &clock.counter_ns,
             ..frame
         };
         let mut raster = self.raster.borrow_mut();
@@ -568,7 +632,10 @@ impl TimelineCtl {
         set_prop(o, "frames", (self.scheduler.frames.get() as f64 + 1.0).into());
         set_prop(o, "items", (stats.items as f64).into());
         set_prop(o, "rows", (stats.rows as f64).into());
+        set_prop(o, "edgesDrawn", (stats.edges as f64).into());
         set_prop(o, "startNs", (v.vp.scale.start_ns as f64).into());
+        // exact, as text (trace times above 2^53 ns do not fit a JavaScript number)
+        set_prop(o, "startNsText", v.vp.scale.start_ns.to_string().into());
         set_prop(o, "nsPerPx", v.vp.scale.ns_per_px.into());
         set_prop(o, "scrollY", v.vp.scroll_y_px.into());
         set_prop(o, "widthPx", v.vp.width_px.into());
@@ -639,7 +706,7 @@ impl TimelineCtl {
                 // refill only when the target changes (counters: their value depends on the time)
                 if self.tooltip_target.get() != Some(h_.target) || matches!(h_.target, HitTarget::Counter(_))
                 {
-                    tooltip::fill(&self.tooltip, &self.data.borrow(), &h_.target, t_ns);
+                    tooltip::fill(&self.tooltip, &self.data.borrow(), &self.clock.borrow(), &h_.target, t_ns);
                     self.tooltip_target.set(Some(h_.target));
                 }
                 let style = self.tooltip.style();
@@ -804,10 +871,12 @@ impl TimelineCtl {
                 let hit = self.hits.borrow().find(x, y).copied();
                 let sel = hit.and_then(|h| {
                     let sample = match h.target {
-                        HitTarget::Counter(c) => {
-                            describe::counter_sample_at(&self.data.borrow().trace, c.idx(), t_ns)
-                                .map(|k| k as u32)
-                        }
+                        HitTarget::Counter(c) => describe::counter_sample_at(
+                            &self.data.borrow().trace,
+                            c.idx(),
+                            t_ns - self.clock.borrow().counter(c.idx()),
+                        )
+                        .map(|k| k as u32),
                         _ => None,
                     };
                     h.target.selection(sample)
@@ -893,7 +962,8 @@ impl TimelineCtl {
                 if i >= t.slices.len() {
                     return;
                 }
-                (r.track, t.slices.start_ns[i], t.slices.end_ns(i), t.slices.depth_of(i))
+                let o = self.clock.borrow().track(r.track);
+                (r.track, t.slices.start_ns[i] + o, t.slices.end_ns(i) + o, t.slices.depth_of(i))
             }
             _ => return,
         };
@@ -1069,6 +1139,10 @@ pub fn Timeline() -> impl IntoView {
     Effect::new(move |_| {
         let by = state.colour_by.get();
         handle.with(|c| c.set_colour_by(by));
+    });
+    Effect::new(move |_| {
+        let clock = state.clock.get();
+        handle.with(|c| c.set_clock(clock));
     });
     // the page's theme: re-read the canvas colours (not on the first run: `new` just read them)
     Effect::new(move |first: Option<()>| {

@@ -5,9 +5,11 @@
 use leptos::prelude::*;
 use loupe_core::model::SliceRef;
 
+use crate::clock::{fmt_offset, ClockShift};
 use crate::describe;
 use crate::fmt::fmt_value;
 use crate::state::{use_app_state, Selection, TraceData, ViewRequest};
+use loupe_core::analysis::measures::CLOCK_OFFSET;
 
 fn field(key: &'static str, value: String) -> AnyView {
     view! { <tr><th>{key}</th><td>{value}</td></tr> }.into_any()
@@ -28,12 +30,15 @@ fn attributed(key: &'static str, value: String, unverified: bool) -> AnyView {
 
 /// Every field of slice `s` of `data`'s trace (typed domain fields, hierarchy, arguments, flows),
 /// with `extra` rows after the times; a flow end is a link that calls `go_to`. Shared by Event
-/// Details (profile A) and the Compare widget (a slice of profile B).
+/// Details (profile A) and the Compare widget (a slice of profile B). `clock`: the ranks' clock
+/// alignment (start and end on the view's clock, the offset on a row of its own; the file's own
+/// time stays in "start (ns, file clock)").
 pub fn slice_view(
     data: &TraceData,
     s: SliceRef,
     extra: Vec<(&'static str, String)>,
     go_to: Callback<SliceRef>,
+    clock: &ClockShift,
 ) -> AnyView {
     let trace = &data.trace;
     let Some(t) = trace.tracks.get(s.track.idx()) else { return ().into_any() };
@@ -50,13 +55,26 @@ pub fn slice_view(
         field("name", describe::slice_name(trace, s)),
         attributed("category", category, category_marked),
         field("track", trace.track_label(s.track)),
-        field("start", describe::time_label(trace, cols.start_ns[i])),
+        field("start", describe::time_label(trace, cols.start_ns[i] + clock.track(s.track))),
         field("duration", describe::duration_label(cols.dur_ns[i])),
-        field("end", describe::time_label(trace, cols.end_ns(i))),
+        field("end", describe::time_label(trace, cols.end_ns(i) + clock.track(s.track))),
         field("depth", cols.depth_of(i).to_string()),
         field("start (ns, file clock)", cols.start_ns[i].to_string()),
         field("duration (ns)", cols.dur_ns[i].to_string()),
     ];
+    let o = clock.track(s.track);
+    if o != 0 {
+        rows.insert(
+            6,
+            view! {
+                <tr data-testid="details-clock-offset" data-ns=o.to_string()>
+                    <th title=CLOCK_OFFSET.text>"clock offset"</th>
+                    <td>{format!("{} ({})", fmt_offset(o), clock.align.label())}</td>
+                </tr>
+            }
+            .into_any(),
+        );
+    }
     rows.extend(extra.into_iter().map(|(k, v)| field(k, v)));
     // typed domain fields (engine, opcode, operator path, program slot, source, bytes)
     if let Some(e) = t.role.engine() {
@@ -135,7 +153,8 @@ pub fn Details() -> impl IntoView {
         };
         match sel {
             Selection::Slice(s) => {
-                slice_view(&data, s, Vec::new(), Callback::new(move |r| go_to(Selection::Slice(r))))
+                let clock = state.clock.get();
+                slice_view(&data, s, Vec::new(), Callback::new(move |r| go_to(Selection::Slice(r))), &clock)
             }
             Selection::Merged { track, depth, first, end } => {
                 let Some(t) = trace.tracks.get(track.idx()) else { return ().into_any() };
@@ -146,12 +165,13 @@ pub fn Details() -> impl IntoView {
                 }
                 let longest = t.lod.longest(cols, depth as usize, a..b).unwrap_or(a);
                 let busy: i64 = cols.dur_ns[a..b].iter().sum();
+                let o = state.clock.get().track(track);
                 let rows = vec![
                     field("slices", (b - a).to_string()),
                     field("track", trace.track_label(track)),
                     field("depth", depth.to_string()),
-                    field("window start", describe::time_label(trace, cols.start_ns[a])),
-                    field("window end", describe::time_label(trace, cols.end_ns(b - 1))),
+                    field("window start", describe::time_label(trace, cols.start_ns[a] + o)),
+                    field("window end", describe::time_label(trace, cols.end_ns(b - 1) + o)),
                     field("window span", describe::duration_label(cols.end_ns(b - 1) - cols.start_ns[a])),
                     field("busy (sum of durations)", describe::duration_label(busy)),
                     field(
@@ -184,7 +204,10 @@ pub fn Details() -> impl IntoView {
                     field("name", trace.str(inst.name[i]).to_string()),
                     field("category", trace.str(inst.category[i]).to_string()),
                     field("track", trace.track_label(track)),
-                    field("time", describe::time_label(trace, inst.ts_ns[i])),
+                    field(
+                        "time",
+                        describe::time_label(trace, inst.ts_ns[i] + state.clock.get().track(track)),
+                    ),
                     field("time (ns, file clock)", inst.ts_ns[i].to_string()),
                     field("kind", "instant".to_string()),
                 ];
@@ -208,10 +231,13 @@ pub fn Details() -> impl IntoView {
                 let mut rows = vec![
                     field("counter", describe::counter_label(trace, ci)),
                     field("value", format!("{} {unit}", fmt_value(c.value[k])).trim_end().to_string()),
-                    field("since", describe::time_label(trace, c.ts_ns[k])),
+                    field("since", describe::time_label(trace, c.ts_ns[k] + state.clock.get().counter(ci))),
                 ];
                 if let Some(&next) = c.ts_ns.get(k + 1) {
-                    rows.push(field("until", describe::time_label(trace, next)));
+                    rows.push(field(
+                        "until",
+                        describe::time_label(trace, next + state.clock.get().counter(ci)),
+                    ));
                 }
                 rows.push(field(
                     "range over trace",

@@ -1,6 +1,7 @@
 //! Leptos components. The canvas timeline lives in `crate::canvas`.
 
 pub mod cache_controls;
+pub mod clock_align;
 pub mod details;
 pub mod help;
 pub mod menus;

@@ -6,6 +6,7 @@ use loupe_core::model::SliceRef;
 use web_sys::HtmlElement;
 
 use crate::canvas::hit_test::HitTarget;
+use crate::clock::{fmt_offset, ClockShift};
 use crate::describe;
 use crate::dom::el;
 use crate::state::TraceData;
@@ -20,10 +21,17 @@ pub fn row(parent: &HtmlElement, key: &str, value: &str) {
     }
 }
 
-/// Replace the tooltip's content with a description of `target` (`t_ns`: time under the pointer).
-pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) {
+/// Replace the tooltip's content with a description of `target` (`t_ns`: time under the pointer,
+/// on the view's clock). Times are shown on the view's clock: a rank's recorded times plus its
+/// alignment offset (`clock`), with the offset on a row of its own when it is not 0.
+pub fn fill(tip: &HtmlElement, data: &TraceData, clock: &ClockShift, target: &HitTarget, t_ns: i64) {
     tip.set_text_content(None);
     let trace = &data.trace;
+    let offset_row = |o: i64| {
+        if o != 0 {
+            row(tip, "clock offset", &format!("{} ({})", fmt_offset(o), clock.align.label()));
+        }
+    };
     let title = |text: &str| {
         if let Some(t) = el("div", "tt-title", text) {
             let _ = tip.append_child(&t);
@@ -35,7 +43,9 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
             let i = s.index as usize;
             title(&describe::slice_name(trace, s));
             row(tip, "track", &trace.track_label(s.track));
-            row(tip, "start", &describe::time_label(trace, cols.start_ns[i]));
+            let o = clock.track(s.track);
+            row(tip, "start", &describe::time_label(trace, cols.start_ns[i] + o));
+            offset_row(o);
             row(tip, "duration", &describe::duration_label(cols.dur_ns[i]));
             let cat = trace.str(cols.category[i]);
             if !cat.is_empty() {
@@ -53,10 +63,11 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
                 "window",
                 &format!(
                     "{} – {}",
-                    describe::time_label(trace, start_ns),
-                    describe::time_label(trace, end_ns)
+                    describe::time_label(trace, start_ns + clock.track(track)),
+                    describe::time_label(trace, end_ns + clock.track(track))
                 ),
             );
+            offset_row(clock.track(track));
             row(tip, "span", &describe::duration_label(end_ns - start_ns));
             let cols = &trace.track(track).slices;
             row(
@@ -77,21 +88,24 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, target: &HitTarget, t_ns: i64) 
             let i = index as usize;
             title(trace.str(inst.name[i]));
             row(tip, "track", &trace.track_label(track));
-            row(tip, "time", &describe::time_label(trace, inst.ts_ns[i]));
+            row(tip, "time", &describe::time_label(trace, inst.ts_ns[i] + clock.track(track)));
+            offset_row(clock.track(track));
             row(tip, "kind", "instant");
         }
         HitTarget::Counter(c) => {
             let ci = c.idx();
             title(&describe::counter_label(trace, ci));
             let ctr = &trace.counters[ci];
-            match describe::counter_sample_at(trace, ci, t_ns) {
+            let o = clock.counter(ci);
+            match describe::counter_sample_at(trace, ci, t_ns - o) {
                 Some(k) => {
                     row(
                         tip,
                         "value",
                         format!("{} {}", crate::fmt::fmt_value(ctr.value[k]), trace.str(ctr.unit)).trim_end(),
                     );
-                    row(tip, "since", &describe::time_label(trace, ctr.ts_ns[k]));
+                    row(tip, "since", &describe::time_label(trace, ctr.ts_ns[k] + o));
+                    offset_row(o);
                 }
                 None => row(tip, "value", "no sample yet"),
             }

@@ -2,13 +2,13 @@
 //! (`loupe_core::analysis::ranks`: process group, name, occurrence index), one row per
 //! instance sortable by arrival skew or duration (click → the instance's kernel on every rank
 //! outlined, the rest dimmed), a summary per collective name, and the straggler ranking (how
-//! often a rank arrives last, its mean lateness). Clocks as recorded. Computed only while the
-//! tab is shown.
+//! often a rank arrives last, its mean lateness), on the clock alignment chosen in the timeline
+//! (`AppState::align`; the report is `crate::clock::report`'s, realigned). Computed only while
+//! the tab is shown.
 
 use leptos::prelude::*;
-use loupe_core::analysis::gpu::GpuOptions;
 use loupe_core::analysis::measures::{COLLECTIVE_ALGBW, COLLECTIVE_SKEW, MEAN_LATENESS};
-use loupe_core::analysis::ranks::{ranks_report, Align, Collective};
+use loupe_core::analysis::ranks::{Align, Collective};
 use loupe_core::time::format_duration_ns;
 
 use super::deferred::{deferred, shown, spinner, Deferred};
@@ -51,8 +51,13 @@ pub fn CollectivesWidget() -> impl IntoView {
     let order = RwSignal::new(Order::Skew);
     let Deferred { result, pending, compute_ms } = deferred(
         shown(WidgetKind::Collectives),
-        move || state.generation.get(),
-        move |_| ranks_report(&state.data().trace, &GpuOptions::default(), Align::AsRecorded),
+        move || (state.generation.get(), state.align.get()),
+        move |&(g, align): &(u64, Align)| {
+            let mut r = crate::clock::report(g, &state.data().trace).as_ref().clone()?;
+            // an alignment some rank cannot take leaves the clocks as recorded (the timeline says why)
+            let _ = r.realign(align);
+            Ok::<_, String>(r)
+        },
     );
     let show = move |c: &Collective| {
         let d = state.data();
@@ -124,6 +129,7 @@ pub fn CollectivesWidget() -> impl IntoView {
             .collect_view();
         let has_mismatch = !rep.mismatches.is_empty();
         let total = rep.collectives.len();
+        let align_label = rep.align.label();
         let ranks = rep.ranks.len();
         let rows = move || {
             let mut cs: Vec<Collective> = rep.collectives.clone();
@@ -162,7 +168,7 @@ pub fn CollectivesWidget() -> impl IntoView {
         let pick = move |o: Order| move |_| order.set(o);
         view! {
             <p class="hint" data-testid="coll-count" data-count=total.to_string()>
-                {format!("{total} collective instances over {ranks} ranks (clocks as recorded). Click an instance: its kernel on every rank.")}
+                {format!("{total} collective instances over {ranks} ranks (clocks: {}). Click an instance: its kernel on every rank.", align_label)}
             </p>
             <h4>"Stragglers"</h4>
             <table class="grid analysis-table" data-testid="coll-stragglers">

@@ -268,7 +268,7 @@ pub fn CompareWidget() -> impl IntoView {
                     <button class="button button-quiet" title="Clear B's selection"
                         on:click=move |_| state.compare_selection.set(None)>"×"</button>
                 </div>
-                <div class="details">{crate::components::details::slice_view(&b, s, extra, go_to)}</div>
+                <div class="details">{crate::components::details::slice_view(&b, s, extra, go_to, &Default::default())}</div>
             </div>
         })
     };

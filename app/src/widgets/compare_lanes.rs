@@ -570,7 +570,7 @@ impl BLanesCtl {
 
     fn fill_tooltip(&self, b: &TraceData, s: SliceRef) {
         let tip = &self.tooltip;
-        tooltip::fill(tip, b, &crate::canvas::hit_test::HitTarget::Slice(s), 0);
+        tooltip::fill(tip, b, &Default::default(), &crate::canvas::hit_test::HitTarget::Slice(s), 0);
         let Some(t) = b.trace.tracks.get(s.track.idx()) else { return };
         let i = s.index as usize;
         if i >= t.slices.len() {

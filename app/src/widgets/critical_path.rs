@@ -16,7 +16,7 @@ use loupe_core::time::format_duration_ns;
 
 use super::deferred::{deferred, shown, spinner, zoom_to, Deferred};
 use crate::charts::{Chart, ChartCanvas, Part, Unit};
-use crate::search_runner::show_events;
+use crate::search_runner::show_events_with_edges;
 use crate::state::{use_app_state, Selection, ViewRequest};
 use crate::workbench::layout::WidgetKind;
 
@@ -87,7 +87,14 @@ pub fn CriticalPathWidget() -> impl IntoView {
             if zoom {
                 zoom_to(state, &per_track);
             }
-            show_events(state, &format!("critical path of rank {}", cp.rank), per_track, false);
+            let edges = cp.edges.iter().map(|e| (e.from, e.to)).collect();
+            show_events_with_edges(
+                state,
+                &format!("critical path of rank {}", cp.rank),
+                per_track,
+                edges,
+                false,
+            );
         })
     };
     let reveal = move |s: SliceRef| {

@@ -17,6 +17,7 @@ pub mod neuron_summary;
 pub mod operator_table;
 pub mod operator_views;
 pub mod program;
+pub mod rank_summary;
 pub mod regions;
 pub mod search;
 pub mod selection_summary;
@@ -52,5 +53,6 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Regions => view! { <regions::RegionsWidget/> }.into_any(),
         WidgetKind::Collectives => view! { <collectives::CollectivesWidget/> }.into_any(),
         WidgetKind::Tensors => view! { <tensors::TensorsWidget/> }.into_any(),
+        WidgetKind::RankSummary => view! { <rank_summary::RankSummaryWidget/> }.into_any(),
     }
 }

@@ -76,6 +76,7 @@ pub fn TimelineWidget() -> impl IntoView {
                     on:click=move |_| state.view_request.set(Some(ViewRequest::Reset))>"Fit all"</button>
                 <button class="button button-quiet" data-testid="help-button" title="Keys and gestures (?)"
                     on:click=move |_| state.show_help.update(|h| *h = !*h)>"?"</button>
+                <crate::components::clock_align::ClockAlign/>
             </div>
             <div class="tl-legend" data-testid="colour-legend" data-colour-by=move || state.colour_by.get().key()>
                 {entries}

@@ -26,10 +26,11 @@ pub enum WidgetKind {
     Regions,
     Collectives,
     Tensors,
+    RankSummary,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 18] = [
+    pub const ALL: [WidgetKind; 19] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -48,6 +49,7 @@ impl WidgetKind {
         WidgetKind::Regions,
         WidgetKind::Collectives,
         WidgetKind::Tensors,
+        WidgetKind::RankSummary,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -69,6 +71,7 @@ impl WidgetKind {
             WidgetKind::Regions => "Regions",
             WidgetKind::Collectives => "Collectives",
             WidgetKind::Tensors => "Tensors",
+            WidgetKind::RankSummary => "Rank Summary",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -92,6 +95,7 @@ impl WidgetKind {
             WidgetKind::Regions => "regions",
             WidgetKind::Collectives => "collectives",
             WidgetKind::Tensors => "tensors",
+            WidgetKind::RankSummary => "rank-summary",
         }
     }
 }
@@ -188,6 +192,7 @@ impl Node {
                     OperatorTable,
                     Latency,
                     CriticalPath,
+                    RankSummary,
                     Collectives,
                     Regions,
                     SelectionSummary,
@@ -543,6 +548,7 @@ mod tests {
         );
         assert!(g.contains(CriticalPath) && !g.is_shown(CriticalPath), "one tab away, computed when shown");
         assert!(g.contains(Collectives) && !g.is_shown(Collectives), "one tab away, computed when shown");
+        assert!(g.contains(RankSummary) && !g.is_shown(RankSummary), "one tab away, computed when shown");
         // a CPU-only trace has no GPU widgets
         let c = Node::default_for(ProfileKind::Trace);
         assert!(!c.contains(GpuBreakdown) && !c.contains(Dashboard) && !c.contains(Program));

@@ -270,6 +270,25 @@ pub const EXPOSED_COMMUNICATION: Definition = Definition {
            neither hide it nor count). TraceLens' exposed comm.",
     reference: Some("TraceLens exposed_comm"),
 };
+/// A rank's time of one iteration.
+pub const STEP_TIME: Definition = Definition {
+    key: "step_ns",
+    label: "step time",
+    text: "The duration of the rank's ProfilerStep#k slice on its host (CPU) tracks, as recorded \
+           (the earliest one when a rank has several of the same k). A ranks × iterations heatmap \
+           colours it from the shortest to the longest step of the profile.",
+    reference: None,
+};
+/// The shift applied to a rank's clock.
+pub const CLOCK_OFFSET: Definition = Definition {
+    key: "offset_ns",
+    label: "clock offset",
+    text: "Added to every recorded time of a rank to align it with the reference rank (the lowest \
+           rank number, offset 0): by the start of ProfilerStep#k (reference start − the rank's), \
+           or by the end of the n-th complete collective (reference end − the rank's). A view \
+           setting: the files' own times are unchanged.",
+    reference: None,
+};
 /// Arrival skew of a collective instance.
 pub const COLLECTIVE_SKEW: Definition = Definition {
     key: "start_skew_ns",
@@ -375,6 +394,8 @@ static ALL: &[&Definition] = &[
     // --- ranks ---
     &EXPOSED_COMMUNICATION,
     &COLLECTIVE_SKEW,
+    &STEP_TIME,
+    &CLOCK_OFFSET,
     &MEAN_LATENESS,
     &COLLECTIVE_ALGBW,
     // --- end ranks ---

@@ -51,7 +51,7 @@ use crate::model::{ArgValue, SliceRef, Trace, TrackRole};
 use crate::strings::FxHashMap;
 
 /// How the ranks' clocks are aligned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Align {
     /// The times as the files record them.
@@ -76,6 +76,106 @@ impl Align {
             "collective" => n.trim().parse().ok().map(Align::Collective),
             _ => None,
         }
+    }
+}
+
+impl Align {
+    /// The text [`Align::parse`] reads back: `recorded`, `iteration:K`, `collective:N`.
+    pub fn key(self) -> String {
+        match self {
+            Align::AsRecorded => "recorded".into(),
+            Align::Iteration(k) => format!("iteration:{k}"),
+            Align::Collective(n) => format!("collective:{n}"),
+        }
+    }
+
+    /// For people: "as recorded", "start of iteration 551", "end of collective 3".
+    pub fn label(self) -> String {
+        match self {
+            Align::AsRecorded => "as recorded".into(),
+            Align::Iteration(k) => format!("start of ProfilerStep#{k}"),
+            Align::Collective(n) => format!("end of collective {n}"),
+        }
+    }
+}
+
+/// The rank number of each group (by `GroupId`), as [`ranks_report`] numbers ranks: one rank
+/// per input file.
+pub fn group_ranks(trace: &Trace) -> Vec<i64> {
+    let map = RankMap::of(trace);
+    map.group_rank.iter().map(|&k| map.numbers.get(k).copied().unwrap_or(k as i64)).collect()
+}
+
+/// The distinct rank numbers of a profile's groups, ascending (one per input file).
+pub fn distinct_ranks(trace: &Trace) -> Vec<i64> {
+    let mut v = group_ranks(trace);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// A clock offset per group (by `GroupId`): its rank's offset, 0 for a rank the offsets do not
+/// name or cannot place (`offset_ns: None`). Added to every time of the group's tracks and
+/// counters when they are drawn: the timeline's view of an alignment.
+pub fn group_offsets(group_ranks: &[i64], offsets: &[RankOffset]) -> Vec<i64> {
+    group_ranks
+        .iter()
+        .map(|r| offsets.iter().find(|o| o.rank == *r).and_then(|o| o.offset_ns).unwrap_or(0))
+        .collect()
+}
+
+/// The ranks × iterations grid of step times (a heatmap's cells): one row per rank that has
+/// steps, one column per `ProfilerStep#k` number any of them has, ascending; a cell is the
+/// rank's step (as recorded) or none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepGrid {
+    pub ranks: Vec<i64>,
+    /// k of each column.
+    pub steps: Vec<i64>,
+    /// Row-major: `cells[row * steps.len() + col]`.
+    pub cells: Vec<Option<Step>>,
+    /// Shortest and longest step time of the grid (0 when empty).
+    pub min_ns: i64,
+    pub max_ns: i64,
+}
+
+impl StepGrid {
+    pub fn of(steps: &[RankSteps]) -> StepGrid {
+        let rows: Vec<&RankSteps> = steps.iter().filter(|r| !r.steps.is_empty()).collect();
+        let mut numbers: Vec<i64> = rows.iter().flat_map(|r| r.steps.iter().map(|s| s.number)).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        let mut cells = Vec::with_capacity(rows.len() * numbers.len());
+        for r in &rows {
+            cells.extend(numbers.iter().map(|k| r.steps.iter().find(|s| s.number == *k).copied()));
+        }
+        let durs = || cells.iter().flatten().map(|s| s.dur_ns);
+        let (min_ns, max_ns) = (durs().min().unwrap_or(0), durs().max().unwrap_or(0));
+        StepGrid { ranks: rows.iter().map(|r| r.rank).collect(), steps: numbers, cells, min_ns, max_ns }
+    }
+
+    pub fn cell(&self, row: usize, col: usize) -> Option<&Step> {
+        if col >= self.steps.len() {
+            return None;
+        }
+        self.cells.get(row * self.steps.len() + col)?.as_ref()
+    }
+
+    /// Where a step time sits between the grid's shortest (0) and longest (1) step: the heat
+    /// of its cell. 0 when every step is as long.
+    pub fn heat(&self, dur_ns: i64) -> f64 {
+        if self.max_ns <= self.min_ns {
+            return 0.0;
+        }
+        ((dur_ns - self.min_ns) as f64 / (self.max_ns - self.min_ns) as f64).clamp(0.0, 1.0)
+    }
+
+    /// The median step time of a column over the ranks that have it (the lower middle one).
+    pub fn column_median_ns(&self, col: usize) -> Option<i64> {
+        let mut d: Vec<i64> =
+            (0..self.ranks.len()).filter_map(|r| self.cell(r, col)).map(|s| s.dur_ns).collect();
+        d.sort_unstable();
+        d.get(d.len().checked_sub(1)? / 2).copied()
     }
 }
 
@@ -651,11 +751,66 @@ mod tests {
     }
 
     #[test]
+    fn step_grid_cells_heat_and_medians() {
+        let step = |number, dur_ns| Step {
+            number,
+            start_ns: number * 1000,
+            dur_ns,
+            slice: SliceRef { track: crate::model::TrackId(0), index: number as u32 },
+        };
+        let steps = vec![
+            RankSteps { rank: 0, steps: vec![step(5, 100), step(6, 300)] },
+            RankSteps { rank: 1, steps: vec![] },
+            RankSteps { rank: 2, steps: vec![step(6, 200), step(7, 500)] },
+        ];
+        let g = StepGrid::of(&steps);
+        assert_eq!(g.ranks, vec![0, 2], "a rank without steps has no row");
+        assert_eq!(g.steps, vec![5, 6, 7], "every step number of any rank, ascending");
+        assert_eq!(g.cell(0, 0).map(|s| s.dur_ns), Some(100));
+        assert_eq!(g.cell(0, 2), None);
+        assert_eq!(g.cell(1, 0), None);
+        assert_eq!(g.cell(1, 2).map(|s| s.dur_ns), Some(500));
+        assert_eq!(g.cell(0, 3), None, "past the last column");
+        assert_eq!((g.min_ns, g.max_ns), (100, 500));
+        assert_eq!(g.heat(100), 0.0);
+        assert_eq!(g.heat(500), 1.0);
+        assert_eq!(g.heat(300), 0.5);
+        assert_eq!(g.column_median_ns(1), Some(200), "lower middle of 200, 300");
+        assert_eq!(g.column_median_ns(0), Some(100));
+        let empty = StepGrid::of(&[]);
+        assert!(empty.ranks.is_empty() && empty.steps.is_empty());
+        assert_eq!((empty.min_ns, empty.max_ns, empty.heat(5)), (0, 0, 0.0));
+    }
+
+    #[test]
+    fn groups_take_their_ranks_offset() {
+        let mut b = crate::model::TraceBuilder::new("test");
+        let files = ["r0.json", "r1.json", "r0.json"];
+        for (i, f) in files.iter().enumerate() {
+            let g = b.add_group(&format!("g{i}"), crate::model::GroupKind::Process);
+            b.set_group_source_file(g, f);
+        }
+        let trace = b.finish();
+        // no distributedInfo: ranks are the files' positions, in order of first appearance
+        let gr = group_ranks(&trace);
+        assert_eq!(gr, vec![0, 1, 0]);
+        assert_eq!(distinct_ranks(&trace), vec![0, 1]);
+        let offs = [RankOffset { rank: 0, offset_ns: Some(0) }, RankOffset { rank: 1, offset_ns: Some(-42) }];
+        assert_eq!(group_offsets(&gr, &offs), vec![0, -42, 0]);
+        // a rank the alignment cannot place keeps its recorded clock
+        let offs = [RankOffset { rank: 1, offset_ns: None }];
+        assert_eq!(group_offsets(&gr, &offs), vec![0, 0, 0]);
+    }
+
+    #[test]
     fn align_parses() {
         assert_eq!(Align::parse("recorded"), Some(Align::AsRecorded));
         assert_eq!(Align::parse("iteration:551"), Some(Align::Iteration(551)));
         assert_eq!(Align::parse("collective:3"), Some(Align::Collective(3)));
         assert_eq!(Align::parse("collective:x"), None);
+        for a in [Align::AsRecorded, Align::Iteration(-3), Align::Iteration(551), Align::Collective(7)] {
+            assert_eq!(Align::parse(&a.key()), Some(a), "key reads back");
+        }
         assert_eq!(dtype_bytes("BFloat16"), Some(2));
         assert_eq!(dtype_bytes("Float8_e4m3fn"), Some(1));
         assert_eq!(dtype_bytes("Float"), Some(4));
