@@ -606,11 +606,11 @@ mod tests {
             let f = |t: f64| if t > 0.008856 { t.cbrt() } else { 7.787 * t + 16.0 / 116.0 };
             [116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z))]
         }
-        for i in 0..PALETTE.len() {
-            for j in i + 1..PALETTE.len() {
-                let (a, b) = (lab(PALETTE[i]), lab(PALETTE[j]));
+        for (i, &ci) in PALETTE.iter().enumerate() {
+            for (j, &cj) in PALETTE.iter().enumerate().skip(i + 1) {
+                let (a, b) = (lab(ci), lab(cj));
                 let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
-                assert!(d >= 12.0, "palette {i} {:?} and {j} {:?}: ΔE {d:.1}", PALETTE[i], PALETTE[j]);
+                assert!(d >= 12.0, "palette {i} {ci:?} and {j} {cj:?}: ΔE {d:.1}");
             }
         }
     }
