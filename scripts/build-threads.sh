@@ -69,6 +69,13 @@ wasm-bindgen --target web --no-typescript --out-dir "$OUT" --out-name worker "$W
 # init() instantiates the wasm with a fresh shared memory and runs `main` (worker_side::run)
 cat >"$OUT/worker_loader.js" <<'EOF'
 // Loupe's threaded parser worker (module worker): scripts/build-threads.sh writes this file.
+// A trap in the worker's async code is a rejected promise, which a module worker does not report
+// to the page as an `error` event: rethrown outside the promise, it is one (the page then fails
+// the load, naming the file, as for the classic worker).
+self.addEventListener('unhandledrejection', (e) => {
+  const reason = e.reason;
+  setTimeout(() => { throw reason instanceof Error ? reason : new Error(String(reason)); });
+});
 import init from './worker.js';
 await init();
 EOF

@@ -26,9 +26,8 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "py", "pyi", "pyx", "pxd", "c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx", "cu", "cuh", "rs", "jl",
     "java", "go", "scala",
 ];
-/// Profile files taken from a folder: Neuron captures, and Neuron Explorer's Parquet tables (its
-/// output directory is one profile: the importer groups the tables, `Instruction_0.parquet`, …).
-const FOLDER_PROFILE_EXTENSIONS: &[&str] = &["ntff", "neff", "parquet"];
+// Profile files taken from a folder (the core's list, shared with the CLI).
+use loupe_core::import::FOLDER_PROFILE_EXTENSIONS;
 
 /// One source file as text.
 #[derive(Debug, Clone, PartialEq, Eq)]

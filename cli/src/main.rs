@@ -199,13 +199,39 @@ fn main() -> ExitCode {
 /// Read a path: a file, or a folder whose files form one profile.
 fn read_input(path: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
     if std::path::Path::new(path).is_dir() {
-        // a folder (e.g. a Neuron Explorer Parquet profile: one file per table) is one profile
-        let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| format!("{path}: {e}"))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
+        // a folder (e.g. a Neuron Explorer Parquet profile: one file per table) is one profile:
+        // its profile files as the page takes them from a folder, the rest named as skipped
+        let (mut names, skipped): (Vec<std::path::PathBuf>, Vec<std::path::PathBuf>) =
+            std::fs::read_dir(path)
+                .map_err(|e| format!("{path}: {e}"))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .partition(|p| {
+                    let ext =
+                        p.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+                    loupe_core::import::FOLDER_PROFILE_EXTENSIONS.contains(&ext.as_str())
+                });
         names.sort();
+        if !skipped.is_empty() {
+            let mut s: Vec<String> = skipped
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            s.sort();
+            eprintln!(
+                "loupe: {path}: skipped {} other file{} in the folder (from a folder only {} files are read): {}",
+                s.len(),
+                if s.len() == 1 { "" } else { "s" },
+                loupe_core::import::FOLDER_PROFILE_EXTENSIONS.join(", ."),
+                s.join(", ")
+            );
+        }
+        if names.is_empty() {
+            return Err(format!(
+                "{path}: no profile file in this folder (from a folder Loupe reads .{} files)",
+                loupe_core::import::FOLDER_PROFILE_EXTENSIONS.join(", .")
+            ));
+        }
         return names
             .iter()
             .map(|p| {

@@ -112,6 +112,12 @@ struct Pending<'a> {
 /// Separator between a group's name and its file, when several files produced groups.
 pub const GROUP_FILE_SEPARATOR: &str = " — ";
 
+/// The files taken as a profile's when a whole folder is opened (the page's "Open folder" and a
+/// dropped folder, `loupe … DIR`): Neuron captures and Neuron Explorer's Parquet tables (its output
+/// directory is one profile: the importer groups the tables, `Instruction_0.parquet`, …). Other
+/// files in the folder are listed as skipped, not read as a profile.
+pub const FOLDER_PROFILE_EXTENSIONS: &[&str] = &["ntff", "neff", "parquet"];
+
 /// For each file, the NTFF whose own neuron-profile JSON export it is (see
 /// [`neuron_json::ExportIdentity::same_capture`] for the definition): `(ntff name, why)`. Each
 /// NTFF claims at most one export. Costs nothing unless NTFFs and JSON exports are dropped
