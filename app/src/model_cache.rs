@@ -11,8 +11,11 @@
 //!   luck and its modification time never, so a stale hit needs both to be forged.
 //! * **Value**: the model exactly as the parser worker sends it ([`loupe_core::model::wire`]),
 //!   stored as a `Blob` (Chromium keeps large blobs on disk, not in the page's heap). A hit is
-//!   decoded and validated like a fresh parse; anything that does not decode is deleted and the
-//!   files are parsed.
+//!   decoded and validated like a fresh parse. An entry made from other content (a stale one) is
+//!   deleted and the files are parsed; one made from these very files that does not decode is
+//!   damaged: it is kept aside under `<key>.damaged.<time>` (blob and record, so the size cap
+//!   and eviction still count it), the user is told once ([`crate::stored::notify`]), and the
+//!   files are parsed ([`set_aside`]).
 //! * **Size cap and eviction**: [`MAX_TOTAL_BYTES`] for all entries together, least recently
 //!   used first out; a model larger than [`MAX_ENTRY_BYTES`] is not cached.
 //! * **Hints**: a key is only worth sampling the files for when the cache may hold them. The
@@ -304,7 +307,48 @@ pub async fn read(quick: &str) -> Option<(String, js_sys::ArrayBuffer)> {
     Some((stored, bytes))
 }
 
-/// Forget one entry (a model that no longer decodes), by its [`quick_key`].
+/// Keep a damaged entry (made from these files, yet it does not decode) aside: its blob and its
+/// record are moved to `<key>.damaged.<time>` ([`crate::stored::aside_key`]), where no lookup
+/// finds it and eviction still counts it, and the user is told once. When it cannot be moved it
+/// is deleted, and the notice says so.
+pub async fn set_aside(key: &str) {
+    let aside = crate::stored::aside_key(key, js_sys::Date::now());
+    let moved = async {
+        let db = open().await.ok()?;
+        let r = async {
+            let (models, meta) = stores(&db, IdbTransactionMode::Readwrite).ok()?;
+            let blob = done(&models.get(&key.into()).ok()?).await.ok().filter(|b| !b.is_undefined())?;
+            let m = done(&meta.get(&key.into()).ok()?).await.ok().filter(JsValue::is_object)?;
+            let _ = Reflect::set(&m, &"damaged".into(), &JsValue::TRUE);
+            done(&models.put_with_key(&blob, &aside.as_str().into()).ok()?).await.ok()?;
+            done(&meta.put_with_key(&m, &aside.as_str().into()).ok()?).await.ok()?;
+            done(&models.delete(&key.into()).ok()?).await.ok()?;
+            done(&meta.delete(&key.into()).ok()?).await.ok()?;
+            Some(())
+        }
+        .await;
+        db.close();
+        r
+    }
+    .await
+    .is_some();
+    if moved {
+        crate::stored::notify(format!(
+            "A saved copy of this profile in the browser's model cache could not be read (it does \
+             not decode); it was kept aside as \"{aside}\" in the page's IndexedDB, and the files \
+             were parsed again."
+        ));
+    } else {
+        remove(key).await;
+        crate::stored::notify(
+            "A saved copy of this profile in the browser's model cache could not be read (it does \
+             not decode) nor kept aside; it was deleted, and the files were parsed again."
+                .to_string(),
+        );
+    }
+}
+
+/// Forget one entry (a stale model: other content), by its [`quick_key`].
 pub async fn remove(key: &str) {
     if let Ok(db) = open().await {
         if let Ok((models, meta)) = stores(&db, IdbTransactionMode::Readwrite) {

@@ -2,8 +2,8 @@
 //! that nothing is lost silently: a record that cannot be read is **kept aside** under a new key
 //! (`<key>.damaged.<time>`, the text unchanged) before anything could overwrite it, the user is
 //! told once (a banner: what was damaged, why, where it is kept), and the page goes on as if
-//! nothing had been saved. The model cache (IndexedDB) is different: its entries are rebuilt from
-//! the files, so one that does not decode is deleted and the files are parsed (`model_cache`).
+//! nothing had been saved. The model cache (IndexedDB) keeps a damaged entry aside the same way
+//! (`model_cache::set_aside`, same key scheme, same banner) and parses the files again.
 
 use gloo_storage::Storage;
 use leptos::prelude::*;
@@ -17,7 +17,8 @@ fn notices() -> ArcRwSignal<Vec<String>> {
     NOTICES.with(|n| n.clone())
 }
 
-fn notify(text: String) {
+/// Show `text` once as a storage notice (a banner with a Dismiss button).
+pub fn notify(text: String) {
     let n = notices();
     if !n.with_untracked(|v| v.contains(&text)) {
         n.update(|v| v.push(text));

@@ -96,3 +96,65 @@ test('?cache=0 never uses the cache', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+// Damaged browser storage (issue 37 §4): a cache entry made from these very files that does not
+// decode is kept aside under `<key>.damaged.<time>` (its bytes unchanged), the user is told once,
+// and the files are parsed (a stale entry, made from other content, is only dropped).
+test('a damaged cache entry is kept aside, the user told, the files parsed', async () => {
+  const { page, errors, context } = await openApp(env);
+  const first = await open(page, file);
+  // (no eval in the page: its CSP forbids it; each step is its own evaluate)
+  const modelKeys = () => page.evaluate(async () => {
+    const db = await new Promise((res, rej) => { const r = indexedDB.open('loupe-model-cache'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+    try {
+      if (!db.objectStoreNames.contains('models')) return [];
+      return await new Promise((res) => { const r = db.transaction('models').objectStore('models').getAllKeys(); r.onsuccess = () => res(r.result); });
+    } finally { db.close(); }
+  });
+  // wait until the model is stored (it is written after it is shown)
+  let stored = [];
+  for (let i = 0; i < 80 && stored.length === 0; i++) {
+    await page.waitForTimeout(250);
+    try { stored = await modelKeys(); } catch { stored = []; }
+  }
+  assert.equal(stored.length, 1, `one entry stored: ${stored}`);
+  const key = stored[0];
+  // damage it: the same key, bytes that are no model
+  const GARBAGE = 'this is not a model '.repeat(50);
+  await page.evaluate(async ({ k, g }) => {
+    const db = await new Promise((res, rej) => { const r = indexedDB.open('loupe-model-cache'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+    await new Promise((res, rej) => {
+      const tx = db.transaction('models', 'readwrite');
+      tx.objectStore('models').put(new Blob([g]), k);
+      tx.oncomplete = () => res(true); tx.onerror = () => rej(tx.error);
+    });
+    db.close();
+  }, { k: key, g: GARBAGE });
+
+  const page2 = await context.newPage();
+  await page2.goto(env.base);
+  await page2.waitForFunction(() => window.__loupe && window.__loupe.frames > 0, null, { timeout: 20000 });
+  const again = await open(page2, file);
+  assert.equal(again.fromCache, false, 'the damaged entry is not shown: the files are parsed');
+  assert.equal(again.sliceCount, first.sliceCount);
+  const notice = page2.getByTestId('storage-notice');
+  await notice.waitFor({ timeout: 10000 });
+  const text = await notice.textContent();
+  assert.match(text, /model cache could not be read/);
+  const kept = await page2.evaluate(async () => {
+    const db = await new Promise((res) => { const r = indexedDB.open('loupe-model-cache'); r.onsuccess = () => res(r.result); });
+    const store = db.transaction('models').objectStore('models');
+    const ks = await new Promise((res) => { const r = store.getAllKeys(); r.onsuccess = () => res(r.result); });
+    const aside = ks.filter((k) => String(k).includes('.damaged.'));
+    const blob = aside.length ? await new Promise((res) => { const r = db.transaction('models').objectStore('models').get(aside[0]); r.onsuccess = () => res(r.result); }) : null;
+    db.close();
+    return { aside, text: blob ? await blob.text() : null };
+  });
+  assert.equal(kept.aside.length, 1, `one entry kept aside: ${kept.aside}`);
+  assert.ok(kept.aside[0].startsWith(`${key}.damaged.`), kept.aside[0]);
+  assert.ok(text.includes(kept.aside[0]), 'the banner names where it is kept');
+  assert.equal(kept.text, GARBAGE, 'kept unchanged');
+  await shot(page2, 'model-cache-damaged.png');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

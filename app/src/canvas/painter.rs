@@ -860,15 +860,20 @@ fn paint_edges(cx: &mut Ctx, f: &Frame) -> usize {
             c.bezier_curve_to(x0 + dx, y0, x1 - dx, y1, x1, y1);
         }
         c.stroke();
-        c.begin_path();
-        c.move_to(x1, y1);
-        c.line_to(x1 - 6.0, y1 - 3.5);
-        c.line_to(x1 - 6.0, y1 + 3.5);
-        c.close_path();
-        c.fill();
+        arrow_head(c, x1, y1, 6.0, 3.5);
         drawn += 1;
     }
     drawn
+}
+
+/// A filled arrow head with its tip at (x, y), pointing right: `len` long, `half` wide each side.
+fn arrow_head(c: &CanvasRenderingContext2d, x: f64, y: f64, len: f64, half: f64) {
+    c.begin_path();
+    c.move_to(x, y);
+    c.line_to(x - len, y - half);
+    c.line_to(x - len, y + half);
+    c.close_path();
+    c.fill();
 }
 
 fn paint_flows(cx: &mut Ctx, f: &Frame, sel: SliceRef) {
@@ -886,12 +891,7 @@ fn paint_flows(cx: &mut Ctx, f: &Frame, sel: SliceRef) {
         c.bezier_curve_to(x0 + dx, y0, x1 - dx, y1, x1, y1);
         c.stroke();
         // arrow head pointing right into the target's start
-        c.begin_path();
-        c.move_to(x1, y1);
-        c.line_to(x1 - 7.0, y1 - 4.0);
-        c.line_to(x1 - 7.0, y1 + 4.0);
-        c.close_path();
-        c.fill();
+        arrow_head(c, x1, y1, 7.0, 4.0);
         c.begin_path();
         let _ = c.arc(x0, y0, 2.5, 0.0, std::f64::consts::TAU);
         c.fill();

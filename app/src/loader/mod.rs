@@ -418,13 +418,20 @@ pub fn start(
             async move { wasm_bindgen_futures::JsFuture::from(p).await.ok().and_then(|v| v.as_string()) }
         };
         let same = content();
-        let gate: Gate = Box::pin(async move { same.await.is_some_and(|c| c == stored) });
+        let want = stored.clone();
+        let gate: Gate = Box::pin(async move { same.await.is_some_and(|c| c == want) });
         if job.decode_buffer(&buf, 0.0, Some(gate)).await || job.finished.get() {
             return;
         }
-        // other content, or a damaged entry: forget it and parse
-        crate::model_cache::remove(&quick).await;
-        if let Some(content) = content().await {
+        // other content (stale: forget it), or these files' own entry that does not decode
+        // (damaged: kept aside, the user told); then parse
+        let now = content().await;
+        if now.as_deref() == Some(stored.as_str()) {
+            crate::model_cache::set_aside(&quick).await;
+        } else {
+            crate::model_cache::remove(&quick).await;
+        }
+        if let Some(content) = now {
             *job.store_as.borrow_mut() = Some(store_as(Some(content)));
         }
         start_worker(&job, script_url, load());
