@@ -35,16 +35,24 @@ self.addEventListener('message', (e) => {
       try { url = new URL(u, SCOPE); } catch { continue; }
       if (!isAppFile(url)) continue;
       const key = url.pathname === SCOPE.pathname ? new URL('index.html', SCOPE).href : url.href;
-      if (await cache.match(key)) continue;
+      // the threaded worker's module (threads/worker.js) imports wasm-bindgen's snippets (the
+      // rayon pool's helper), whose folder name is a hash: copy what it imports too. Also when
+      // the module itself is already in the copy (the fetch handler may have kept it while the
+      // snippet was loaded by a worker this one did not control yet).
+      const importsSnippets = /\/threads\/worker\.js$/.test(url.pathname);
+      const addSnippets = async (r) => {
+        const text = await r.clone().text();
+        for (const m of text.matchAll(/from\s+'(\.\/snippets\/[^']+\.js)'/g)) todo.push(new URL(m[1], url).href);
+      };
+      const held = await cache.match(key);
+      if (held) {
+        if (importsSnippets) await addSnippets(held);
+        continue;
+      }
       try {
         const r = await fetch(url.href, { cache: 'no-cache' });
         if (r.ok) {
-          // the threaded worker's module (threads/worker.js) imports wasm-bindgen's snippets
-          // (the rayon pool's helper), whose folder name is a hash: copy what it imports too
-          if (/\/threads\/worker\.js$/.test(url.pathname)) {
-            const text = await r.clone().text();
-            for (const m of text.matchAll(/from\s+'(\.\/snippets\/[^']+\.js)'/g)) todo.push(new URL(m[1], url).href);
-          }
+          if (importsSnippets) await addSnippets(r);
           await cache.put(key, r);
         }
       } catch (err) {

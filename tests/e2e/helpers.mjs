@@ -58,7 +58,7 @@ export async function openApp(env, { dpr = 1, width = 1400, height = 820, colorS
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
   await page.goto(env.base);
   await page.waitForFunction(() => window.__loupe && window.__loupe.frames > 0, null, { timeout: 20000 });
   return { page, errors, context };

@@ -42,7 +42,18 @@ test('opened once, the app opens again offline from a restarted service worker a
     const loaded = performance.getEntriesByType('resource').map((e) => e.name).filter((u) => u.startsWith(location.origin) && /\.(js|wasm|css)$/.test(u));
     const base = location.origin + location.pathname.replace(/[^/]*$/, '');
     const worker = ['index.html', 'worker.js', 'worker_bg.wasm', 'worker_loader.js'].map((f) => base + f);
-    return loaded.length > 3 && [...loaded, ...worker].every((u) => keys.has(u)) && window.__loupeOfflinePending === 0
+    // the threaded worker and the snippets its module imports (a failure in CI: the snippet was
+    // missing from the copy when the module had been kept by the fetch handler first)
+    const threads = await fetch(base + 'threads/worker.js', { cache: 'no-store' });
+    if (threads.ok) {
+      const text = await threads.text();
+      worker.push(...['worker.js', 'worker_bg.wasm', 'worker_loader.js'].map((f) => base + 'threads/' + f));
+      for (const m of text.matchAll(/from\s+'(\.\/snippets\/[^']+\.js)'/g)) worker.push(new URL(m[1], base + 'threads/').href);
+    }
+    // and the parser worker started ahead is up (its module, wasm and snippets no longer in
+    // flight: a reload would abort them, a failed request)
+    return window.__loupeWorkerWarm === true
+      && loaded.length > 3 && [...loaded, ...worker].every((u) => keys.has(u)) && window.__loupeOfflinePending === 0
       && !!navigator.serviceWorker.controller && navigator.serviceWorker.controller.state === 'activated';
   }, null, { timeout: 20000, what: 'every app file in the offline copy' });
   const [sw] = context.serviceWorkers();
