@@ -32,7 +32,9 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   loupe summary FILE... [--json] [--neff F]   headline numbers of each profile (one JSON object per input with --json);
         Neuron device profiles add `device_summary` (neuron-profile's summary keys and units)
-        and `insights` (rule, threshold, outcome: fired / passed / not_evaluated with the reason)
+        and `insights` (rule, threshold, outcome: fired / passed / not_evaluated with the reason);
+        --window T0:T1 (ns, the model's times) adds `device_summary_window`: the keys defined over
+        that part of the timeline, percentages over its length
   loupe events FILE... [--csv] [--kind K] [--neff F]
         every event as CSV; K = slice (default: track,name,start_ns,dur_ns),
         instruction (engine,pc,start_ns,dur_ns,opcode), dma (dma_engine,queue,start_ns,dur_ns,size),
@@ -87,6 +89,8 @@ struct Args {
     keep_last_step: bool,
     definitions: loupe_core::analysis::gpu::Definitions,
     iterations: Option<(i64, i64)>,
+    /// `summary --window T0:T1`: the device summary over that time window (model ns).
+    window: Option<(i64, i64)>,
     to: Option<String>,
     top: usize,
     rank: Option<i64>,
@@ -109,6 +113,7 @@ fn parse_args() -> Result<Args, String> {
         keep_last_step: false,
         definitions: Default::default(),
         iterations: None,
+        window: None,
         to: None,
         top: 30,
         rank: None,
@@ -143,6 +148,15 @@ fn parse_args() -> Result<Args, String> {
                     .ok_or_else(|| format!("--align: {v}: expected recorded, iteration:K or collective:N"))?;
             }
             "--neff" => a.neff = Some(it.next().ok_or("--neff needs a path")?),
+            "--window" => {
+                let v = it.next().ok_or("--window needs T0:T1 (ns)")?;
+                let (x, y) =
+                    v.split_once(':').ok_or_else(|| format!("--window: {v}: expected T0:T1 (ns)"))?;
+                let n = |s: &str| {
+                    s.trim().parse::<i64>().map_err(|_| format!("--window: {v}: expected T0:T1 (ns)"))
+                };
+                a.window = Some((n(x)?, n(y)?));
+            }
             "--iterations" => {
                 a.iterations = Some(dlprof::parse_range(&it.next().ok_or("--iterations needs A:B")?)?)
             }
@@ -289,6 +303,13 @@ fn run(a: &Args) -> Result<(), String> {
                         v["device_summary"] = serde_json::to_value(ds).map_err(|e| e.to_string())?;
                         let insights = loupe_core::analysis::neuron_insights::neuron_insights(&t, ds);
                         v["insights"] = serde_json::to_value(&insights).map_err(|e| e.to_string())?;
+                        if let Some((t0, t1)) = a.window {
+                            let w = loupe_core::analysis::device_summary::device_summary_over(&t, t0, t1);
+                            v["device_summary_window"] = serde_json::json!({
+                                "t0_ns": t0, "t1_ns": t1,
+                                "summary": serde_json::to_value(&w).map_err(|e| e.to_string())?,
+                            });
+                        }
                     }
                     if let Some(why) = &withheld {
                         v["device_summary_withheld"] = serde_json::Value::String(why.clone());

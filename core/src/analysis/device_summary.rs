@@ -137,6 +137,27 @@
 //! bytes and FLOPs are exact); their `total_time`, `event_count` and `dma_queue_count` are read
 //! from the export's own summary / model_info tables (it has them nowhere else).
 //!
+//! # Over a time window
+//! [`device_summary_over`] (and [`DeviceSummaryBuilder::over`], in steps) gives the keys that are
+//! defined over a part of the timeline `[t0, t1)` ([`windowed`]), with the same definitions as
+//! above applied to the slices inside it, with the window semantics of the Current Selection
+//! summary (`analysis::interval`): a slice counts when it overlaps the window (an empty one when
+//! it lies in it), **whole** for counts and bytes (a DMA packet's bytes are not split by time);
+//! its time is **clipped** to the window (instruction time, packet time, and every union: active
+//! times); FLOPs are **prorated** by the clipped share of the instruction's time (the HFU counter
+//! row's rule, so a window's HFU is the mean of that row over it and never counts an edge
+//! instruction's FLOPs whole); every `*_percent` and the utilisations are over the window's length
+//! ([`TimeBase::Window`]). With [`TimeBase::Reported`] they are over the runtime's `total_time`
+//! instead, and a window covering every event gives exactly the whole-profile values
+//! (`core/tests/device_summary_window.rs` checks it on every shared capture, and a half window
+//! against a recomputation from the rows). From an NTFF the FLOPs per instruction are the words'
+//! ([`crate::model::Group::tensor_flops`]). Whole-profile only ([`why_not_windowed`]): the
+//! runtime's totals and counts (`total_time`, cycles, `event_count`, `trace_count`, queue count),
+//! the instructions' SBUF/PSUM/HBM bytes and what is built on them (MBU, arithmetic intensity:
+//! the model keeps their totals only), the DMA transfers inferred as blocks from an NTFF alone,
+//! memory sizes, spill and collective keys, throttling (records without start times), versions,
+//! and the recorded-time preference of a JSON export (a window is computed from the rows).
+//!
 //! Several device groups (the physical cores of one LNC) are summed together; `total_time` is the
 //! largest reported execution time among them. Several unrelated profiles loaded together are
 //! summed too (no typed notion of "profile" yet).
@@ -556,6 +577,44 @@ pub struct DeviceSummaryBuilder {
     any: bool,
     /// Latest end of an instruction span, ps relative to `origin` (`i64::MIN`: none).
     max_end: i64,
+    /// The time window `[w0, w1)`, ps relative to `origin` (`None`: the whole profile), and the
+    /// base of its percentages.
+    window: Option<(i64, i64)>,
+    base: TimeBase,
+    /// The track whose slice ranges are in `ranges` (those that can overlap the window, one per
+    /// depth; the whole track without a window) and the range being scanned.
+    ranges_of: Option<usize>,
+    ranges: Vec<std::ops::Range<usize>>,
+    range_k: usize,
+}
+
+/// What the percentages of a summary over a time window are relative to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeBase {
+    /// The window's length (what "active 40 %" means for a part of the timeline).
+    Window,
+    /// The runtime's reported execution time (`total_time`), as over the whole profile: a window
+    /// covering every event then gives exactly the whole-profile summary.
+    Reported,
+}
+
+/// Whether span `[s, e)` (ps) is inside window `[w0, w1)`: it overlaps it, or, when it is empty,
+/// lies in it. The same rule as the window index's `range_at_depth`.
+fn in_window(s: i64, e: i64, w: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    let Some((w0, w1)) = w else { return Some((s, e)) };
+    let inside = s < w1 && (e > w0 || (e == s && s >= w0));
+    inside.then(|| {
+        let cs = s.max(w0);
+        (cs, e.min(w1).max(cs))
+    })
+}
+
+/// `amount` in proportion to the part `[cs, ce)` of span `[s, e)` (all of it for an empty span).
+fn prorate(amount: u64, s: i64, e: i64, cs: i64, ce: i64) -> u64 {
+    if e <= s || (cs <= s && ce >= e) {
+        return amount;
+    }
+    (u128::from(amount) * (ce - cs).max(0) as u128 / (e - s) as u128) as u64
 }
 
 impl DeviceSummaryBuilder {
@@ -593,7 +652,33 @@ impl DeviceSummaryBuilder {
             has_transfer_tracks: false,
             any: false,
             max_end: i64::MIN,
+            window: None,
+            base: TimeBase::Reported,
+            ranges_of: None,
+            ranges: Vec::new(),
+            range_k: 0,
         }
+    }
+
+    /// The summary over the time window `[t0_ns, t1_ns)` (see "Over a time window" in the module
+    /// doc), its percentages relative to `base`.
+    pub fn over(trace: &Trace, t0_ns: i64, t1_ns: i64, base: TimeBase) -> DeviceSummaryBuilder {
+        let mut b = DeviceSummaryBuilder::new(trace);
+        let ps = |t: i64| saturating_scale(t.saturating_sub(trace.start_ns), 1000);
+        b.window = Some((ps(t0_ns), ps(t1_ns.max(t0_ns))));
+        b.base = base;
+        b
+    }
+
+    /// The ranges of the current track's slices that can be inside the window (a superset by ns:
+    /// the exact test is in ps), one per depth, in index order.
+    fn window_ranges(&self, trace: &Trace) -> Vec<std::ops::Range<usize>> {
+        let c = &trace.tracks[self.track].slices;
+        let Some((w0, w1)) = self.window else { return vec![0..c.len()] };
+        // a span's ps start is below (start_ns + 1) × 1000 and its end below (end_ns + 2) × 1000
+        let t0 = (w0.div_euclid(1000)).saturating_add(self.origin).saturating_sub(3);
+        let t1 = (w1.div_euclid(1000)).saturating_add(self.origin).saturating_add(2);
+        (0..c.depth_count()).map(|d| c.range_at_depth(d, t0, t1)).filter(|r| !r.is_empty()).collect()
     }
 
     /// The unions a track's spans belong to (0: none, the track is only counted or skipped).
@@ -644,7 +729,8 @@ impl DeviceSummaryBuilder {
                 let slot = engine_slot(e);
                 let dom = c.domain.as_ref();
                 for i in from..to {
-                    let (s, en) = span_ps(c, i, origin);
+                    let (s0, en0) = span_ps(c, i, origin);
+                    let Some((s, en)) = in_window(s0, en0, self.window) else { continue };
                     let op = c.opcode_of(i);
                     self.engines[slot].count += 1;
                     self.max_end = self.max_end.max(en);
@@ -657,6 +743,7 @@ impl DeviceSummaryBuilder {
                     }
                     let flops = dom.map_or(u64::MAX, |d| d.flops(i));
                     if e.stream() == Engine::Tensor && flops != u64::MAX {
+                        let flops = prorate(flops, s0, en0, s, en);
                         self.has_flops = true;
                         self.hw_flops = self.hw_flops.saturating_add(flops);
                         if dom.is_some_and(|d| d.transpose(i)) {
@@ -684,7 +771,8 @@ impl DeviceSummaryBuilder {
                 let mut breaks = Vec::new();
                 let mut last = self.run_last;
                 for i in from..to {
-                    let (s, en) = span_ps(c, i, origin);
+                    let (s0, en0) = span_ps(c, i, origin);
+                    let Some((s, en)) = in_window(s0, en0, self.window) else { continue };
                     let b = c.bytes_of(i);
                     let b = if b == u64::MAX { 0 } else { b };
                     packets += 1;
@@ -710,7 +798,8 @@ impl DeviceSummaryBuilder {
             }
             TrackRole::DmaTransfers => {
                 for i in from..to {
-                    let (s, en) = span_ps(c, i, origin);
+                    let (s0, en0) = span_ps(c, i, origin);
+                    let Some((s, en)) = in_window(s0, en0, self.window) else { continue };
                     let b = c.bytes_of(i);
                     let b = if b == u64::MAX { 0 } else { b };
                     self.transfers += 1;
@@ -731,7 +820,7 @@ impl DeviceSummaryBuilder {
     /// The first counted span of run `r` at or after slice `i`: (slice, start, end).
     fn next_span(
         trace: &Trace,
-        origin: i64,
+        (origin, window): (i64, Option<(i64, i64)>),
         evsem: Option<crate::StrId>,
         run: &Run,
         mut i: usize,
@@ -740,7 +829,9 @@ impl DeviceSummaryBuilder {
         while i < run.to as usize {
             if !(run.skip_wait && Self::is(c.opcode_of(i), evsem)) {
                 let (s, e) = span_ps(c, i, origin);
-                return Some((i, s, e));
+                if let Some((s, e)) = in_window(s, e, window) {
+                    return Some((i, s, e));
+                }
             }
             i += 1;
         }
@@ -756,37 +847,57 @@ impl DeviceSummaryBuilder {
             let track = &trace.tracks[self.track];
             let counted = trace.groups[track.group.idx()].kind == GroupKind::Device
                 && matches!(track.role, TrackRole::Engine(_) | TrackRole::DmaQueue | TrackRole::DmaTransfers);
-            let n = track.slices.len();
-            if !counted || self.pos >= n {
+            let is_transfers = matches!(track.role, TrackRole::DmaTransfers);
+            if counted && self.ranges_of != Some(self.track) {
+                self.ranges = self.window_ranges(trace);
+                self.ranges_of = Some(self.track);
+                self.range_k = 0;
+                self.pos = self.ranges.first().map_or(0, |r| r.start);
+                self.run_from = self.pos;
+            }
+            // past a range: the next one, a new run (the runs are contiguous slice ranges)
+            while counted && self.ranges.get(self.range_k).is_some_and(|r| self.pos >= r.end) {
+                self.range_k += 1;
+                if let Some(start) = self.ranges.get(self.range_k).map(|r| r.start) {
+                    if !is_transfers {
+                        self.close_run(trace, self.pos);
+                    }
+                    self.pos = start;
+                    self.run_from = start;
+                }
+            }
+            let Some(end) = self.ranges.get(self.range_k).filter(|_| counted).map(|r| r.end) else {
                 if counted {
                     self.any = true;
-                    if matches!(track.role, TrackRole::DmaTransfers) {
+                    if is_transfers {
                         self.has_transfer_tracks = true;
                     } else {
-                        self.close_run(trace, n);
+                        self.close_run(trace, self.pos);
                     }
                 }
                 self.track += 1;
                 self.pos = 0;
                 self.run_from = 0;
                 self.run_last = i64::MIN;
+                self.ranges.clear();
+                self.ranges_of = None;
                 continue;
-            }
+            };
             if left == 0 {
                 return true;
             }
-            let to = self.pos + left.min(n - self.pos);
+            let to = self.pos + left.min(end - self.pos);
             self.scan(trace, self.pos, to);
             left -= to - self.pos;
             self.pos = to;
         }
-        let origin = self.origin;
+        let (origin, window) = (self.origin, self.window);
         let evsem = self.ops[0];
         let sweep = self.sweep.get_or_insert_with(|| {
             let mut heap = BinaryHeap::with_capacity(self.runs.len());
             let mut next = Vec::with_capacity(self.runs.len());
             for (r, run) in self.runs.iter().enumerate() {
-                match Self::next_span(trace, origin, evsem, run, run.from as usize) {
+                match Self::next_span(trace, (origin, window), evsem, run, run.from as usize) {
                     Some((i, s, e)) => {
                         heap.push(Reverse((s, e, r as u32)));
                         next.push(i as u32 + 1);
@@ -803,7 +914,7 @@ impl DeviceSummaryBuilder {
             let run = &self.runs[r as usize];
             sweep.fold(run.cats, s, e);
             if let Some((i, s, e)) =
-                Self::next_span(trace, origin, evsem, run, sweep.next[r as usize] as usize)
+                Self::next_span(trace, (origin, window), evsem, run, sweep.next[r as usize] as usize)
             {
                 sweep.heap.push(Reverse((s, e, r)));
                 sweep.next[r as usize] = i as u32 + 1;
@@ -832,7 +943,10 @@ impl DeviceSummaryBuilder {
             .filter_map(|g| g.device.as_ref())
             .collect();
         let total_ps: Option<u64> = infos.iter().filter_map(|d| d.execution_time_ps).max();
-        let total_s = total_ps.map(|p| p as f64 * 1e-12);
+        let total_s = match (self.window, self.base) {
+            (Some((w0, w1)), TimeBase::Window) => Some((w1 - w0).max(0) as f64 * 1e-12),
+            _ => total_ps.map(|p| p as f64 * 1e-12),
+        };
         let clock =
             infos.iter().filter_map(|d| d.instance_type).find_map(|s| neuroncore_clock_hz(trace.str(s)));
         let peak =
@@ -869,7 +983,8 @@ impl DeviceSummaryBuilder {
         }
         // static DMA blocks inferred from the packets, when the input has no transfer rows
         let blocks: Vec<&crate::model::DmaBlock> = infos.iter().flat_map(|d| d.dma_blocks.iter()).collect();
-        let use_blocks = !self.has_transfer_tracks && !blocks.is_empty();
+        // (over the whole profile only: a block has no time base of the model's)
+        let use_blocks = !self.has_transfer_tracks && !blocks.is_empty() && self.window.is_none();
         let transfers = if use_blocks { blocks.len() as u64 } else { transfers };
         if let Some(n) = event_count {
             out.count("event_count", n, OVERALL);
@@ -896,6 +1011,26 @@ impl DeviceSummaryBuilder {
         }
         // FLOPs from the instruction words when the rows state none (transposes unknown then)
         let words_flops = if has_flops { None } else { traffic.map(|t| t.hardware_flops) };
+        // over a window: the device groups' per-instruction FLOPs in it, when the list adds up
+        // to the whole-profile total (else it is not the list of those instructions)
+        let words_flops = match (words_flops, self.window) {
+            (Some(all), Some(w)) => {
+                let spans = || {
+                    trace.groups.iter().filter(|g| g.kind == GroupKind::Device).flat_map(|g| &g.tensor_flops)
+                };
+                let listed = spans().try_fold(0u64, |a, x| a.checked_add(x.2));
+                let ps = |t: i64| saturating_scale(t.saturating_sub(self.origin), 1000);
+                (listed == Some(all)).then(|| {
+                    spans()
+                        .filter_map(|&(s, e, f)| {
+                            let (s, e) = (ps(s), ps(e.max(s)));
+                            in_window(s, e, Some(w)).map(|(cs, ce)| prorate(f, s, e, cs, ce))
+                        })
+                        .sum()
+                })
+            }
+            (x, _) => x,
+        };
         if let Some(f) = words_flops {
             out.push("hardware_flops", Value::Count(f), Unit::Flops, OVERALL);
         }
@@ -1116,7 +1251,11 @@ impl DeviceSummaryBuilder {
                 out.text(key, trace.str(v), SYSTEM);
             }
         }
-        prefer_recorded_times(trace, &mut out);
+        if self.window.is_some() {
+            out.metrics.retain(|m| windowed(m.key));
+        } else {
+            prefer_recorded_times(trace, &mut out);
+        }
         Some(out)
     }
 }
@@ -1125,6 +1264,81 @@ impl DeviceSummaryBuilder {
 /// group with engine or DMA tracks. [`DeviceSummaryBuilder`] computes the same in steps.
 pub fn device_summary(trace: &Trace) -> Option<DeviceSummary> {
     DeviceSummaryBuilder::new(trace).finish(trace)
+}
+
+/// The device summary over the time window `[t0_ns, t1_ns)`, percentages over its length: the
+/// keys [`windowed`] accepts (see "Over a time window" in the module doc).
+pub fn device_summary_over(trace: &Trace, t0_ns: i64, t1_ns: i64) -> Option<DeviceSummary> {
+    DeviceSummaryBuilder::over(trace, t0_ns, t1_ns, TimeBase::Window).finish(trace)
+}
+
+/// Whether `key` has a value over a time window ([`device_summary_over`]); the others are
+/// facts of the whole profile ([`why_not_windowed`]).
+pub fn windowed(key: &str) -> bool {
+    const EXACT: [&str; 12] = [
+        "hardware_flops",
+        "transpose_flops",
+        "hfu_estimated_percent",
+        "mfu_inst_estimated_percent",
+        "matmul_instruction_count",
+        "activate_instruction_count",
+        "activate_instruction_time",
+        "dma_active_time",
+        "dma_active_time_percent",
+        "dma_active_cycles",
+        "dma_packet_time",
+        "total_active_time",
+    ];
+    const PREFIX: [&str; 9] = [
+        "tensor_engine_",
+        "vector_engine_",
+        "scalar_engine_",
+        "sync_engine_",
+        "gpsimd_engine_",
+        "static_dma_",
+        "dynamic_dma_",
+        "software_dynamic_dma_",
+        "hardware_dynamic_dma_",
+    ];
+    EXACT.contains(&key)
+        || key == "total_active_time_percent"
+        || matches!(
+            key,
+            "dma_transfer_count"
+                | "dma_transfer_total_bytes"
+                | "dma_transfer_time"
+                | "dma_transfer_average_bytes"
+                | "input_queue_bytes"
+                | "output_queue_bytes"
+                | "weight_queue_bytes"
+        )
+        || PREFIX.iter().any(|p| key.starts_with(p))
+}
+
+/// Why `key` is given for the whole profile only (the Summary shows it once, marked so).
+pub fn why_not_windowed(key: &str) -> &'static str {
+    match key {
+        "total_time" => "the runtime's execution time of the whole profile (over a window the percentages are of the window's length)",
+        "neuroncore_cycle_count" => "cycles of the runtime's execution time of the whole profile",
+        "event_count" | "trace_count" => "the capture's notifications have no times in the model",
+        "dma_queue_count" => "the queues the capture names, not a count over time",
+        "peak_flops_bandwidth_ratio" => "a property of the hardware",
+        "dma_transfer_count" | "dma_transfer_total_bytes" | "dma_transfer_time" | "dma_transfer_average_bytes"
+        | "input_queue_bytes" | "output_queue_bytes" | "weight_queue_bytes" => {
+            "from an NTFF alone the transfers are blocks inferred per queue over the whole execution"
+        }
+        k if k.starts_with("sbuf_") || k.starts_with("psum_") || k.starts_with("hbm_") || k.starts_with("mbu_") || k == "mm_arithmetic_intensity" => {
+            "the instructions' bytes are summed when the file is read: the model keeps the totals, not the bytes per instruction"
+        }
+        k if k.starts_with("weight_") || k.starts_with("inputs_") || k.starts_with("spill_") => {
+            "the runtime's memory allocation for the program"
+        }
+        k if k.starts_with("cc_") => "collectives: zero when the program has no memory for them, not decoded otherwise",
+        k if k.starts_with("throttle_") => "the throttle records carry durations, not start times, in the model",
+        "model_flops" | "mfu_estimated_percent" | "mfu_hlo_estimated_percent" | "mfu_hlo_max_achievable_estimated_percent"
+        | "mfu_max_achievable_estimated_percent" | "mfu_inst_max_achievable_estimated_percent" => "a figure of the program (the HLO), not of a time window",
+        _ => "a fact of the capture (versions, instance type)",
+    }
 }
 
 const TENSOR: usize = 0;

@@ -381,6 +381,7 @@ impl TraceBuilder {
             counters: Vec::new(),
             device: None,
             source_file: None,
+            tensor_flops: Vec::new(),
         });
         id
     }

@@ -107,6 +107,13 @@ pub struct Group {
     /// The input file the group was read from (its name as given to `import_files`, after
     /// container unwrapping), when known.
     pub source_file: Option<StrId>,
+    /// A device group's Tensor-engine matrix instructions with their FLOPs from the instruction
+    /// words, when its slices state none (an NTFF: `Ntff::instruction_flops`, handed over with
+    /// `TraceBuilder::set_device_flops`): `(start ns, end ns, FLOPs)`, sorted by start; they add
+    /// up to `device.traffic.hardware_flops`. The device summary over a time window reads them
+    /// (`analysis::device_summary`). Empty otherwise. Beside `device`, not in it, only because the
+    /// NTFF importer builds `DeviceInfo` field by field.
+    pub tensor_flops: Vec<(i64, i64, u64)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]
@@ -630,6 +637,7 @@ impl Trace {
             + self.args.heap_bytes()
             + self.flows.capacity() * std::mem::size_of::<Flow>()
             + self.tables.iter().map(DataTable::heap_bytes).sum::<usize>()
+            + self.groups.iter().map(|g| g.tensor_flops.capacity() * 24).sum::<usize>()
     }
     /// Look up the arguments of a slice as (key, display value) pairs.
     pub fn args_display(&self, id: ArgsId) -> Vec<(String, String)> {

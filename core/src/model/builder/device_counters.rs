@@ -106,6 +106,15 @@ impl TraceBuilder {
     /// once by the import entry point after every importer ran.
     pub fn add_device_counters(&mut self) {
         let device_flops = std::mem::take(&mut self.device_flops);
+        // kept on the device for the device summary over a time window
+        for (gid, list) in &device_flops {
+            if let Some(g) = self.groups.get_mut(gid.idx()) {
+                let mut v = list.clone();
+                v.sort_by_key(|x| x.0);
+                v.shrink_to_fit();
+                g.tensor_flops = v;
+            }
+        }
         for g in 0..self.groups.len() {
             let gid = GroupId(g as u32);
             if self.groups[g].kind != GroupKind::Device {
