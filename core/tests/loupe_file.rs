@@ -45,7 +45,9 @@ fn round_trips_keep_the_model() {
 /// `rows`); version 6 added the slices' GPU work class (`DomainShapes::gpu_work`), the device
 /// facts' operator attribution and incomplete-capture flags (`DeviceInfo::attribution` /
 /// `incomplete`) and the NTFF's summary facts (versions, memory, throttling, DMA blocks, traffic):
-/// older files are refused with the message to re-open the original files.)
+/// older files are refused with the message to re-open the original files; version 7 added a
+/// device group's per-instruction Tensor FLOPs, `Group::tensor_flops`, for the device summary
+/// over a time window.)
 /// When this fails, the model's bincode layout changed: bump `FORMAT_VERSION` in
 /// `core/src/loupe_file.rs` (and write a migration if old files matter), then update both numbers.
 #[test]
@@ -54,7 +56,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (6, 16840214224194160103),
+        (7, 18350295441821454340),
         "model layout changed: bump FORMAT_VERSION"
     );
 }
