@@ -48,16 +48,19 @@ fn union_len(mut v: Vec<(i64, i64)>) -> i128 {
     total + cur.map_or(0, |(a, b)| (b - a) as i128)
 }
 
+/// Spans in ps.
+type Spans = Vec<(i64, i64)>;
+
 /// The reference figures of window `[w0, w1)` (ps relative to the trace start).
 #[derive(Default, Debug)]
 struct Reference {
     /// per engine stream (Tensor, Vector, Scalar, Sync, GpSimd): count, busy ps, spans
-    engines: [(u64, i128, Vec<(i64, i64)>); 5],
+    engines: [(u64, i128, Spans); 5],
     matmul: u64,
     activate: (u64, i128),
-    packets: [(u64, u64, Vec<(i64, i64)>); 3],
+    packets: [(u64, u64, Spans); 3],
     packet_ps: i128,
-    all_dma: Vec<(i64, i64)>,
+    all_dma: Spans,
     flops: u64,
 }
 

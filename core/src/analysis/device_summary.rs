@@ -674,7 +674,7 @@ impl DeviceSummaryBuilder {
     /// the exact test is in ps), one per depth, in index order.
     fn window_ranges(&self, trace: &Trace) -> Vec<std::ops::Range<usize>> {
         let c = &trace.tracks[self.track].slices;
-        let Some((w0, w1)) = self.window else { return vec![0..c.len()] };
+        let Some((w0, w1)) = self.window else { return std::iter::once(0..c.len()).collect() };
         // a span's ps start is below (start_ns + 1) × 1000 and its end below (end_ns + 2) × 1000
         let t0 = (w0.div_euclid(1000)).saturating_add(self.origin).saturating_sub(3);
         let t1 = (w1.div_euclid(1000)).saturating_add(self.origin).saturating_add(2);
