@@ -11,7 +11,7 @@
 // (cells marked data-scope=whole equal the whole profile's), and a further zoom is followed.
 // A large generated capture (`gen_neuron_pair`, $LOUPE_GEN_NEURON_PAIR_BIN) prints how long the
 // current view's summary took and its longest step between two turns of the browser.
-// Screenshots: tests/e2e/out/neuron-summary.png, tensors.png, neuron-summary-scope-{light,dark}.png.
+// Screenshots: tests/e2e/out/neuron-summary.png, tensors.png, neuron-summary-scope{,-dma,-page}-{light,dark}.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
@@ -203,7 +203,13 @@ for (const colorScheme of ['light', 'dark']) {
     }
     assert.equal(view.mbu_estimated_percent?.scope, 'whole', 'MBU is the whole profile\'s (marked)');
     console.log(`# ${colorScheme}: view ${t1 - t0} ns: ${n} cells equal the CLI, ${changed.length} changed from the whole profile; summed in ${ms} ms`);
-    await page.getByTestId('neuron-summary').screenshot({ path: join(OUT, `neuron-summary-scope-${colorScheme}.png`) });
+    // over a part, the insights (the whole profile's) come last, folded
+    assert.equal(await page.getByTestId('ns-insights-whole').count(), 1);
+    assert.equal(await page.getByTestId('ns-insights-whole').evaluate((e) => e.open), false);
+    const pane = page.getByTestId('widget-summary');
+    await pane.screenshot({ path: join(OUT, `neuron-summary-scope-${colorScheme}.png`) });
+    await page.getByTestId('ns-dma').scrollIntoViewIfNeeded();
+    await pane.screenshot({ path: join(OUT, `neuron-summary-scope-dma-${colorScheme}.png`) });
     await shot(page, `neuron-summary-scope-page-${colorScheme}.png`);
 
     // the view moves on: the summary follows it (debounced), still equal to the CLI
@@ -229,6 +235,20 @@ for (const colorScheme of ['light', 'dark']) {
       assert.ok(s1 > s0, `selection ${s0}..${s1}`);
       const m = sameAsCli(await cells(page), cliSummary(NTFF, null, [s0, s1]), `selection ${s0}:${s1}`, 'selection');
       console.log(`# box selection ${s1 - s0} ns: ${m} cells equal the CLI`);
+
+      // two annotation markers (right-click on the timeline): the interval between them
+      for (const f of [0.35, 0.55]) {
+        await page.mouse.click(box.x + box.width * f, box.y + 120, { button: 'right' });
+      }
+      await page.waitForFunction(() => window.__loupe.markers && window.__loupe.markers.length === 2, null, { timeout: 10000 });
+      await page.locator('.wb-tab[data-widget=summary]').click();
+      const ann = page.getByTestId('ns-scope').locator('button[data-scope=annotation]');
+      await ann.waitFor({ timeout: 10000 });
+      await ann.click();
+      const [a0, a1] = await summed(page, 'annotation');
+      assert.match(await page.getByTestId('ns-scope-interval').locator('option:checked').textContent(), /A → B|B → A/);
+      const k = sameAsCli(await cells(page), cliSummary(NTFF, null, [a0, a1]), `annotation ${a0}:${a1}`, 'annotation');
+      console.log(`# annotation interval ${a1 - a0} ns: ${k} cells equal the CLI`);
     }
 
     // back to the whole profile: the first numbers again

@@ -440,6 +440,35 @@ fn overview_body(state: AppState, sh: Shown, insights: &[Insight]) -> AnyView {
         .map(|m| kv(sh, m.key, m.key.trim_start_matches("throttle_").trim_end_matches("_nc0_percent")))
         .collect();
     let has_throttle = !throttle_rows.is_empty();
+    // the insights are the whole profile's: over a part they come last, folded (the part's
+    // numbers first)
+    let n_fired = fired.len();
+    let insights = view! {
+        <ul class="ns-insights" data-testid="ns-insights">
+            {if fired.is_empty() {
+                view! { <li class="dim">"No rule fired."</li> }.into_any()
+            } else {
+                fired.into_iter().map(|i| insight_view(state, i)).collect_view().into_any()
+            }}
+        </ul>
+        <details class="ns-more">
+            <summary>{format!("{n_passed} rules checked without firing, {n_skipped} not evaluated")}</summary>
+            <ul class="ns-insights-other" data-testid="ns-insights-other">
+                {passed.into_iter().chain(skipped).map(|i| insight_view(state, i)).collect_view()}
+            </ul>
+        </details>
+    };
+    let (insights_top, insights_end) = if sh.win.is_some() {
+        let folded = view! {
+            <details class="ns-insights-whole" data-testid="ns-insights-whole">
+                <summary>{format!("Insights of the whole profile: {n_fired} fired")}</summary>
+                {insights}
+            </details>
+        };
+        (None, Some(folded.into_any()))
+    } else {
+        (Some(view! { <h4>"Insights"</h4> {insights} }.into_any()), None)
+    };
 
     view! {
         <div class="ns-body">
@@ -449,20 +478,7 @@ fn overview_body(state: AppState, sh: Shown, insights: &[Insight]) -> AnyView {
                 {big(sh, "mbu_estimated_percent", "MBU")}
                 {big(sh, "mm_arithmetic_intensity", "FLOP / HBM byte")}
             </div>
-            <h4>{if sh.win.is_some() { "Insights (whole profile)" } else { "Insights" }}</h4>
-            <ul class="ns-insights" data-testid="ns-insights">
-                {if fired.is_empty() {
-                    view! { <li class="dim">"No rule fired."</li> }.into_any()
-                } else {
-                    fired.into_iter().map(|i| insight_view(state, i)).collect_view().into_any()
-                }}
-            </ul>
-            <details class="ns-more">
-                <summary>{format!("{n_passed} rules checked without firing, {n_skipped} not evaluated")}</summary>
-                <ul class="ns-insights-other" data-testid="ns-insights-other">
-                    {passed.into_iter().chain(skipped).map(|i| insight_view(state, i)).collect_view()}
-                </ul>
-            </details>
+            {insights_top}
             <h4>"FLOPs"</h4>
             <table class="kv">
                 {kv(sh, "hardware_flops", "hardware (Tensor engine)")}
@@ -500,6 +516,7 @@ fn overview_body(state: AppState, sh: Shown, insights: &[Insight]) -> AnyView {
             } else {
                 view! { <p class="dim ns-note">"The capture has no throttle records."</p> }.into_any()
             }}
+            {insights_end}
         </div>
     }
     .into_any()
