@@ -70,7 +70,7 @@ fn metrics_view(m: &IntervalMetrics) -> AnyView {
         m.dma_bytes.map_or(String::new(), |b| format!(" · DMA {}", fmt_bytes(b)))
     );
     let engines = (!m.engines.is_empty())
-        .then(|| crate::widgets::summary::engine_table(&m.engines, "annotation-engines"));
+        .then(|| crate::components::summary_tables::engine_table(&m.engines, "annotation-engines"));
     let with_bytes = m.dma_bytes.is_some();
     let rows = m
         .tracks

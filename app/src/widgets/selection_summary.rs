@@ -15,10 +15,10 @@ use send_wrapper::SendWrapper;
 use web_sys::{Document, Element};
 
 use crate::canvas::scheduler::Scheduler;
+use crate::components::summary_tables::{engine_table, engine_text_rows, track_rows};
 use crate::describe;
 use crate::state::{use_app_state, Selection, TraceData, ViewRequest, ViewportBus};
 use crate::widgets::fmt_bytes;
-use crate::widgets::summary::{engine_table, engine_text_rows, track_rows};
 
 fn el(doc: &Document, tag: &str, class: &str, text: &str) -> Option<Element> {
     let e = doc.create_element(tag).ok()?;
