@@ -586,6 +586,12 @@ pub struct DeviceSummaryBuilder {
     ranges_of: Option<usize>,
     ranges: Vec<std::ops::Range<usize>>,
     range_k: usize,
+    /// Over a window, the last phase: the group and position in its `tensor_flops`, the sum of
+    /// all of them (`None` past `u64`) and the FLOPs in the window.
+    flop_group: usize,
+    flop_pos: usize,
+    flops_listed: Option<u64>,
+    flops_in: u64,
 }
 
 /// What the percentages of a summary over a time window are relative to.
@@ -657,6 +663,10 @@ impl DeviceSummaryBuilder {
             ranges_of: None,
             ranges: Vec::new(),
             range_k: 0,
+            flop_group: 0,
+            flop_pos: 0,
+            flops_listed: Some(0),
+            flops_in: 0,
         }
     }
 
@@ -909,7 +919,7 @@ impl DeviceSummaryBuilder {
         });
         while left > 0 {
             let Some(Reverse((s, e, r))) = sweep.heap.pop() else {
-                return false;
+                break;
             };
             let run = &self.runs[r as usize];
             sweep.fold(run.cats, s, e);
@@ -921,7 +931,35 @@ impl DeviceSummaryBuilder {
             }
             left -= 1;
         }
-        !sweep.heap.is_empty()
+        if !sweep.heap.is_empty() {
+            return true;
+        }
+        // over a window: the device groups' per-instruction FLOPs (an NTFF's) in it, a block at
+        // a time (millions of them in a large capture)
+        let Some(w) = self.window else { return false };
+        let ps = |t: i64| saturating_scale(t.saturating_sub(origin), 1000);
+        while let Some(g) = trace.groups.get(self.flop_group) {
+            let spans = &g.tensor_flops;
+            if g.kind != GroupKind::Device || self.flop_pos >= spans.len() {
+                self.flop_group += 1;
+                self.flop_pos = 0;
+                continue;
+            }
+            if left == 0 {
+                return true;
+            }
+            let to = self.flop_pos + left.min(spans.len() - self.flop_pos);
+            for &(s, e, f) in &spans[self.flop_pos..to] {
+                self.flops_listed = self.flops_listed.and_then(|a| a.checked_add(f));
+                let (s, e) = (ps(s), ps(e.max(s)));
+                if let Some((cs, ce)) = in_window(s, e, Some(w)) {
+                    self.flops_in = self.flops_in.saturating_add(prorate(f, s, e, cs, ce));
+                }
+            }
+            left -= to - self.flop_pos;
+            self.flop_pos = to;
+        }
+        false
     }
 
     /// The summary, once [`DeviceSummaryBuilder::add_next`] returned `false` (it finishes any
@@ -1014,21 +1052,7 @@ impl DeviceSummaryBuilder {
         // over a window: the device groups' per-instruction FLOPs in it, when the list adds up
         // to the whole-profile total (else it is not the list of those instructions)
         let words_flops = match (words_flops, self.window) {
-            (Some(all), Some(w)) => {
-                let spans = || {
-                    trace.groups.iter().filter(|g| g.kind == GroupKind::Device).flat_map(|g| &g.tensor_flops)
-                };
-                let listed = spans().try_fold(0u64, |a, x| a.checked_add(x.2));
-                let ps = |t: i64| saturating_scale(t.saturating_sub(self.origin), 1000);
-                (listed == Some(all)).then(|| {
-                    spans()
-                        .filter_map(|&(s, e, f)| {
-                            let (s, e) = (ps(s), ps(e.max(s)));
-                            in_window(s, e, Some(w)).map(|(cs, ce)| prorate(f, s, e, cs, ce))
-                        })
-                        .sum()
-                })
-            }
+            (Some(all), Some(_)) => (self.flops_listed == Some(all)).then_some(self.flops_in),
             (x, _) => x,
         };
         if let Some(f) = words_flops {
