@@ -81,7 +81,7 @@ APP_FLOORS: list[tuple[int, str, list[str]]] = [
     (3, "canvas, loader, components, charts and services over the state",
      ["canvas/*", "loader/*", "components/*", "charts.rs", "index_build.rs", "search_runner.rs",
       "lazy_args.rs", "share.rs", "embed.rs"]),
-    (4, "widgets", ["widgets/*"]),
+    (4, "widgets", ["widgets/*", "widgets/**/*"]),
     (5, "widget registry", ["widgets/mod.rs"]),
     (6, "deep links", ["deep_link.rs"]),
     (7, "workbench", ["workbench/mod.rs"]),

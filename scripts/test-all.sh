@@ -6,7 +6,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
 T0=$(date +%s)
-step() { echo "::: [+$(( $(date +%s) - T0 ))s] $*"; }
+# each step prints the wall time since the start and the CPU time (user + system) its children
+# used so far (bash's `times`): CPU seconds do not depend on what else the machine runs, so a
+# stage's cost can be read off a contended run too; `step done` prints the table
+STAGES=()
+TIMES_FILE=$(mktemp /tmp/loupe-times.XXXXXX)
+# `times` must run in this shell (a $(…) subshell would report its own, empty, accounting)
+cpu_s() { awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$TIMES_FILE"; }
+step() {
+  local now cpu
+  times >"$TIMES_FILE"
+  now=$(( $(date +%s) - T0 )); cpu=$(cpu_s)
+  STAGES+=("$now $cpu $*")
+  echo "::: [+${now}s, cpu ${cpu}s] $*"
+  if [ "$*" = done ]; then
+    echo "::: stage times (wall s, children's CPU s)"
+    local i
+    for (( i = 0; i + 1 < ${#STAGES[@]}; i++ )); do
+      read -r w0 c0 name <<<"${STAGES[i]}"; read -r w1 c1 _ <<<"${STAGES[i+1]}"
+      printf ':::   %5d %6d  %s\n' $(( w1 - w0 )) $(( c1 - c0 )) "$name"
+    done
+  fi
+}
 
 step setup
 # the golden, oracle and end-to-end tests read real files from ../shared/samples: without them a

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use loupe_core::analysis::gpu::GpuOptions;
 use loupe_core::analysis::ranks::{self, Align, RankOffset, RanksReport};
-use loupe_core::model::TrackId;
+use loupe_core::model::{Iteration, TrackId};
 use loupe_core::Trace;
 
 /// The offsets one alignment gives (empty vectors: every offset 0).
@@ -29,6 +29,10 @@ pub struct ClockShift {
     pub ranks: Vec<RankOffset>,
     /// Why the alignment could not be applied (the clocks stay as recorded).
     pub error: Option<String>,
+    /// The iterations the ruler shows under this alignment: the `ProfilerStep#k` of the lowest
+    /// rank that has steps, on its aligned clock (the model's iterations are every rank's on its
+    /// recorded clock). `None`: as recorded, the model's.
+    pub iterations: Option<Vec<Iteration>>,
 }
 
 impl ClockShift {
@@ -104,7 +108,28 @@ pub fn shift(generation: u64, trace: &Trace, align: Align) -> ClockShift {
             }
         }
     }
-    ClockShift { align, track_ns, counter_ns, ranks: offs, error: None }
+    let iterations = Some(reference_iterations(&rep.steps, &offs));
+    ClockShift { align, track_ns, counter_ns, ranks: offs, error: None, iterations }
+}
+
+/// The steps of the lowest rank that has any, each moved by that rank's offset, as the ruler's
+/// iterations (sorted by start, as the model's are).
+fn reference_iterations(steps: &[ranks::RankSteps], offs: &[RankOffset]) -> Vec<Iteration> {
+    let Some(r) = steps.iter().filter(|r| !r.steps.is_empty()).min_by_key(|r| r.rank) else {
+        return Vec::new();
+    };
+    let off = offs.iter().find(|o| o.rank == r.rank).and_then(|o| o.offset_ns).unwrap_or(0);
+    let mut v: Vec<Iteration> = r
+        .steps
+        .iter()
+        .map(|s| Iteration {
+            number: s.number,
+            start_ns: s.start_ns.saturating_add(off),
+            end_ns: s.start_ns.saturating_add(s.dur_ns).saturating_add(off),
+        })
+        .collect();
+    v.sort_by_key(|i| (i.start_ns, i.number));
+    v
 }
 
 /// The first `ProfilerStep#k` every rank has (the default when "start of iteration" is chosen).
@@ -124,4 +149,41 @@ pub fn fmt_offset(ns: i64) -> String {
     }
     let sign = if ns > 0 { "+" } else { "−" };
     format!("{sign}{}", loupe_core::time::format_duration_ns(ns.saturating_abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loupe_core::analysis::ranks::{RankSteps, Step};
+    use loupe_core::model::SliceRef;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn step(number: i64, start_ns: i64, dur_ns: i64) -> Step {
+        Step { number, start_ns, dur_ns, slice: SliceRef { track: TrackId(0), index: 0 } }
+    }
+
+    /// The ruler's iterations under an alignment: the lowest rank with steps, moved by its
+    /// offset, sorted by start; a rank without steps is passed over.
+    #[test]
+    fn reference_iterations_are_the_lowest_ranks_steps_on_its_aligned_clock() {
+        let steps = vec![
+            RankSteps { rank: 3, steps: vec![step(7, 5_000, 100)] },
+            RankSteps { rank: 0, steps: vec![] },
+            RankSteps { rank: 1, steps: vec![step(5, 2_000, 300), step(4, 1_000, 900)] },
+        ];
+        let offs = vec![
+            RankOffset { rank: 0, offset_ns: Some(0) },
+            RankOffset { rank: 1, offset_ns: Some(-250) },
+            RankOffset { rank: 3, offset_ns: Some(40) },
+        ];
+        let it = reference_iterations(&steps, &offs);
+        assert_eq!(
+            it,
+            vec![
+                Iteration { number: 4, start_ns: 750, end_ns: 1_650 },
+                Iteration { number: 5, start_ns: 1_750, end_ns: 2_050 },
+            ]
+        );
+        assert!(reference_iterations(&[], &offs).is_empty());
+    }
 }

@@ -66,6 +66,9 @@ pub struct Frame<'a> {
     /// the ranks' alignment (`loupe_core::analysis::ranks`); empty or 0 = as recorded.
     pub track_offset: &'a [i64],
     pub counter_offset: &'a [i64],
+    /// The iterations the ruler's bands and the grid's lines show: the model's, or under a clock
+    /// alignment the reference rank's on its aligned clock (`crate::clock::ClockShift::iterations`).
+    pub iterations: &'a [loupe_core::model::Iteration],
 }
 
 impl Frame<'_> {
@@ -196,8 +199,7 @@ pub fn paint(
     }
     // grid lines and iteration boundaries (not when the iterations in view are packed closer
     // than a few pixels: the lines would wash the rows grey; the ruler's bands still show them)
-    let iteration_lines =
-        if iterations_packed(&trace.iterations, t0_ns, t1_ns, w) { &[] } else { &trace.iterations[..] };
+    let iteration_lines = if iterations_packed(f.iterations, t0_ns, t1_ns, w) { &[] } else { f.iterations };
     let lines = ticks.iter().map(|t| t.x_px.round()).chain(
         visible_iterations(iteration_lines, t0_ns, t1_ns).map(|it| f.scale.x_from_time(it.start_ns).round()),
     );
@@ -930,11 +932,11 @@ fn paint_ruler(cx: &mut Ctx, f: &Frame, ticks: &[loupe_core::view::Tick], t0_ns:
     // packed iterations (a 4 GB Kineto trace has 13 k in view at full zoom-out): one band over
     // each stretch they cover, without labels — alternating 1 px bands say nothing, and each
     // cost a fill style and a fillRect every frame (a third of a frame's work on a 1 GB trace)
-    let packed = iterations_packed(&trace.iterations, t0_ns, t1_ns, w);
+    let packed = iterations_packed(f.iterations, t0_ns, t1_ns, w);
     if packed {
         cx.fill_css(&f.theme.iteration_a);
         let mut stretch: Option<(f64, f64)> = None;
-        for it in visible_iterations(&trace.iterations, t0_ns, t1_ns) {
+        for it in visible_iterations(f.iterations, t0_ns, t1_ns) {
             let (x0, x1) = clamp_x(f.scale.x_from_time(it.start_ns), f.scale.x_from_time(it.end_ns), w);
             stretch = match stretch {
                 Some((a, b)) if x0 <= b + 1.0 => Some((a, b.max(x1))),
@@ -954,7 +956,7 @@ fn paint_ruler(cx: &mut Ctx, f: &Frame, ticks: &[loupe_core::view::Tick], t0_ns:
     // adds nothing but work
     let mut painted_to_px = f64::NEG_INFINITY;
     let mut style = None;
-    let spaced = if packed { &[] } else { &trace.iterations[..] };
+    let spaced = if packed { &[] } else { f.iterations };
     for it in visible_iterations(spaced, t0_ns, t1_ns) {
         let (x0, x1) = clamp_x(f.scale.x_from_time(it.start_ns), f.scale.x_from_time(it.end_ns), w);
         if x1.round() <= painted_to_px {

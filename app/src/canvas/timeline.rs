@@ -583,6 +583,7 @@ impl TimelineCtl {
             active_marker: None,
             track_offset: &[],
             counter_offset: &[],
+            iterations: &data.trace.iterations,
         };
         let search = self.search.borrow();
         let boxed = self.box_selection.borrow();
@@ -607,6 +608,7 @@ impl TimelineCtl {
             active_marker,
             track_offset: &clock.track_ns,
             counter_offset: &clock.counter_ns,
+            iterations: clock.iterations.as_deref().unwrap_or(&data.trace.iterations),
             ..frame
         };
         let mut raster = self.raster.borrow_mut();

@@ -9,6 +9,7 @@ pub mod program;
 pub mod progress;
 pub mod share_menu;
 pub mod shell;
+pub mod summary_tables;
 pub mod tooltip;
 pub mod warning_bands;
 pub mod warnings;

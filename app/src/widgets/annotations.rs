@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 use loupe_core::analysis::annotations::{AnnotationFile, AnnotationSet, Marker, DEFAULT_SET};
-use loupe_core::analysis::interval::{interval_metrics, IntervalMetrics};
+use loupe_core::analysis::interval::{interval_metrics_on_view_clock, IntervalMetrics};
 use loupe_core::time::format_duration_ns;
 use loupe_core::view::format_time_at_resolution;
 use wasm_bindgen::JsCast;
@@ -70,7 +70,7 @@ fn metrics_view(m: &IntervalMetrics) -> AnyView {
         m.dma_bytes.map_or(String::new(), |b| format!(" · DMA {}", fmt_bytes(b)))
     );
     let engines = (!m.engines.is_empty())
-        .then(|| crate::widgets::summary::engine_table(&m.engines, "annotation-engines"));
+        .then(|| crate::components::summary_tables::engine_table(&m.engines, "annotation-engines"));
     let with_bytes = m.dma_bytes.is_some();
     let rows = m
         .tracks
@@ -249,6 +249,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
     let rows = move || {
         let set = state.annotations.get();
         let d = state.tracked_data();
+        let clock = state.clock.get();
         let pairs = diff.get();
         if set.markers.is_empty() {
             return view! {
@@ -299,7 +300,10 @@ pub fn AnnotationsWidget() -> impl IntoView {
                     });
                     state.edit_annotations(|a| a.remove(id));
                 };
-                let metrics = other.as_ref().map(|o| interval_metrics(&d.trace, &d.window_index, m.t_ns, o.t_ns));
+                // markers are placed on the view's clock (the ranks' alignment, when one is set)
+                let metrics = other.as_ref().map(|o| {
+                    interval_metrics_on_view_clock(&d.trace, &d.window_index, m.t_ns, o.t_ns, &clock.track_ns)
+                });
                 let interval = metrics.as_ref().map(|x| {
                     let sign = if other.as_ref().is_some_and(|o| o.t_ns < m.t_ns) { "−" } else { "+" };
                     format!("{sign}{}", format_duration_ns(x.len_ns))

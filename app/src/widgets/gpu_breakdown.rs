@@ -684,6 +684,7 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
                 <input type="search" class="filter" placeholder="Filter kernels" data-testid="gpu-top-filter"
                     prop:value=move || filter.get() on:input=move |e| filter.set(event_target_value(&e))/>
             </div>
+            <div class="gpu-scroll">
             <table class="grid analysis-table" data-testid="gpu-top-table">
                 <thead><tr>
                     {sort_header(top_sort, TopKey::Name, "name", "kernel", false)}
@@ -696,12 +697,14 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
                 </tr></thead>
                 <tbody>{move || with_ok(&kernel_rows)}</tbody>
             </table>
+            </div>
             <h3 class="gpu-h">"Idle time per stream"</h3>
             <ul class="chart-legend gpu-legend">
                 <li><span class="swatch" style=css(HOST_WAIT)></span>"host wait: the next kernel was launched after the previous one ended"</li>
                 <li><span class="swatch" style=css(KERNEL_WAIT)></span>"kernel wait: a gap under 30 µs between queued kernels"</li>
                 <li><span class="swatch" style=css(OTHER_WAIT)></span>"other"</li>
             </ul>
+            <div class="gpu-scroll">
             <table class="grid analysis-table" data-testid="gpu-idle-table">
                 <thead><tr>
                     {sort_header(idle_sort, IdleKey::Stream, "stream", "stream", false)}
@@ -713,6 +716,7 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
                 </tr></thead>
                 <tbody>{move || with_ok(&stream_rows)}</tbody>
             </table>
+            </div>
             <h3 class="gpu-h">"Communication–computation overlap"</h3>
             {move || with_ok(&overlap)}
             <h3 class="gpu-h">"Kernel launch delay "<span class="hint">"(CPU launch end → kernel start)"</span></h3>

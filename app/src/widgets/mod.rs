@@ -6,7 +6,6 @@ pub mod annotations;
 pub mod code;
 pub mod collectives;
 pub mod compare;
-pub mod compare_lanes;
 pub mod critical_path;
 pub mod dashboard;
 pub mod deferred;

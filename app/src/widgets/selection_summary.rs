@@ -8,6 +8,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
+use loupe_core::analysis::ranks::Align;
 use loupe_core::analysis::summary::{slices_in, WindowSummary};
 use loupe_core::model::SliceRef;
 use loupe_core::time::format_duration_ns;
@@ -15,10 +16,10 @@ use send_wrapper::SendWrapper;
 use web_sys::{Document, Element};
 
 use crate::canvas::scheduler::Scheduler;
+use crate::components::summary_tables::{engine_table, engine_text_rows, track_rows};
 use crate::describe;
 use crate::state::{use_app_state, Selection, TraceData, ViewRequest, ViewportBus};
 use crate::widgets::fmt_bytes;
-use crate::widgets::summary::{engine_table, engine_text_rows, track_rows};
 
 fn el(doc: &Document, tag: &str, class: &str, text: &str) -> Option<Element> {
     let e = doc.create_element(tag).ok()?;
@@ -55,9 +56,10 @@ fn table(doc: &Document, head: &[&str], rows: Vec<Vec<String>>, testid: &str) ->
 }
 
 /// Rebuild the window summary's DOM under `root`.
-fn render_window(root: &Element, d: &TraceData, t0: i64, t1: i64) -> Option<()> {
+fn render_window(root: &Element, d: &TraceData, t0: i64, t1: i64, track_offset_ns: &[i64]) -> Option<()> {
     let doc = root.owner_document()?;
-    let s: WindowSummary = d.window_index.window(&d.trace, t0, t1, None);
+    // the view's clock: under a ranks' alignment each track is summed over what is drawn
+    let s: WindowSummary = d.window_index.window_on_view_clock(&d.trace, t0, t1, None, track_offset_ns);
     root.set_text_content(None);
     let head = el(&doc, "p", "selection-window", "")?;
     let _ = head.set_attribute("data-testid", "selection-window");
@@ -117,11 +119,13 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
     let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| (*b).clone());
     // follow the viewport: a redraw callback after the timeline's, acting only on change
     if let (Some(sch), Some(bus)) = (scheduler.clone(), bus) {
-        let seen: Rc<Cell<(u64, u64)>> = Rc::new(Cell::new((u64::MAX, u64::MAX)));
+        let seen: Rc<Cell<Option<(u64, u64, Align)>>> = Rc::new(Cell::new(None));
         let redraw = Rc::new(move || {
             let Some(root) = window_ref.get_untracked() else { return };
             let gen = state.generation.get_untracked();
-            let key = (bus.generation.get(), gen);
+            // the offsets are those of (load, alignment)
+            let clock = state.clock.get_untracked();
+            let key = Some((bus.generation.get(), gen, clock.align));
             if seen.get() == key {
                 return;
             }
@@ -132,7 +136,7 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
             seen.set(key);
             let d = state.data();
             let root: &Element = &root;
-            let _ = render_window(root, &d, t0, t1);
+            let _ = render_window(root, &d, t0, t1, &clock.track_ns);
         });
         let id = sch.register_late(redraw);
         sch.request_redraw();
@@ -143,9 +147,17 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
     let box_part = move || {
         let sel = state.box_selection.get()?;
         let d = state.tracked_data();
-        let s = d.window_index.window(&d.trace, sel.t0_ns, sel.t1_ns, Some(&sel.tracks));
+        // the box is drawn on the view's clock: under a ranks' alignment each track is read on its own
+        let clock = state.clock.get();
+        let s = d.window_index.window_on_view_clock(
+            &d.trace,
+            sel.t0_ns,
+            sel.t1_ns,
+            Some(&sel.tracks),
+            &clock.track_ns,
+        );
         let ntracks = sel.tracks.iter().filter(|&&b| b).count();
-        let (events, total) = slices_in(&d.trace, sel.t0_ns, sel.t1_ns, &sel.tracks, 200);
+        let (events, total) = slices_in(&d.trace, sel.t0_ns, sel.t1_ns, &sel.tracks, 200, &clock.track_ns);
         let list = events
             .into_iter()
             .map(|r: SliceRef| {

@@ -53,6 +53,19 @@ pub struct IntervalMetrics {
 
 /// Metrics of the interval between `a_ns` and `b_ns` (in either order).
 pub fn interval_metrics(trace: &Trace, index: &WindowIndex, a_ns: i64, b_ns: i64) -> IntervalMetrics {
+    interval_metrics_on_view_clock(trace, index, a_ns, b_ns, &[])
+}
+
+/// [`interval_metrics`] between two markers placed on the view's clock, where track `k` is drawn
+/// `track_offset_ns[k]` later than recorded (the ranks' alignment): each track is read over the
+/// interval moved back by its offset ([`WindowIndex::window_on_view_clock`]).
+pub fn interval_metrics_on_view_clock(
+    trace: &Trace,
+    index: &WindowIndex,
+    a_ns: i64,
+    b_ns: i64,
+    track_offset_ns: &[i64],
+) -> IntervalMetrics {
     let (t0, t1) = (a_ns.min(b_ns), a_ns.max(b_ns));
     let len_ns = t1.saturating_sub(t0);
     let any_dma = trace.tracks.iter().any(|t| t.role.is_dma());
@@ -69,7 +82,7 @@ pub fn interval_metrics(trace: &Trace, index: &WindowIndex, a_ns: i64, b_ns: i64
             dma_bytes: any_dma.then_some(0),
         };
     }
-    let s = index.window(trace, t0, t1, None);
+    let s = index.window_on_view_clock(trace, t0, t1, None, track_offset_ns);
     let mut dma_total = 0u64;
     let mut tracks: Vec<IntervalTrack> = s
         .tracks

@@ -426,12 +426,34 @@ impl WindowIndex {
     /// An engine stream is reported when any of its tracks is included; its active time and
     /// waiting are those of all its tracks (one union per stream, as neuron-profile's).
     pub fn window(&self, trace: &Trace, t0: i64, t1: i64, include: Option<&[bool]>) -> WindowSummary {
+        self.window_on_view_clock(trace, t0, t1, include, &[])
+    }
+
+    /// [`Self::window`] of a view whose tracks are drawn `track_offset_ns[track]` later than
+    /// recorded (the ranks' clock alignment; missing entries are 0): `[t0, t1)` is on the view's
+    /// clock, each track is summed over `[t0 − offset, t1 − offset)` of its own recorded times,
+    /// so a box drawn around what the user sees sums what they see. An engine stream's active
+    /// time and waiting are taken on the clock of its first included track (a stream's tracks
+    /// belong to one device, so they share one offset).
+    pub fn window_on_view_clock(
+        &self,
+        trace: &Trace,
+        t0: i64,
+        t1: i64,
+        include: Option<&[bool]>,
+        track_offset_ns: &[i64],
+    ) -> WindowSummary {
         let mut s = WindowSummary { t0_ns: t0, t1_ns: t1.max(t0), ..Default::default() };
         let mut engines: Vec<EngineWindow> = Vec::new();
+        // per entry of `engines`: the clock offset its unions are read on
+        let mut engine_offsets: Vec<i64> = Vec::new();
+        let view_t = (t0, t1);
         for (i, t) in trace.tracks.iter().enumerate() {
             if include.is_some_and(|inc| !inc.get(i).copied().unwrap_or(false)) {
                 continue;
             }
+            let off = track_offset_ns.get(i).copied().unwrap_or(0);
+            let (t0, t1) = (view_t.0.saturating_sub(off), view_t.1.saturating_sub(off));
             let tw = self.track_window(trace, TrackId(i as u32), t0, t1);
             s.slices += tw.count;
             if t.role.is_dma() && t.role == TrackRole::DmaQueue {
@@ -443,6 +465,7 @@ impl WindowIndex {
                     Some(k) => k,
                     None => {
                         engines.push(EngineWindow { engine: Some(e), ..Default::default() });
+                        engine_offsets.push(off);
                         engines.len() - 1
                     }
                 };
@@ -454,8 +477,11 @@ impl WindowIndex {
             s.tracks.push(tw);
         }
         let w = s.window_ns();
-        engines.sort_by_key(|e| e.engine);
-        for ew in &mut engines {
+        let (t0, t1) = view_t;
+        let mut engines: Vec<(EngineWindow, i64)> = engines.into_iter().zip(engine_offsets).collect();
+        engines.sort_by_key(|e| e.0.engine);
+        for (ew, off) in &mut engines {
+            let (t0, t1) = (t0.saturating_sub(*off), t1.saturating_sub(*off));
             let Some(u) = ew.engine.and_then(|e| self.engines.stream(e)) else { continue };
             if t1 > t0 {
                 ew.active_time_ns = u.active.len_in(t0, t1);
@@ -463,6 +489,7 @@ impl WindowIndex {
             }
             ew.active_percent = if w == 0 { 0.0 } else { ew.active_time_ns as f64 / w as f64 * 100.0 };
         }
+        let engines: Vec<EngineWindow> = engines.into_iter().map(|e| e.0).collect();
         s.engines = engines;
         s
     }
@@ -704,20 +731,33 @@ impl EngineIndexBuilder {
 }
 
 /// Up to `limit` slices of the selected tracks overlapping `[t0, t1)`, in time order (for a box
-/// selection's event list), plus how many there are in all.
-pub fn slices_in(trace: &Trace, t0: i64, t1: i64, include: &[bool], limit: usize) -> (Vec<SliceRef>, u64) {
+/// selection's event list), plus how many there are in all. `[t0, t1)` is on the view's clock:
+/// a track drawn `track_offset_ns[track]` later than recorded is read over `[t0 − offset,
+/// t1 − offset)` (as [`WindowIndex::window_on_view_clock`]; empty = as recorded).
+pub fn slices_in(
+    trace: &Trace,
+    t0: i64,
+    t1: i64,
+    include: &[bool],
+    limit: usize,
+    track_offset_ns: &[i64],
+) -> (Vec<SliceRef>, u64) {
     let mut v: Vec<(i64, SliceRef)> = Vec::new();
     let mut total = 0u64;
     for (i, t) in trace.tracks.iter().enumerate() {
         if !include.get(i).copied().unwrap_or(false) {
             continue;
         }
+        let off = track_offset_ns.get(i).copied().unwrap_or(0);
         let c = &t.slices;
         for d in 0..c.depth_count() {
-            let r = c.range_at_depth(d, t0, t1);
+            let r = c.range_at_depth(d, t0.saturating_sub(off), t1.saturating_sub(off));
             total += r.len() as u64;
             for k in r.take(limit) {
-                v.push((c.start_ns[k], SliceRef { track: TrackId(i as u32), index: k as u32 }));
+                v.push((
+                    c.start_ns[k].saturating_add(off),
+                    SliceRef { track: TrackId(i as u32), index: k as u32 },
+                ));
             }
         }
     }
@@ -753,6 +793,38 @@ mod tests {
         b.add_slice(th, 0, 100, n, StrId::EMPTY, ArgsId::NONE);
         b.add_slice(th, 10, 10, n, StrId::EMPTY, ArgsId::NONE);
         b.finish()
+    }
+
+    /// On the view's clock (ranks aligned): each track is read over the view window moved back by
+    /// its offset, and equals the unshifted window of its recorded times; the engine's active
+    /// time is read on its track's clock; the event list is in view time.
+    #[test]
+    fn window_on_view_clock_reads_each_track_on_its_own_clock() {
+        let t = trace();
+        let ix = WindowIndex::build(&t);
+        // the engine track drawn 1000 ns later, the DMA queue 20 ns earlier, the thread as recorded
+        let offs = [1000, -20];
+        for (t0, t1) in [(0, 50), (5, 12), (995, 1030), (-20, 0), (1000, 1015)] {
+            let s = ix.window_on_view_clock(&t, t0, t1, None, &offs);
+            assert_eq!((s.t0_ns, s.t1_ns), (t0, t1));
+            for (k, off) in [1000, -20, 0].into_iter().enumerate() {
+                let own = ix.track_window(&t, TrackId(k as u32), t0 - off, t1 - off);
+                assert_eq!(s.tracks[k], own, "track {k} over [{t0}, {t1})");
+            }
+            let recorded = ix.window(&t, t0 - 1000, t1 - 1000, Some(&[true, false, false]));
+            assert_eq!(s.engines, recorded.engines, "the engine on its track's clock, [{t0}, {t1})");
+        }
+        let all = [true, true, true];
+        let (list, total) = slices_in(&t, 1000, 1012, &all, 10, &offs);
+        // engine [0,10) and [5,15) at 1000 and 1005; the DMA queue nothing (its [0,4) is at −20);
+        // the thread nothing (it starts at 0)
+        assert_eq!(total, 2);
+        let starts: Vec<(u32, i64)> = list
+            .iter()
+            .map(|r| (r.track.0, t.tracks[r.track.idx()].slices.start_ns[r.index as usize]))
+            .collect();
+        assert_eq!(starts, vec![(0, 0), (0, 5)], "the engine's two first slices, in time order");
+        assert_eq!(slices_in(&t, 0, 12, &all, 10, &[]).1, 6, "as recorded: two slices on each track");
     }
 
     /// Reference: clip every slice by brute force.
@@ -858,7 +930,7 @@ mod tests {
         let only_dma: Vec<bool> = t.tracks.iter().map(|tr| tr.role == TrackRole::DmaQueue).collect();
         let s2 = ix.window(&t, 0, 12, Some(&only_dma));
         assert_eq!((s2.slices, s2.dma_bytes), (2, 300));
-        let (list, total) = slices_in(&t, 0, 12, &only_dma, 1);
+        let (list, total) = slices_in(&t, 0, 12, &only_dma, 1, &[]);
         assert_eq!((list.len(), total), (1, 2));
     }
 

@@ -529,7 +529,7 @@ pub struct Metadata {
 }
 
 /// A recognised iteration (e.g. Kineto `ProfilerStep#N`).
-#[derive(Debug, Clone, bincode::Encode, bincode::Decode, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode, serde::Serialize)]
 pub struct Iteration {
     pub number: i64,
     pub start_ns: i64,

@@ -5,7 +5,7 @@
 //!   B / A, sorted by impact (|Δ|); filterable. Clicking a row highlights its events in A's
 //!   timeline (like a search) and in B's lanes above (outlined; the rest dimmed; B's lanes scroll
 //!   to the first lane that has any).
-//! * B's timeline ([`super::compare_lanes`]): B's tracks as labelled lanes (group and track name,
+//! * B's timeline ([`lanes`]): B's tracks as labelled lanes (group and track name,
 //!   up to 4 depths each) under the same window as A's timeline, shifted by the chosen alignment
 //!   (absolute time, by start, or by an iteration both have), with B's own clock on its ruler. It
 //!   is interactive like A's: hover → tooltip (B's time and the aligned time on A's clock), click
@@ -15,6 +15,8 @@
 //!   scrolls B's lanes. The busiest 24 tracks are shown first; "all N tracks" lists every one.
 //!   The B selection lives in `AppState::compare_selection`.
 //! * Neuron profiles of the same program: per-engine deltas; Kineto: iterations paired.
+
+mod lanes;
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -26,12 +28,12 @@ use loupe_core::model::{SliceRef, Trace};
 use loupe_core::time::format_duration_ns as dur;
 use send_wrapper::SendWrapper;
 
-use super::compare_lanes::{BLanesCtl, RULER_H_PX};
 use super::deferred::{deferred, shown, spinner};
 use crate::canvas::scheduler::Scheduler;
 use crate::describe;
 use crate::state::{use_app_state, ViewportBus};
 use crate::workbench::layout::WidgetKind;
+use lanes::{BLanesCtl, RULER_H_PX};
 
 const MAX_ROWS_SHOWN: usize = 400;
 /// B's lanes area is at most this tall when it opens (drag its bottom edge to resize).
