@@ -68,28 +68,89 @@ fn main() {
     let input: usize = files.iter().map(|f| f.1.len()).sum();
     phase("files read", input);
     if let Some((_, b)) = files.iter().find(|f| f.0.ends_with(".ntff")) {
-        let t = loupe_core::neuron::ntff::parse(b).expect("ntff");
-        phase("  (ntff::parse alone)", input);
-        let (c, _) = loupe_core::neuron::correlate::correlate(&t, None);
+        use loupe_core::neuron::{correlate, ntff};
+        // the import's phases apart: the decoder alone (rows dropped as they come), the decoder
+        // with the correlation of every instruction (as the importer resolves it: once per
+        // distinct instruction, counted per event), then the whole fill of the builder
+        struct Drop0(u64);
+        impl ntff::EventSink for Drop0 {
+            fn instruction(&mut self, i: ntff::Instruction) {
+                self.0 += 1;
+                std::hint::black_box(i);
+            }
+            fn dma_packet(&mut self, p: ntff::DmaPacket) {
+                self.0 += 1;
+                std::hint::black_box(p);
+            }
+        }
+        let mut sink = Drop0(0);
+        let t = ntff::parse_into(b, &mut sink).expect("ntff");
+        let rows = sink.0;
+        phase("  (decode alone)", input);
+        let neff = files
+            .iter()
+            .find(|f| f.0.ends_with(".neff"))
+            .map(|f| loupe_core::neuron::neff::parse(&f.1).expect("neff"));
+        struct Correlating<'a> {
+            c: correlate::Correlator<'a>,
+            seen: loupe_core::strings::FxHashMap<(u8, u32, Option<u32>, u8), correlate::Outcome>,
+        }
+        impl ntff::EventSink for Correlating<'_> {
+            fn instruction(&mut self, i: ntff::Instruction) {
+                let key = (i.engine, i.pc, i.compiler_pc, i.opcode_byte);
+                let o = match self.seen.get(&key) {
+                    Some(&o) => o,
+                    None => {
+                        let o = self.c.resolve(&i);
+                        self.seen.insert(key, o);
+                        o
+                    }
+                };
+                self.c.count(o);
+            }
+            fn dma_packet(&mut self, p: ntff::DmaPacket) {
+                std::hint::black_box(p);
+            }
+        }
+        let mut sink = Correlating {
+            c: correlate::Correlator::new(&t.ntff.metadata, neff.as_ref()),
+            seen: Default::default(),
+        };
+        ntff::parse_into(b, &mut sink).expect("ntff");
+        let (lineages, report) = sink.c.finish();
+        phase("  (decode + correlate)", input);
         println!(
-            "  {} instructions ({} B each), {} correlations (4 B each, {} distinct lineages)",
-            t.instructions.len(),
-            std::mem::size_of_val(&t.instructions[0]),
-            c.len(),
-            c.lineages().len()
+            "  {} rows, {} bytes each as a decoded instruction (none held), {} correlated events, {} distinct lineages",
+            rows,
+            std::mem::size_of::<ntff::Instruction>(),
+            report.events,
+            lineages.len()
         );
-        phase("  (+ correlate, no NEFF)", input);
-        drop((t, c));
-        phase("  (dropped)", input);
+        drop((t, lineages, report, neff));
         let pair: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
         let mut b = loupe_core::model::TraceBuilder::new("");
         use loupe_core::import::Importer;
         loupe_core::import::neuron_binary::NeuronBinary.import_group(&pair, &mut b, &mut NoProgress);
-        phase("  (builder filled)", input);
+        phase("  (decode + correlate + fill)", input);
+        let limit = loupe_core::limits::Budget::for_input(input as u64).limit();
+        println!(
+            "  memory budget charged {} ({:.2} per input byte; this import's limit: {}, {} per input byte above its floor)",
+            mb(b.budget().used() as usize),
+            b.budget().used() as f64 / input as f64,
+            mb(limit as usize),
+            loupe_core::limits::BUDGET_BYTES_PER_INPUT_BYTE
+        );
         b.add_operator_timeline();
         phase("  (operator timeline)", input);
         let t = b.finish();
         phase("  (finished)", input);
+        println!(
+            "  model {} for {} slices ({:.1} bytes per slice), {:.1} bytes per NTFF byte",
+            mb(t.heap_bytes()),
+            t.slice_count(),
+            t.heap_bytes() as f64 / t.slice_count().max(1) as f64,
+            t.heap_bytes() as f64 / input as f64
+        );
         drop(t);
     }
     let inputs: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();

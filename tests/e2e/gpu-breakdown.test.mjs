@@ -93,6 +93,22 @@ test('Kineto: GPU breakdown equals loupe analyze, charts drawn, rows highlight t
   for (const id of ['gpu-temporal-pie', 'gpu-types-pie', 'gpu-top-bars', 'gpu-launch-hist', 'gpu-util-area']) await drawn(page, id);
   await shot(page, 'gpu-breakdown.png');
   await w.screenshot({ path: join(ROOT, 'tests/e2e/out/gpu-breakdown-widget.png') });
+  // in the default (narrow) side pane nothing is cut off: the temporal breakdown and kernel types
+  // tables show every column (below their doughnut when there is no room beside it), the wide
+  // tables scroll sideways inside the widget
+  for (const id of ['gpu-temporal', 'gpu-kernel-types']) {
+    const fit = await w.getByTestId(id).evaluate((t) => ({ sw: t.scrollWidth, cw: t.clientWidth, r: t.getBoundingClientRect().right }));
+    const right = await w.evaluate((e) => e.getBoundingClientRect().right);
+    assert.ok(fit.sw <= fit.cw + 1 && fit.r <= right + 1, `${id}: ${JSON.stringify(fit)}, widget right ${right}`);
+  }
+  for (const id of ['gpu-top-table', 'gpu-idle-table']) {
+    const box = await w.getByTestId(id).evaluate((t) => {
+      const p = t.parentElement;
+      return { scroll: getComputedStyle(p).overflowX, right: p.getBoundingClientRect().right };
+    });
+    const right = await w.evaluate((e) => e.getBoundingClientRect().right);
+    assert.ok(box.scroll === 'auto' && box.right <= right + 1, `${id}: ${JSON.stringify(box)}, widget right ${right}`);
+  }
 
   // click a kernel row: exactly its occurrences are highlighted
   const first = table.locator('tbody tr[data-folded=false]').first();

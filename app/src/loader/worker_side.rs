@@ -47,11 +47,11 @@ pub const MAX_PEAK_BYTES: u64 = 2560 << 20;
 
 /// The largest estimated peak of an NTFF capture imported whole (`loupe_core::import::check_peak`,
 /// [`parse_and_encode`]). That estimate is counted, not guessed: the worker's heap phase by phase
-/// (`core/examples/import_peak.rs`: 5.04 bytes per byte of capture at 100 and at 400 MB, at the
-/// end of the builder's fill; the encoding after it holds less than half, since it goes to a
+/// (`core/examples/import_peak.rs`: 4.25 bytes per byte of capture from 100 MB to 2 GB, in the
+/// builder's `finish`; the encoding after it holds less than half, since it goes to a
 /// JavaScript buffer 4 MiB at a time and the files are dropped first). 3 GiB leaves the 4 GiB
-/// of wasm32 room for the allocator's overhead and the estimate's error: at the estimate's 5.75
-/// bytes per byte, captures up to ≈ 560 MB are accepted (a generated 400 MB pair counts 2.02 GB).
+/// of wasm32 room for the allocator's overhead and the estimate's error: at the estimate's 4.85
+/// bytes per byte, captures up to ≈ 660 MB are accepted (a generated 500 MB pair counts 2.13 GB).
 pub const MAX_NTFF_PEAK_BYTES: u64 = 3 << 30;
 
 /// Timings of a parse whose trace went to a [`Sink`] (a `Vec<u8>` in the page's in-thread

@@ -12,7 +12,8 @@ pub use super::ntff_identity::NtffIdentity;
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
     ArgValue, Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainShapeRef,
-    Engine, FlowEnd, GroupId, Incomplete, SliceDomain, SliceHandle, ThrottlePeriod, TraceBuilder, TrackId,
+    Engine, FlowEnd, GroupId, Incomplete, InstructionTraffic, SliceDomain, SliceHandle, ThrottlePeriod,
+    TraceBuilder, TrackId,
 };
 use crate::neuron::neff::Lineage;
 use crate::neuron::{correlate, neff, ntff};
@@ -38,19 +39,20 @@ pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
     Some(NtffIdentity { version: h.version, neff_path: root.string(1), uuid_hex, execution_time_ps })
 }
 
-/// Peak bytes per NTFF byte while importing it whole: the file, its decoded records and their
-/// correlation, the builder's columns and arguments (the peak, at the end of the builder's fill),
-/// then the finished model. Counted phase by phase by a global allocator
-/// (`cargo run -p loupe-core --release --example import_peak -- X.ntff X.neff`) on generated pairs
-/// of instruction records (`gen_neuron_pair`): 5.04 per byte at 100 MB and at 400 MB (504 MB,
-/// 2017 MB). Before: 6.04 with the events' own argument values as based sets (now row sets,
-/// `model::ArgStore`), 6.54 with the decoded
-/// instructions' derived ns times stored (`ntff::Instruction` 56 bytes, now 40), 7.60 with a column per
-/// domain field while the builder filled (`model::DomainBuild` now keeps shapes), 8.0 before
-/// that, and 8.5 while the worker encoded the model with the files and the whole encoding in
-/// memory. Rounded up: the estimate must err on the side of refusing a file before the worker
-/// dies.
-pub const PEAK_BYTES_PER_NTFF_BYTE: f64 = 5.75;
+/// Peak bytes per NTFF byte while importing it whole: the file, the builder's columns and
+/// arguments filled straight from the decoder (no table of decoded records is held), then
+/// `finish`'s sorted copies of them (the peak), then the finished model. Counted phase by phase
+/// by a global allocator (`cargo run -p loupe-core --release --example import_peak -- X.ntff
+/// X.neff`) on generated pairs of instruction records (`gen_neuron_pair`): 4.25 per byte at
+/// 100 MB, 500 MB, 1 GB and 2 GB (425 MB, 2.1 GB, 4.25 GB, 8.5 GB). Before: 5.04 with the
+/// decoded records and their correlation held while the builder filled (peak at the end of the
+/// fill), 6.04 with the events' own argument values as based sets (now row sets,
+/// `model::ArgStore`), 6.54 with the decoded instructions' derived ns times stored, 7.60 with a
+/// column per domain field while the builder filled (`model::DomainBuild` now keeps shapes), 8.0
+/// before that, and 8.5 while the worker encoded the model with the files and the whole encoding
+/// in memory. Rounded up by the same 14 % as before (5.75 over 5.04): the estimate must err on
+/// the side of refusing a file before the worker dies.
+pub const PEAK_BYTES_PER_NTFF_BYTE: f64 = 4.85;
 
 /// The estimated peak memory of importing NTFF captures of `ntff_bytes` bytes in all.
 pub fn estimate_peak_bytes(ntff_bytes: u64) -> u64 {
@@ -186,22 +188,17 @@ fn import_pair(
         if !progress.report(done, total) {
             return Err(ImportError::Cancelled);
         }
-        let t = ntff::parse(f.bytes).map_err(|e| ntff_error(e, f.bytes.len() as u64))?;
+        // header and metadata first: the records are decoded straight into the model
+        // (`add_ntff`), which needs the NEFF they pair with
+        let opened = ntff::open(f.bytes).map_err(|e| ntff_error(e, f.bytes.len() as u64))?;
         let incomplete =
-            t.truncated().map(|(file_bytes, expected_bytes)| Incomplete { file_bytes, expected_bytes });
+            opened.truncated().map(|(file_bytes, expected_bytes)| Incomplete { file_bytes, expected_bytes });
         if let Some(inc) = incomplete {
-            // cut before any event: an empty timeline would only hide that the capture is not there
-            if !t.has_events() {
-                return Err(ImportError::Malformed {
-                    format: "NTFF",
-                    offset: inc.file_bytes,
-                    message: format!("{}; no event of it could be read", inc.message("NTFF")),
-                });
-            }
+            // (a cut before any event is an error, once the records are read: `add_ntff`)
             b.warn(NTFF_TRUNCATED, || format!("'{}': {}", f.name, inc.message("NTFF")));
         }
         // pair by UUID: the NEFF whose UUID matches (prefix when truncated), else the only one
-        let uuid = t.metadata.uuid_hex();
+        let uuid = opened.metadata.uuid_hex();
         let neff = neffs
             .iter()
             .find(|n| !uuid.is_empty() && n.header.uuid.starts_with(&uuid))
@@ -210,7 +207,7 @@ fn import_pair(
         // correlation report has the same note), so the timeline's banner and `summary` show it
         let mut neff_mismatch = false;
         if let Some(n) = neff {
-            if let Some(m) = correlate::uuid_mismatch(&t, n) {
+            if let Some(m) = correlate::uuid_mismatch_of(&opened.metadata, n) {
                 neff_mismatch = true;
                 b.warn(NEFF_UUID_MISMATCH, || format!("'{}': {m}", f.name));
             }
@@ -227,7 +224,7 @@ fn import_pair(
         }
         let first_group = b.group_count();
         let export = exports.get_mut(f.name);
-        add_ntff(&t, Attributed { neff, neff_mismatch, export, incomplete }, f.name, b);
+        add_ntff(opened, Attributed { neff, neff_mismatch, export, incomplete }, f.name, b)?;
         for g in first_group..b.group_count() {
             b.set_group_source_file(GroupId(g as u32), f.name);
         }
@@ -269,49 +266,354 @@ struct Attributed<'a> {
     incomplete: Option<Incomplete>,
 }
 
-fn add_ntff(t: &ntff::Ntff, from: Attributed<'_>, file_name: &str, b: &mut TraceBuilder) {
-    let Attributed { neff, neff_mismatch, mut export, incomplete } = from;
-    for w in &t.warnings {
-        // a cut file's descriptors point past its end: said once, plainly, as `ntff_truncated`
-        let cut = matches!(w.kind, ntff::WarningKind::BlockOutOfRange | ntff::WarningKind::BlockMisaligned);
-        if incomplete.is_some() && cut {
-            continue;
-        }
-        let ex = w.example.clone();
-        b.warnings.add_n(&format!("ntff_{:?}", w.kind).to_lowercase(), w.count, || ex);
+/// The label of [`ntff::Expected::starts_per_label`]'s key `engine * 2 + matmul`.
+fn label_of_key(k: usize) -> &'static str {
+    if k == 1 {
+        "TensorMatrix"
+    } else {
+        ntff::engine_subgroup((k / 2) as u8)
     }
-    let m = &t.metadata;
-    b.add_metadata("ntff.file", file_name.to_string());
-    b.add_metadata("ntff.version", t.header.version.to_string());
-    b.add_metadata("ntff.neff_path", m.neff_path.clone());
-    b.add_metadata(
-        "ntff.neff_uuid",
-        format!("{}{}", m.uuid_hex(), if m.uuid_truncated { " (truncated)" } else { "" }),
-    );
-    b.add_metadata("ntff.instance_type", m.instance_type.clone());
-    for (k, v) in [
-        ("runtime_version", &m.runtime_version),
-        ("driver_version", &m.driver_version),
-        ("collectives_version", &m.collectives_version),
-    ] {
-        if let Some(v) = v {
-            b.add_metadata(format!("ntff.{k}"), v.text.clone());
+}
+
+/// The union of spans as they come, nearly in start order (an engine's instructions in
+/// end-record order): touching spans are joined at once; a span starting before the last
+/// joined block waits in `late`, and [`add_activity`] sorts and joins what is left. The union
+/// is the same as that of every span sorted, without holding each one.
+#[derive(Default)]
+struct SpanUnion {
+    blocks: Vec<(i64, i64)>,
+    late: Vec<(i64, i64)>,
+}
+
+impl SpanUnion {
+    #[inline]
+    fn add(&mut self, s: i64, e: i64) {
+        let e = e.max(s);
+        match self.blocks.last_mut() {
+            Some(last) if s >= last.0 => {
+                if s <= last.1 {
+                    last.1 = last.1.max(e);
+                } else {
+                    self.blocks.push((s, e));
+                }
+            }
+            Some(_) => self.late.push((s, e)),
+            None => self.blocks.push((s, e)),
         }
     }
-    b.add_metadata("ntff.subgraph", m.subgraph_name.clone());
-    b.add_metadata("ntff.execution_time_ns", (m.execution_time_ps / 1000).to_string());
-    b.add_metadata("ntff.profile_start_ps", t.profile.t0_ps.to_string());
-    for mu in &m.memory_usage {
-        b.add_metadata(format!("ntff.memory.{}", mu.category), mu.size_bytes.to_string());
+    fn into_spans(mut self) -> Vec<(i64, i64)> {
+        if self.late.is_empty() {
+            return self.blocks;
+        }
+        self.blocks.append(&mut self.late);
+        self.blocks
+    }
+}
+
+/// Per DMA queue: track, name, the packets' base argument set, its row form and the queue's kind.
+type Queue = (TrackId, StrId, crate::model::ArgsId, Option<u32>, &'static str);
+
+/// The model built from an NTFF's rows as the decoder pairs them ([`ntff::EventSink`]): every
+/// instruction and DMA packet goes into the builder's columns at once, with its correlation
+/// (resolved once per instruction template) and what the device summary and the counters need
+/// from it (traffic, FLOPs, activity, DMA throughput, pending DMA), so no table of decoded rows
+/// is held (`add_ntff`).
+struct NtffSink<'a, 'b, 'm> {
+    b: &'b mut TraceBuilder,
+    meta: &'m ntff::Metadata,
+    dev: &'b mut crate::import::neuron_device::Device,
+    correlator: correlate::Correlator<'a>,
+    export: Option<&'b mut ExportAttribution>,
+    streams: [Option<Engine>; 256],
+    /// Every execution of one instruction (engine, runtime pc, compiler pc, opcode) shares its
+    /// track, names, operator, typed domain and arguments: they are built once per instruction
+    /// ([`InstrTemplate`]); each event's argument set is a row of its own values (wait, CRCs)
+    /// over the instruction's (a row set: 4 bytes a value).
+    templates: FxHashMap<(u8, u32, Option<u32>, u8), InstrTemplate>,
+    /// joined rows: the export's id → the slice (for its `predecessors`), and the flows to add
+    by_id: FxHashMap<i64, SliceHandle>,
+    preds: Vec<(SliceHandle, i64, StrId)>,
+    joined: u64,
+    from_neff: u64,
+    instructions: u64,
+    /// per engine id: its instructions' spans (the activity counters)
+    activity: Vec<(u8, SpanUnion)>,
+    /// [`ntff::Ntff::instruction_traffic`] and `instruction_flops`, as the rows come; `None`
+    /// once an executed program word is outside the known layout
+    traffic: Option<InstructionTraffic>,
+    flops: Vec<(i64, i64, u64)>,
+    /// (engine, pc) → the word's operands, for rows joined from the export (no template)
+    costs: FxHashMap<(u8, u32), Option<InstructionTraffic>>,
+    /// [`ntff::Ntff::pending_dma`]'s steps (DMA_DIRECT2D triggers; no NEFF trigger is known here)
+    pending: Vec<(i64, i64)>,
+    /// the flows, attribution and export note once the last instruction is in (DMA packets come
+    /// after every instruction)
+    instructions_done: bool,
+    dma: Option<DmaState>,
+    static_blocks: ntff::StaticDmaBlocks,
+    throughput: ntff::Throughput,
+    /// what the instruction phase concluded (see `end_instructions`)
+    attribution: Attribution,
+    export_note: Option<String>,
+    file_name: &'b str,
+    neff_mismatch: bool,
+}
+
+struct DmaState {
+    cat: StrId,
+    own_keys: [StrId; 3],
+    queues: FxHashMap<(u8, u8), Queue>,
+}
+
+impl NtffSink<'_, '_, '_> {
+    /// The operands of the instruction's program word (`None` inside: outside the known
+    /// layout); `None` for an instruction without a compiler pc (not counted).
+    fn word_traffic(meta: &ntff::Metadata, ins: &ntff::Instruction) -> Option<Option<InstructionTraffic>> {
+        ins.compiler_pc.map(|_| ntff::cost::slot_traffic(meta, ins.engine, ins.pc))
     }
 
-    let (corr, mut report) = correlate::correlate(t, neff);
-    if neff.is_none() {
-        report.notes.push(
-            "NTFF alone: opcode names from the instruction words; operators and source lines need the NEFF"
-                .into(),
-        );
+    #[inline]
+    fn count_traffic(&mut self, ins: &ntff::Instruction, cost: Option<Option<InstructionTraffic>>) {
+        let Some(cost) = cost else { return };
+        let Some(t) = self.traffic.as_mut() else { return };
+        match cost {
+            Some(c) => {
+                *t += c;
+                if c.hardware_flops > 0 {
+                    let s = ins.start_ns();
+                    self.flops.push((s, s.saturating_add(ins.dur_ns().max(0)), c.hardware_flops));
+                }
+            }
+            None => {
+                self.traffic = None;
+                self.flops = Vec::new();
+            }
+        }
     }
+
+    #[inline]
+    fn count_activity(&mut self, ins: &ntff::Instruction) {
+        let s = ins.start_ns();
+        let e = s + ins.dur_ns();
+        match self.activity.iter_mut().find(|a| a.0 == ins.engine) {
+            Some(a) => a.1.add(s, e),
+            None => {
+                let mut u = SpanUnion::default();
+                u.add(s, e);
+                self.activity.push((ins.engine, u));
+            }
+        }
+    }
+
+    /// After the last instruction: the export's flows, the attribution, the join note.
+    fn end_instructions(&mut self) {
+        if self.instructions_done {
+            return;
+        }
+        self.instructions_done = true;
+        self.templates = FxHashMap::default();
+        let b = &mut *self.b;
+        let dep = b.intern("dependency");
+        let mut unresolved = 0u64;
+        for (h, pid, kind) in std::mem::take(&mut self.preds) {
+            match self.by_id.get(&pid) {
+                Some(&from) => b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), kind, dep),
+                None => unresolved += 1,
+            }
+        }
+        if unresolved > 0 {
+            b.warnings.add_n("neuron_flow_unresolved", unresolved, || {
+                "a predecessor instruction of the export is not on the NTFF's timeline; flow dropped".into()
+            });
+        }
+        let (joined, from_neff) = (self.joined, self.from_neff);
+        // the attribution's source, as a typed flag: the export's where it joined, else the NEFF's
+        // (unverified when its UUID differs)
+        self.attribution = if self.neff_mismatch && from_neff > 0 {
+            Attribution::NeffMismatch
+        } else if joined > 0 {
+            Attribution::Export
+        } else if from_neff > 0 {
+            Attribution::Neff
+        } else {
+            Attribution::Unstated
+        };
+        if let Some(x) = self.export.as_deref() {
+            let n = self.instructions;
+            let rows = x.rows() as u64;
+            let pct = |a: u64, b: u64| if b == 0 { 100.0 } else { a as f64 * 100.0 / b as f64 };
+            let note = format!(
+                "operator attribution from the capture's own export '{}': {joined} of {n} NTFF instruction rows \
+                 joined ({:.2} %), {joined} of {rows} export rows ({:.2} %), by engine, pc, start and duration",
+                x.file,
+                pct(joined, n),
+                pct(joined, rows)
+            );
+            b.add_metadata("neuron.export_join", note.clone());
+            if joined < n || joined < rows {
+                let file_name = self.file_name;
+                b.warn(neuron_json::EXPORT_JOIN_INCOMPLETE, || format!("'{file_name}': {note}"));
+            }
+            self.export_note = Some(note);
+        }
+        self.dma = Some(DmaState {
+            cat: b.intern("dma"),
+            own_keys: ["transfer_size", "packet_idx", "crc"].map(|k| b.intern(k)),
+            queues: FxHashMap::default(),
+        });
+    }
+}
+
+impl ntff::EventSink for NtffSink<'_, '_, '_> {
+    fn expect(&mut self, e: &ntff::Expected) {
+        // each engine's track with room for its instructions (start records: a bound)
+        for (k, &n) in e.starts_per_label.iter().enumerate() {
+            if n > 0 {
+                let track = self.dev.engine(self.b, label_of_key(k));
+                self.b.reserve_slices(track, n, true);
+            }
+        }
+        // per instruction event its own wait and CRCs; per DMA packet its size, index and CRC
+        self.b.reserve_arg_rows(5 * e.instructions + 4 * e.dma_packets);
+    }
+
+    fn instruction(&mut self, ins: ntff::Instruction) {
+        self.instructions += 1;
+        self.count_activity(&ins);
+        if ins.opcode_byte == ntff::opcodes::OP_DMA_DIRECT2D {
+            self.pending.push((ins.start_ns(), 1));
+        }
+        let b = &mut *self.b;
+        // the execution's own row of the capture's export, when there is one: its attribution,
+        // exactly as the export alone gives it, on the NTFF's picosecond times
+        let row = match (self.export.as_deref_mut(), self.streams[usize::from(ins.engine)]) {
+            (Some(x), Some(e)) => x.take((e, i64::from(ins.pc), ins.start_ns(), ins.dur_ns())),
+            _ => None,
+        };
+        if let Some(r) = row {
+            self.joined += 1;
+            let o = self.correlator.resolve(&ins);
+            self.correlator.count(o);
+            let track = self.dev.engine(b, ins.label());
+            let name = b.intern(ins.opcode());
+            let (args, mut d) = neuron_json::instruction_attribution(b, r, name);
+            let cat = ["framework_name", "layer", "hlo_name"]
+                .iter()
+                .find_map(|k| r.get(*k).and_then(|v| v.as_str()).filter(|v| !v.trim().is_empty()))
+                .map_or(StrId::EMPTY, |c| b.intern(c));
+            let h = b.add_slice(track, ins.start_ns(), ins.dur_ns(), name, cat, args);
+            (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
+            b.set_slice_domain(h, d);
+            if let Some(id) = r.get("id").and_then(neuron_json::int_of) {
+                self.by_id.insert(id, h);
+            }
+            for p in r.get("predecessors").and_then(|v| v.as_array()).into_iter().flatten() {
+                if let Some(pid) = p.get("id").and_then(neuron_json::int_of) {
+                    let kind = p.get("type").and_then(|v| v.as_str()).unwrap_or("dependency");
+                    self.preds.push((h, pid, b.intern(kind)));
+                }
+            }
+            let meta = self.meta;
+            let cost = ins.compiler_pc.map(|_| {
+                *self
+                    .costs
+                    .entry((ins.engine, ins.pc))
+                    .or_insert_with(|| ntff::cost::slot_traffic(meta, ins.engine, ins.pc))
+            });
+            self.count_traffic(&ins, cost);
+            return;
+        }
+        let key = (ins.engine, ins.pc, ins.compiler_pc, ins.opcode_byte);
+        let tpl = match self.templates.entry(key) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let o = self.correlator.resolve(&ins);
+                let cost = Self::word_traffic(self.meta, &ins);
+                e.insert(InstrTemplate::new(&ins, o, cost, self.correlator.lineage(o), self.dev, b))
+            }
+        };
+        self.correlator.count(tpl.outcome);
+        if tpl.resolved {
+            self.from_neff += 1;
+        }
+        let values = [ins.evt_wait_time_ns, ins.wait_cycles, ins.crc_in, ins.crc_out].map(u32::from);
+        let args = match tpl.form {
+            Some(form) => b.add_args_row(form, &values),
+            None => {
+                let own: [(StrId, ArgValue); 4] =
+                    std::array::from_fn(|k| (tpl.per_event[k], ArgValue::UInt(u64::from(values[k]))));
+                b.add_args_over(tpl.args, &own)
+            }
+        };
+        let h = b.add_slice(tpl.track, ins.start_ns(), ins.dur_ns(), tpl.name, tpl.operator, args);
+        let (start_sub_ps, dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
+        b.set_slice_domain_shaped(h, tpl.domain, u64::MAX, start_sub_ps, dur_sub_ps);
+        let cost = tpl.cost;
+        self.count_traffic(&ins, cost);
+    }
+
+    fn dma_packet(&mut self, p: ntff::DmaPacket) {
+        self.end_instructions();
+        let b = &mut *self.b;
+        // DMA packets, one track per (engine, queue): the track, name and the queue's arguments
+        // (engine, queue, queue type) once per queue; each packet's set is based on its queue's
+        let Some(dma) = self.dma.as_mut() else { return };
+        let (meta, dev, own_keys) = (self.meta, &mut *self.dev, dma.own_keys);
+        let (track, name, base, form, kind) =
+            *dma.queues.entry((p.dma_engine, p.queue)).or_insert_with(|| {
+                let label = meta.dma_queue_label(p.dma_engine, p.queue);
+                let kind = meta.dma_queue_kind(p.dma_engine, p.queue);
+                let track = dev.dma_queue(b, &label, Some(p.dma_engine as i64), Some(p.queue as i64));
+                if let Some(q) = DmaQueueType::from_name(kind) {
+                    b.set_track_dma_queue_type(track, q);
+                }
+                let args = vec![
+                    ("transfer_size".to_string(), ArgValue::UInt(0)),
+                    ("packet_idx".into(), ArgValue::UInt(0)),
+                    ("dma_engine".into(), ArgValue::UInt(p.dma_engine as u64)),
+                    ("dma_queue".into(), ArgValue::UInt(p.queue as u64)),
+                    ("queue_type".into(), ArgValue::Str(b.intern(kind))),
+                    ("crc".into(), ArgValue::UInt(0)),
+                ];
+                let base = store_args(b, DMA_ARG_ORDER, args);
+                let form = b.add_args_form(base, &own_keys);
+                (track, b.intern(&label), base, form, kind)
+            });
+        let values = [p.size_bytes, p.packet_idx, u32::from(p.crc)];
+        let args = match form {
+            Some(form) => b.add_args_row(form, &values),
+            None => {
+                let own: [(StrId, ArgValue); 3] =
+                    std::array::from_fn(|k| (own_keys[k], ArgValue::UInt(u64::from(values[k]))));
+                b.add_args_over(base, &own)
+            }
+        };
+        let h = b.add_slice(track, p.start_ns, p.dur_ns, name, dma.cat, args);
+        let (start_sub_ps, dur_sub_ps) = sub_ps(p.start_ps, p.end_ps);
+        b.set_slice_domain(
+            h,
+            SliceDomain { bytes: p.size_bytes as u64, start_sub_ps, dur_sub_ps, ..SliceDomain::default() },
+        );
+        self.static_blocks.add(&p, kind);
+        self.throughput.add(&p);
+    }
+}
+
+/// Build the model of one NTFF from its records as they are decoded (one pass, no table of
+/// rows: [`NtffSink`]), then what needs all of them (device summary, counters).
+fn add_ntff(
+    opened: ntff::Opened<'_>,
+    from: Attributed<'_>,
+    file_name: &str,
+    b: &mut TraceBuilder,
+) -> Result<(), ImportError> {
+    let Attributed { neff, neff_mismatch, export, incomplete } = from;
+    // the capture's own warnings and metadata come first, as when the records were decoded
+    // before the model was built: they are known once the records are read, and put here
+    let warnings_at = b.warnings.entries.len();
+    let metadata_at = b.metadata.entries.len();
+    let m = &opened.metadata;
+    let correlator = correlate::Correlator::new(m, neff);
     let name = if m.neff_path.is_empty() {
         "NeuronCore 0".to_string()
     } else {
@@ -323,12 +625,121 @@ fn add_ntff(t: &ntff::Ntff, from: Attributed<'_>, file_name: &str, b: &mut Trace
     let [runtime_version, driver_version, collectives_version] =
         [&m.runtime_version, &m.driver_version, &m.collectives_version]
             .map(|v| v.as_ref().map(|v| b.intern(&v.text)));
-    let mut info = DeviceInfo {
+    // engines in the usual order, even when idle
+    for e in ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"] {
+        dev.engine(b, e);
+    }
+    let group = dev.group;
+    let mut sink = NtffSink {
+        b,
+        meta: m,
+        dev,
+        correlator,
+        export,
+        // the export's rows by their key: the instruction stream of each NTFF engine index
+        streams: std::array::from_fn(|e| Engine::from_alias(ntff::engine_subgroup(e as u8))),
+        templates: FxHashMap::default(),
+        by_id: FxHashMap::default(),
+        preds: Vec::new(),
+        joined: 0,
+        from_neff: 0,
+        instructions: 0,
+        activity: Vec::new(),
+        traffic: Some(InstructionTraffic::default()),
+        flops: Vec::new(),
+        costs: FxHashMap::default(),
+        pending: Vec::new(),
+        instructions_done: false,
+        dma: None,
+        static_blocks: ntff::StaticDmaBlocks::default(),
+        throughput: ntff::Throughput::default(),
+        attribution: Attribution::Unstated,
+        export_note: None,
+        file_name,
+        neff_mismatch,
+    };
+    let rows = opened.decode_into(&mut sink);
+    sink.end_instructions();
+    let NtffSink {
+        b,
+        dev,
+        correlator,
+        activity,
+        mut traffic,
+        flops,
+        pending,
+        static_blocks,
+        throughput,
+        attribution,
+        export_note,
+        ..
+    } = sink;
+    let streamed = opened.finish(rows);
+    // cut before any event: an empty timeline would only hide that the capture is not there
+    if let Some(inc) = incomplete.filter(|_| !streamed.has_events()) {
+        return Err(ImportError::Malformed {
+            format: "NTFF",
+            offset: inc.file_bytes,
+            message: format!("{}; no event of it could be read", inc.message("NTFF")),
+        });
+    }
+    let t = &streamed.ntff;
+    let m = &t.metadata;
+    let later = b.warnings.entries.split_off(warnings_at);
+    for w in &t.warnings {
+        // a cut file's descriptors point past its end: said once, plainly, as `ntff_truncated`
+        let cut = matches!(w.kind, ntff::WarningKind::BlockOutOfRange | ntff::WarningKind::BlockMisaligned);
+        if incomplete.is_some() && cut {
+            continue;
+        }
+        let ex = w.example.clone();
+        b.warnings.add_n(&format!("ntff_{:?}", w.kind).to_lowercase(), w.count, || ex);
+    }
+    for w in later {
+        b.warnings.add_n(&w.kind, w.count, || w.example);
+    }
+    let mut meta: Vec<(String, String)> = Vec::new();
+    let mut add = |k: String, v: String| meta.push((k, v));
+    add("ntff.file".into(), file_name.to_string());
+    add("ntff.version".into(), t.header.version.to_string());
+    add("ntff.neff_path".into(), m.neff_path.clone());
+    add(
+        "ntff.neff_uuid".into(),
+        format!("{}{}", m.uuid_hex(), if m.uuid_truncated { " (truncated)" } else { "" }),
+    );
+    add("ntff.instance_type".into(), m.instance_type.clone());
+    for (k, v) in [
+        ("runtime_version", &m.runtime_version),
+        ("driver_version", &m.driver_version),
+        ("collectives_version", &m.collectives_version),
+    ] {
+        if let Some(v) = v {
+            add(format!("ntff.{k}"), v.text.clone());
+        }
+    }
+    add("ntff.subgraph".into(), m.subgraph_name.clone());
+    add("ntff.execution_time_ns".into(), (m.execution_time_ps / 1000).to_string());
+    add("ntff.profile_start_ps".into(), t.profile.t0_ps.to_string());
+    for mu in &m.memory_usage {
+        add(format!("ntff.memory.{}", mu.category), mu.size_bytes.to_string());
+    }
+    b.metadata.entries.splice(metadata_at..metadata_at, meta);
+
+    // with the NEFF the blocks would come from it; the NTFF importer has no transfer rows
+    // either way today, so the packet rule serves both
+    let blocks = static_blocks.finish();
+    if let Some(t) = traffic.as_mut() {
+        for &(_, _, _, bytes) in &blocks {
+            t.hbm_read_bytes += bytes;
+            t.sbuf_write_bytes += bytes;
+        }
+    }
+    let info = DeviceInfo {
         execution_time_ps: (m.execution_time_ps > 0).then_some(m.execution_time_ps),
         instance_type,
         event_count: Some(t.profile.event_count),
         dma_queue_count: Some(m.dma_queues.len() as u64),
-        attribution: Attribution::Unstated,
+        attribution,
         incomplete,
         runtime_version,
         driver_version,
@@ -344,10 +755,7 @@ fn add_ntff(t: &ntff::Ntff, from: Attributed<'_>, file_name: &str, b: &mut Trace
                 limit_den: th.n,
             })
             .collect(),
-        // with the NEFF the blocks would come from it; the NTFF importer has no transfer
-        // rows either way today, so the packet rule serves both
-        dma_blocks: t
-            .static_dma_blocks()
+        dma_blocks: blocks
             .into_iter()
             .map(|(_, start_ps, end_ps, bytes)| DmaBlock {
                 queue_type: DmaQueueType::Data,
@@ -356,201 +764,12 @@ fn add_ntff(t: &ntff::Ntff, from: Attributed<'_>, file_name: &str, b: &mut Trace
                 bytes,
             })
             .collect(),
-        traffic: t.instruction_traffic(),
+        traffic,
     };
-    b.set_group_device(dev.group, info.clone());
+    b.set_group_device(group, info);
     // the Tensor engine's FLOPs per instruction, for the HFU counter (`add_device_counters`)
-    if let Some(f) = t.instruction_flops() {
-        b.set_device_flops(dev.group, f);
-    }
-    // the export's rows by their key: the instruction stream of each NTFF engine index
-    let streams: [Option<Engine>; 256] =
-        std::array::from_fn(|e| Engine::from_alias(ntff::engine_subgroup(e as u8)));
-    // joined rows: the export's id → the slice (for its `predecessors`), and the flows to add
-    let mut by_id: FxHashMap<i64, SliceHandle> = FxHashMap::default();
-    let mut preds: Vec<(SliceHandle, i64, StrId)> = Vec::new();
-    let (mut joined, mut from_neff) = (0u64, 0u64);
-    // engines in the usual order, even when idle, each with room for its instructions
-    // (first-seen order: an engine outside the usual six gets its track where it used to)
-    // A label depends on the engine and, for engine 0, on whether the opcode is MATMUL: counted
-    // per (engine, matmul) in one pass (no string compare per instruction), then per label in
-    // the order the pairs were first seen. `per_engine_id`: instructions per engine id, for the
-    // activity counters below.
-    let mut per_key = [0usize; 512];
-    let mut key_order: Vec<(usize, &str)> = Vec::new();
-    for ins in &t.instructions {
-        let k = usize::from(ins.engine) * 2 + usize::from(ins.is_tensor_matrix());
-        if per_key[k] == 0 {
-            key_order.push((k, ins.label()));
-        }
-        per_key[k] += 1;
-    }
-    let mut per_engine: Vec<(&str, usize)> = Vec::new();
-    for &(k, label) in &key_order {
-        match per_engine.iter_mut().find(|e| e.0 == label) {
-            Some(e) => e.1 += per_key[k],
-            None => per_engine.push((label, per_key[k])),
-        }
-    }
-    let mut per_engine_id = [0usize; 256];
-    for &(k, _) in &key_order {
-        per_engine_id[k / 2] += per_key[k];
-    }
-    for e in ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"] {
-        dev.engine(b, e);
-    }
-    for (label, n) in per_engine {
-        let track = dev.engine(b, label);
-        b.reserve_slices(track, n, true);
-    }
-    // per instruction event its own wait and CRCs; per DMA packet its size, index and CRC
-    b.reserve_arg_rows(5 * t.instructions.len() + 4 * t.dma_packets.len());
-    // Every execution of one instruction (engine, runtime pc, compiler pc, opcode) shares its
-    // track, names, operator, typed domain and arguments: they are built once per instruction
-    // ([`InstrTemplate`]); each event's argument set is a row of its own values (wait, CRCs)
-    // over the instruction's (a row set: 4 bytes a value).
-    let mut templates: FxHashMap<(u8, u32, Option<u32>, u8), InstrTemplate> = FxHashMap::default();
-    for (i, ins) in t.instructions.iter().enumerate() {
-        // the execution's own row of the capture's export, when there is one: its attribution,
-        // exactly as the export alone gives it, on the NTFF's picosecond times
-        let row = match (export.as_deref_mut(), streams[usize::from(ins.engine)]) {
-            (Some(x), Some(e)) => x.take((e, i64::from(ins.pc), ins.start_ns(), ins.dur_ns())),
-            _ => None,
-        };
-        if let Some(r) = row {
-            joined += 1;
-            let track = dev.engine(b, ins.label());
-            let name = b.intern(ins.opcode());
-            let (args, mut d) = neuron_json::instruction_attribution(b, r, name);
-            let cat = ["framework_name", "layer", "hlo_name"]
-                .iter()
-                .find_map(|k| r.get(*k).and_then(|v| v.as_str()).filter(|v| !v.trim().is_empty()))
-                .map_or(StrId::EMPTY, |c| b.intern(c));
-            let h = b.add_slice(track, ins.start_ns(), ins.dur_ns(), name, cat, args);
-            (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
-            b.set_slice_domain(h, d);
-            if let Some(id) = r.get("id").and_then(neuron_json::int_of) {
-                by_id.insert(id, h);
-            }
-            for p in r.get("predecessors").and_then(|v| v.as_array()).into_iter().flatten() {
-                if let Some(pid) = p.get("id").and_then(neuron_json::int_of) {
-                    let kind = p.get("type").and_then(|v| v.as_str()).unwrap_or("dependency");
-                    preds.push((h, pid, b.intern(kind)));
-                }
-            }
-            continue;
-        }
-        if corr.get(i).is_some() {
-            from_neff += 1;
-        }
-        let key = (ins.engine, ins.pc, ins.compiler_pc, ins.opcode_byte);
-        let tpl = match templates.entry(key) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                let l = corr.get(i);
-                e.insert(InstrTemplate::new(ins, l, dev, b))
-            }
-        };
-        let values = [ins.evt_wait_time_ns, ins.wait_cycles, ins.crc_in, ins.crc_out].map(u32::from);
-        let args = match tpl.form {
-            Some(form) => b.add_args_row(form, &values),
-            None => {
-                let own: [(StrId, ArgValue); 4] =
-                    std::array::from_fn(|k| (tpl.per_event[k], ArgValue::UInt(u64::from(values[k]))));
-                b.add_args_over(tpl.args, &own)
-            }
-        };
-        let h = b.add_slice(tpl.track, ins.start_ns(), ins.dur_ns(), tpl.name, tpl.operator, args);
-        let (start_sub_ps, dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
-        b.set_slice_domain_shaped(h, tpl.domain, u64::MAX, start_sub_ps, dur_sub_ps);
-    }
-    drop(corr);
-    drop(templates);
-    let dep = b.intern("dependency");
-    let mut unresolved = 0u64;
-    for (h, pid, kind) in preds {
-        match by_id.get(&pid) {
-            Some(&from) => b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), kind, dep),
-            None => unresolved += 1,
-        }
-    }
-    if unresolved > 0 {
-        b.warnings.add_n("neuron_flow_unresolved", unresolved, || {
-            "a predecessor instruction of the export is not on the NTFF's timeline; flow dropped".into()
-        });
-    }
-    // the attribution's source, as a typed flag: the export's where it joined, else the NEFF's
-    // (unverified when its UUID differs)
-    let attribution = if neff_mismatch && from_neff > 0 {
-        Attribution::NeffMismatch
-    } else if joined > 0 {
-        Attribution::Export
-    } else if from_neff > 0 {
-        Attribution::Neff
-    } else {
-        Attribution::Unstated
-    };
-    info.attribution = attribution;
-    b.set_group_device(dev.group, info);
-    if let Some(x) = export.as_deref() {
-        let n = t.instructions.len() as u64;
-        let rows = x.rows() as u64;
-        let pct = |a: u64, b: u64| if b == 0 { 100.0 } else { a as f64 * 100.0 / b as f64 };
-        let note = format!(
-            "operator attribution from the capture's own export '{}': {joined} of {n} NTFF instruction rows \
-             joined ({:.2} %), {joined} of {rows} export rows ({:.2} %), by engine, pc, start and duration",
-            x.file,
-            pct(joined, n),
-            pct(joined, rows)
-        );
-        b.add_metadata("neuron.export_join", note.clone());
-        if joined < n || joined < rows {
-            b.warn(neuron_json::EXPORT_JOIN_INCOMPLETE, || format!("'{file_name}': {note}"));
-        }
-        report.notes.push(note);
-    }
-    // DMA packets, one track per (engine, queue): the track, name and the queue's arguments
-    // (engine, queue, queue type) once per queue; each packet's set is based on its queue's
-    let dma_cat = b.intern("dma");
-    let own_keys = ["transfer_size", "packet_idx", "crc"].map(|k| b.intern(k));
-    // per queue: track, name, the packets' base set and its row form
-    type Queue = (TrackId, StrId, crate::model::ArgsId, Option<u32>);
-    let mut queues: FxHashMap<(u8, u8), Queue> = FxHashMap::default();
-    for p in &t.dma_packets {
-        let (track, name, base, form) = *queues.entry((p.dma_engine, p.queue)).or_insert_with(|| {
-            let label = t.dma_queue_label(p.dma_engine, p.queue);
-            let kind = t.dma_queue_kind(p.dma_engine, p.queue);
-            let track = dev.dma_queue(b, &label, Some(p.dma_engine as i64), Some(p.queue as i64));
-            if let Some(q) = DmaQueueType::from_name(kind) {
-                b.set_track_dma_queue_type(track, q);
-            }
-            let args = vec![
-                ("transfer_size".to_string(), ArgValue::UInt(0)),
-                ("packet_idx".into(), ArgValue::UInt(0)),
-                ("dma_engine".into(), ArgValue::UInt(p.dma_engine as u64)),
-                ("dma_queue".into(), ArgValue::UInt(p.queue as u64)),
-                ("queue_type".into(), ArgValue::Str(b.intern(kind))),
-                ("crc".into(), ArgValue::UInt(0)),
-            ];
-            let base = store_args(b, DMA_ARG_ORDER, args);
-            let form = b.add_args_form(base, &own_keys);
-            (track, b.intern(&label), base, form)
-        });
-        let values = [p.size_bytes, p.packet_idx, u32::from(p.crc)];
-        let args = match form {
-            Some(form) => b.add_args_row(form, &values),
-            None => {
-                let own: [(StrId, ArgValue); 3] =
-                    std::array::from_fn(|k| (own_keys[k], ArgValue::UInt(u64::from(values[k]))));
-                b.add_args_over(base, &own)
-            }
-        };
-        let h = b.add_slice(track, p.start_ns, p.dur_ns, name, dma_cat, args);
-        let (start_sub_ps, dur_sub_ps) = sub_ps(p.start_ps, p.end_ps);
-        b.set_slice_domain(
-            h,
-            SliceDomain { bytes: p.size_bytes as u64, start_sub_ps, dur_sub_ps, ..SliceDomain::default() },
-        );
+    if traffic.is_some() {
+        b.set_device_flops(group, flops);
     }
     // semaphores: one counter per id, in id order
     let mut ids: Vec<u8> = t.semaphore_updates.iter().map(|s| s.semaphore).collect();
@@ -577,36 +796,39 @@ fn add_ntff(t: &ntff::Ntff, from: Attributed<'_>, file_name: &str, b: &mut Trace
             b.add_slice(track, th.start_ns, th.dur_ns, n, StrId::EMPTY, args);
         }
     }
-    // counters: engine activity, DMA throughput, pending DMA (DMA_DIRECT2D triggers only without NEFF)
-    // one engine's spans at a time (all of them at once were 16 bytes per instruction more at
-    // the import's peak)
-    for e in (0..=u8::MAX).filter(|&e| per_engine_id[usize::from(e)] > 0) {
-        let mut spans: Vec<(i64, i64)> = Vec::with_capacity(per_engine_id[usize::from(e)]);
-        spans.extend(
-            t.instructions
-                .iter()
-                .filter(|i| i.engine == e)
-                .map(|i| (i.start_ns(), i.start_ns() + i.dur_ns())),
-        );
+    // counters: engine activity (in engine order), DMA throughput, pending DMA (DMA_DIRECT2D
+    // triggers only without NEFF)
+    let mut activity = activity;
+    activity.sort_unstable_by_key(|a| a.0);
+    for (e, spans) in activity {
         let c =
             dev.counter(b, &format!("{} active", ntff::engine_subgroup(e)), "", CounterRole::EngineActivity);
-        add_activity(b, c, spans);
+        add_activity(b, c, spans.into_spans());
     }
-    let thr = t.dma_throughput();
+    let thr = throughput.finish();
     if !thr.is_empty() {
         let c = dev.counter(b, "DMA throughput", "GB/s", CounterRole::DmaThroughput);
         for p in &thr {
             b.add_counter_sample(c, p.ts_ns, p.rate_bytes_per_s / 1e9);
         }
     }
-    let pending = t.pending_dma(|_| false, &[]);
+    let pending = ntff::pending_dma_points(pending);
     if !pending.is_empty() {
         let c = dev.counter(b, "Pending DMA (DGE)", "", CounterRole::PendingDma);
         for p in &pending {
             b.add_counter_sample(c, p.ts_ns, p.value as f64);
         }
     }
+    let (_, mut report) = correlator.finish();
+    if neff.is_none() {
+        report.notes.push(
+            "NTFF alone: opcode names from the instruction words; operators and source lines need the NEFF"
+                .into(),
+        );
+    }
+    report.notes.extend(export_note);
     b.correlation = Some(report);
+    Ok(())
 }
 
 /// What every execution of one NTFF instruction shares (see `add_ntff`).
@@ -625,6 +847,13 @@ struct InstrTemplate {
     per_event: [StrId; 4],
     /// The row form of the events' argument sets (`args` with the `per_event` values).
     form: Option<u32>,
+    /// Where its correlation ended (counted per event in the report), and whether it found a
+    /// lineage.
+    outcome: correlate::Outcome,
+    resolved: bool,
+    /// The operands of its program word (`Some(None)`: outside the known layout; `None`: no
+    /// compiler pc, not counted).
+    cost: Option<Option<InstructionTraffic>>,
 }
 
 impl InstrTemplate {
@@ -632,6 +861,8 @@ impl InstrTemplate {
 
     fn new(
         ins: &ntff::Instruction,
+        outcome: correlate::Outcome,
+        cost: Option<Option<InstructionTraffic>>,
         l: Option<&Lineage>,
         dev: &mut crate::import::neuron_device::Device,
         b: &mut TraceBuilder,
@@ -698,7 +929,18 @@ impl InstrTemplate {
         debug_assert_eq!(domain.bytes, u64::MAX);
         let domain = b.domain_shape(track, &domain);
         let form = b.add_args_form(args, &per_event);
-        InstrTemplate { track, name, operator, domain, args, per_event, form }
+        InstrTemplate {
+            track,
+            name,
+            operator,
+            domain,
+            args,
+            per_event,
+            form,
+            outcome,
+            resolved: l.is_some(),
+            cost,
+        }
     }
 }
 
@@ -706,4 +948,41 @@ impl InstrTemplate {
 /// `dur_ns = floor((end_ps - start_ps)/1000)`), for [`SliceDomain::start_sub_ps`] / `dur_sub_ps`.
 fn sub_ps(start_ps: i64, end_ps: i64) -> (u16, u16) {
     (start_ps.rem_euclid(1000) as u16, end_ps.saturating_sub(start_ps).max(0).rem_euclid(1000) as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SpanUnion;
+
+    /// The union kept as spans come (late ones held) is the union of all of them sorted.
+    #[test]
+    fn span_union_as_they_come_equals_the_sorted_union() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..200 {
+            let mut all = Vec::new();
+            let mut u = SpanUnion::default();
+            let mut t = 0i64;
+            for _ in 0..(next() % 300) {
+                // mostly in start order, touching or with gaps; now and then one from the past
+                let s = if next() % 10 == 0 { t - (next() % 50) as i64 } else { t + (next() % 4) as i64 };
+                let e = s + (next() % 6) as i64 - i64::from(round % 7 == 0);
+                t = t.max(s);
+                all.push((s, e.max(s)));
+                u.add(s, e);
+            }
+            let mut want = all.clone();
+            want.sort_unstable();
+            let want: Vec<_> = crate::spans::union_of_sorted(&want).collect();
+            let mut got = u.into_spans();
+            got.sort_unstable();
+            let got: Vec<_> = crate::spans::union_of_sorted(&got).collect();
+            assert_eq!(got, want);
+        }
+    }
 }

@@ -138,6 +138,12 @@ fn word_cost(w: &[u8]) -> Option<InstructionTraffic> {
     Some(c)
 }
 
+/// The operands of the word at `pc` of `engine`'s runtime program: `None` when the word is
+/// missing or outside the known layout (see [`Ntff::instruction_traffic`]).
+pub fn slot_traffic(meta: &super::Metadata, engine: u8, pc: u32) -> Option<InstructionTraffic> {
+    word_cost(meta.program(engine)?.slot(pc)?)
+}
+
 impl Ntff {
     /// Bytes read and written per memory and the Tensor engine's FLOPs, summed over every
     /// executed instruction of the NEFF program (see the module doc for the operand layout),
@@ -155,8 +161,7 @@ impl Ntff {
             let c = match cache.iter().find(|x| x.0 == key) {
                 Some(x) => x.1,
                 None => {
-                    let w = self.metadata.program(ins.engine)?.slot(ins.pc)?;
-                    let c = word_cost(w)?;
+                    let c = slot_traffic(&self.metadata, ins.engine, ins.pc)?;
                     if cache.len() < 4096 {
                         cache.push((key, c));
                     }
@@ -190,8 +195,7 @@ impl Ntff {
             let f = match cache.iter().find(|x| x.0 == key) {
                 Some(x) => x.1,
                 None => {
-                    let w = self.metadata.program(ins.engine)?.slot(ins.pc)?;
-                    let f = word_cost(w)?.hardware_flops;
+                    let f = slot_traffic(&self.metadata, ins.engine, ins.pc)?.hardware_flops;
                     if cache.len() < 4096 {
                         cache.push((key, f));
                     }

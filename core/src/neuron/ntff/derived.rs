@@ -175,13 +175,31 @@ pub(crate) fn active_time(instructions: &[Instruction], per_engine: [u64; ENGINE
 }
 
 pub(crate) fn dma_throughput(packets: &[DmaPacket]) -> Vec<ThroughputPoint> {
-    let mut ev: Vec<(i64, f64, u64)> = Vec::with_capacity(packets.len() * 2);
+    let mut t = Throughput(Vec::with_capacity(packets.len() * 2));
     for p in packets {
+        t.add(p);
+    }
+    t.finish()
+}
+
+/// [`super::Ntff::dma_throughput`] built a packet at a time (for a sink of decoded rows): each
+/// packet's start and end (24 bytes each) until [`Throughput::finish`].
+#[derive(Debug, Default, Clone)]
+pub struct Throughput(Vec<(i64, f64, u64)>);
+
+impl Throughput {
+    pub fn add(&mut self, p: &DmaPacket) {
         let dur = (p.end_ps - p.start_ps).max(1) as f64;
         let rate = p.size_bytes as f64 * 1e12 / dur;
-        ev.push((p.start_ps, rate, p.size_bytes as u64));
-        ev.push((p.end_ps, -rate, 0));
+        self.0.push((p.start_ps, rate, p.size_bytes as u64));
+        self.0.push((p.end_ps, -rate, 0));
     }
+    pub fn finish(self) -> Vec<ThroughputPoint> {
+        throughput_of(self.0)
+    }
+}
+
+fn throughput_of(mut ev: Vec<(i64, f64, u64)>) -> Vec<ThroughputPoint> {
     ev.sort_by_key(|e| e.0);
     let mut out: Vec<ThroughputPoint> = Vec::new();
     let (mut rate, mut total) = (0f64, 0u64);

@@ -49,13 +49,15 @@ pub mod writer;
 
 use serde::Serialize;
 
-pub use derived::{ActiveTime, CounterPoint, ThroughputPoint};
+pub use derived::{ActiveTime, CounterPoint, Throughput, ThroughputPoint};
 pub use format::*;
 pub use metadata::{
     BlockDescriptor, ClockSync, DmaQueueDescriptor, EngineProgram, MemoryUsage, Metadata, Patch, PatchKind,
     PatchList, RingBuffer, SyncEntry, VersionInfo,
 };
 pub use opcodes::opcode_name;
+pub use queries::{pending_dma_points, StaticDmaBlocks};
+pub use records::{EventSink, Expected};
 
 /// A decoded NTFF v5 file.
 #[derive(Debug, Clone, Serialize)]
@@ -99,6 +101,90 @@ impl Ntff {
 /// Decode an NTFF v5 file. Errors only when the header or metadata cannot be read; any damage
 /// in the record area yields partial tables plus [`Ntff::warnings`].
 pub fn parse(bytes: &[u8]) -> Result<Ntff, NtffError> {
+    let mut rows = records::Collect::default();
+    let mut t = parse_into(bytes, &mut rows)?.ntff;
+    let c = &t.profile.instruction_counts;
+    t.active_time =
+        derived::active_time(&rows.instructions, [c.tensor, c.scalar, c.gpsimd, c.vector, c.sync]);
+    t.instructions = rows.instructions;
+    t.dma_packets = rows.dma_packets;
+    Ok(t)
+}
+
+/// A capture decoded by [`parse_into`], whose instruction and DMA-packet rows went to a sink.
+#[derive(Debug, Clone)]
+pub struct Streamed {
+    /// Everything decoded but the rows given to the sink: its `instructions`, `dma_packets` and
+    /// `active_time` (derived from the instructions) are empty, and so are the tables derived
+    /// from them on demand.
+    pub ntff: Ntff,
+    /// Instruction rows given to the sink.
+    pub instructions: u64,
+    /// DMA-packet rows given to the sink.
+    pub dma_packets: u64,
+}
+
+impl Streamed {
+    /// [`Ntff::has_events`] counting the rows given to the sink.
+    pub fn has_events(&self) -> bool {
+        self.instructions > 0 || self.dma_packets > 0 || self.ntff.has_events()
+    }
+}
+
+/// Counts what passes to the caller's sink.
+struct Counting<'a, E: EventSink> {
+    sink: &'a mut E,
+    instructions: u64,
+    dma_packets: u64,
+}
+
+impl<E: EventSink> EventSink for Counting<'_, E> {
+    fn expect(&mut self, e: &Expected) {
+        self.sink.expect(e)
+    }
+    #[inline]
+    fn instruction(&mut self, ins: Instruction) {
+        self.instructions += 1;
+        self.sink.instruction(ins)
+    }
+    #[inline]
+    fn dma_packet(&mut self, p: DmaPacket) {
+        self.dma_packets += 1;
+        self.sink.dma_packet(p)
+    }
+}
+
+/// [`parse`], handing each instruction and DMA-packet row to `sink` as it is decoded (in the
+/// order of [`Ntff::instructions`] / [`Ntff::dma_packets`], with the same values) instead of
+/// holding them: one pass over the records, no table of rows, for an importer that builds its
+/// model as the rows come. [`open`] then [`Opened::decode_into`] when the sink needs the
+/// metadata first.
+pub fn parse_into<E: EventSink>(bytes: &[u8], sink: &mut E) -> Result<Streamed, NtffError> {
+    let opened = open(bytes)?;
+    let rows = opened.decode_into(sink);
+    Ok(opened.finish(rows))
+}
+
+/// An NTFF whose header and metadata are read, its records not yet ([`open`]).
+#[derive(Debug)]
+pub struct Opened<'a> {
+    bytes: &'a [u8],
+    pub header: Header,
+    pub metadata: Metadata,
+    warnings: Warnings,
+    meta_end: usize,
+}
+
+/// What [`Opened::decode_into`] found besides the rows it gave its sink (for [`Opened::finish`]).
+pub struct Rows {
+    decoded: records::Decoded,
+    warnings: Warnings,
+    instructions: u64,
+    dma_packets: u64,
+}
+
+/// Read the header and metadata of an NTFF v5 file (the errors of [`parse`]).
+pub fn open(bytes: &[u8]) -> Result<Opened<'_>, NtffError> {
     let header = Header::read(bytes).ok_or(NtffError::Truncated {
         what: "header",
         offset: 0,
@@ -134,28 +220,55 @@ pub fn parse(bytes: &[u8]) -> Result<Ntff, NtffError> {
         available: (bytes.len() - HEADER_LEN) as u64,
     })?;
     let metadata = metadata::decode(meta, &mut warnings)?;
-    let area = &bytes[meta_end..];
-    let mut out = records::decode(area, &metadata, &mut warnings);
-    let c = &out.profile.instruction_counts;
-    let active_time =
-        derived::active_time(&out.instructions, [c.tensor, c.scalar, c.gpsimd, c.vector, c.sync]);
-    out.stats.record_area_bytes = area.len() as u64;
-    let blocks_end =
-        metadata.blocks.iter().map(|d| d.offset_bytes.saturating_add(d.size_bytes)).max().unwrap_or(0);
-    let described_len = (meta_end as u64).saturating_add(blocks_end);
-    Ok(Ntff {
-        header,
-        metadata,
-        profile: out.profile,
-        instructions: out.instructions,
-        dma_packets: out.dma_packets,
-        semaphore_updates: out.semaphore_updates,
-        throttles: out.throttles,
-        active_time,
-        stats: out.stats,
-        warnings: warnings.list,
-        described_len,
-    })
+    Ok(Opened { bytes, header, metadata, warnings, meta_end })
+}
+
+impl Opened<'_> {
+    /// [`Ntff::described_len`].
+    pub fn described_len(&self) -> u64 {
+        let blocks_end = self
+            .metadata
+            .blocks
+            .iter()
+            .map(|d| d.offset_bytes.saturating_add(d.size_bytes))
+            .max()
+            .unwrap_or(0);
+        (self.meta_end as u64).saturating_add(blocks_end)
+    }
+    /// [`Ntff::truncated`].
+    pub fn truncated(&self) -> Option<(u64, u64)> {
+        let described = self.described_len();
+        (self.header.file_len < described).then_some((self.header.file_len, described))
+    }
+    /// Decode the record area, handing the instruction and DMA-packet rows to `sink`.
+    pub fn decode_into<E: EventSink>(&self, sink: &mut E) -> Rows {
+        let area = &self.bytes[self.meta_end..];
+        let mut warnings = self.warnings.clone();
+        let mut counting = Counting { sink, instructions: 0, dma_packets: 0 };
+        let mut decoded = records::decode(area, &self.metadata, &mut warnings, &mut counting);
+        decoded.stats.record_area_bytes = area.len() as u64;
+        let (instructions, dma_packets) = (counting.instructions, counting.dma_packets);
+        Rows { decoded, warnings, instructions, dma_packets }
+    }
+    /// The capture, with the rows of [`Self::decode_into`] counted but not held.
+    pub fn finish(self, rows: Rows) -> Streamed {
+        let described_len = self.described_len();
+        let out = rows.decoded;
+        let ntff = Ntff {
+            header: self.header,
+            metadata: self.metadata,
+            profile: out.profile,
+            instructions: Vec::new(),
+            dma_packets: Vec::new(),
+            semaphore_updates: out.semaphore_updates,
+            throttles: out.throttles,
+            active_time: Vec::new(),
+            stats: out.stats,
+            warnings: rows.warnings.list,
+            described_len,
+        };
+        Streamed { ntff, instructions: rows.instructions, dma_packets: rows.dma_packets }
+    }
 }
 
 #[cfg(test)]

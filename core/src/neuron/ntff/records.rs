@@ -2,20 +2,65 @@
 //! outputs, FIFO pairing through intrusive linked lists over pooled slots.
 
 use super::metadata::{compiler_pc_map, Metadata, SyncEntry};
-use super::opcodes::{NOTIFY_HINT_OFFSET, OP_NOTIFY};
+use super::opcodes::{NOTIFY_HINT_OFFSET, OP_MATMUL, OP_NOTIFY};
 use super::{
     DmaPacket, EngineCounts, Instruction, Profile, RecordStats, SemaphoreOp, SemaphoreUpdate, T0Source,
     Throttle, WarningKind, Warnings, DMA_SYNC_SLOT, ENGINE_COUNT, ENGINE_SUBGROUPS, ENGINE_SYNC_SLOT,
     EVENT_SYNC_SLOT, RECORD_LEN, THROTTLE_SYNC_SLOT,
 };
 
+/// What the decoder found besides the instructions and DMA packets (those go to an
+/// [`EventSink`]).
 pub(crate) struct Decoded {
     pub profile: Profile,
-    pub instructions: Vec<Instruction>,
-    pub dma_packets: Vec<DmaPacket>,
     pub semaphore_updates: Vec<SemaphoreUpdate>,
     pub throttles: Vec<Throttle>,
     pub stats: RecordStats,
+}
+
+/// Upper bounds of the events the decoder is about to hand an [`EventSink`], told once before
+/// the first one (for sizing its outputs).
+#[derive(Debug, Clone, Default)]
+pub struct Expected {
+    /// Instruction rows: at most half the instruction records.
+    pub instructions: usize,
+    /// DMA packet rows: at most a third of the DMA records.
+    pub dma_packets: usize,
+    /// Instruction start records per [`Instruction::label`] key `engine * 2 + matmul` (matmul:
+    /// [`Instruction::is_tensor_matrix`]): an upper bound of each label's rows.
+    pub starts_per_label: [usize; 2 * ENGINE_COUNT],
+}
+
+/// Where the decoder puts the instruction and DMA-packet rows as it pairs them, in the order
+/// of [`super::Ntff::instructions`] / [`super::Ntff::dma_packets`], with their final times
+/// (relative to T0): an importer can build its model from them without holding them.
+pub trait EventSink {
+    /// Called once, before any row.
+    fn expect(&mut self, _e: &Expected) {}
+    fn instruction(&mut self, ins: Instruction);
+    fn dma_packet(&mut self, p: DmaPacket);
+}
+
+/// The sink that keeps every row ([`super::parse`]).
+#[derive(Default)]
+pub(crate) struct Collect {
+    pub instructions: Vec<Instruction>,
+    pub dma_packets: Vec<DmaPacket>,
+}
+
+impl EventSink for Collect {
+    fn expect(&mut self, e: &Expected) {
+        self.instructions.reserve_exact(e.instructions);
+        self.dma_packets.reserve_exact(e.dma_packets);
+    }
+    #[inline]
+    fn instruction(&mut self, ins: Instruction) {
+        self.instructions.push(ins);
+    }
+    #[inline]
+    fn dma_packet(&mut self, p: DmaPacket) {
+        self.dma_packets.push(p);
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -246,15 +291,22 @@ struct Open {
     flags: u8,
 }
 
+/// What pass 0 found: per engine the earliest NOTIFY(hint 2) end and the number of such pairs,
+/// and the start records per label key ([`Expected::starts_per_label`]).
+struct Pass0 {
+    ends: [Option<i64>; ENGINE_COUNT],
+    counts: [u32; ENGINE_COUNT],
+    starts_per_label: [usize; 2 * ENGINE_COUNT],
+}
+
 /// Pass 0 over block 0: pair only the records of NOTIFY(hint 2) slots and return, per engine,
-/// the earliest end and the number of such pairs. Cheap (one compare per record), and it lets
-/// the main passes cut the window and make times relative without a second pass over the rows.
-fn notify_hint2_ends(
-    blk0: &[&[u8]],
-    engines: &[EngineCtx],
-) -> ([Option<i64>; ENGINE_COUNT], [u32; ENGINE_COUNT]) {
+/// the earliest end and the number of such pairs; count the start records per label. Cheap (a
+/// few compares per record), and it lets the main passes cut the window and make times
+/// relative, and a sink size its outputs, without a second pass over the rows.
+fn notify_hint2_ends(blk0: &[&[u8]], engines: &[EngineCtx]) -> Pass0 {
     let mut ends = [None; ENGINE_COUNT];
     let mut counts = [0u32; ENGINE_COUNT];
+    let mut starts = [0usize; 2 * ENGINE_COUNT];
     // Dense keys: (engine, ordinal of the hint-2 slot within that engine).
     let mut offs = [0usize; ENGINE_COUNT];
     let mut total = 0usize;
@@ -273,9 +325,6 @@ fn notify_hint2_ends(
             v
         })
         .collect();
-    if total == 0 {
-        return (ends, counts);
-    }
     let mut fifo: Fifos<i64> = Fifos::new(total);
     for b in blk0 {
         let (recs, _) = b.as_chunks::<16>();
@@ -289,6 +338,10 @@ fn notify_hint2_ends(
             }
             let eng = &engines[e];
             let pc = (w0 as u16).wrapping_sub(eng.base16) as usize;
+            if kind == 0 && pc < eng.slots as usize {
+                let matmul = e == 0 && eng.code.get(pc * 64) == Some(&OP_MATMUL);
+                starts[e * 2 + usize::from(matmul)] += 1;
+            }
             let Some(&k) = idx[e].get(pc) else { continue };
             if k == NONE {
                 continue;
@@ -303,12 +356,16 @@ fn notify_hint2_ends(
             }
         }
     }
-    (ends, counts)
+    Pass0 { ends, counts, starts_per_label: starts }
 }
 
-pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded {
+/// Decode the record area: instruction and DMA-packet rows go to `out` as they are paired (with
+/// their final times), the rest is returned. Without a profile start (no NOTIFY(hint 2) pair)
+/// the times are made relative to the earliest decoded one, known only at the end: then the rows
+/// are held, shifted, and handed over after.
+pub(crate) fn decode<E: EventSink>(area: &[u8], meta: &Metadata, w: &mut Warnings, out: &mut E) -> Decoded {
     let blk = blocks(area, meta, w);
-    let mut st = RecordStats::default();
+    let st = RecordStats::default();
 
     let mut key_total = 0usize;
     let engines: Vec<EngineCtx> = (0..ENGINE_COUNT as u8)
@@ -337,7 +394,8 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
         .collect();
 
     // ------------------------------------------------------------------ T0 (pass 0)
-    let (hint2_end, hint2_count) = notify_hint2_ends(&blk[0], &engines);
+    let pass0 = notify_hint2_ends(&blk[0], &engines);
+    let (hint2_end, hint2_count) = (pass0.ends, pass0.counts);
     let mut best: Option<(i64, u8)> = None;
     for e in 0..ENGINE_COUNT {
         if let Some(end) = hint2_end[e] {
@@ -360,12 +418,73 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
         Some((t0, _)) => (t0, t0),
         None => (i64::MIN, 0),
     };
+    let expected = Expected {
+        instructions: records(&blk[0]) / 2 + 1,
+        dma_packets: records(&blk[4]) / 3 + 1,
+        starts_per_label: pass0.starts_per_label,
+    };
+    if best.is_some() {
+        out.expect(&expected);
+        return decode_rows(&blk, &engines, meta, w, best, cut, base, st, out).0;
+    }
+    // no profile start: the rows are held until the earliest time is known
+    let mut held = Collect::default();
+    held.expect(&expected);
+    let (mut d, max_end) = decode_rows(&blk, &engines, meta, w, best, cut, base, st, &mut held);
+    // T0 fallback
+    let earliest = held
+        .instructions
+        .iter()
+        .map(|i| i.start_ps)
+        .chain(held.dma_packets.iter().map(|p| p.start_ps))
+        .chain(d.semaphore_updates.iter().map(|s| s.ts_ps))
+        .chain(d.throttles.iter().map(|t| t.start_ps))
+        .min();
+    if let Some(t0) = earliest {
+        w.add(WarningKind::ProfileStartNotFound, || {
+            "no NOTIFY(hint 2) instruction pair: T0 = earliest decoded timestamp".into()
+        });
+        shift(t0, &mut held.instructions, &mut held.dma_packets, &mut d.semaphore_updates, &mut d.throttles);
+        let end_ps = max_end.map(|m| m.saturating_sub(t0)).unwrap_or(0);
+        d.profile.t0_ps = t0;
+        d.profile.t0_source = T0Source::EarliestRecord;
+        d.profile.end_ps = end_ps;
+        d.profile.last_hw_timestamp_ns = end_ps.div_euclid(1000);
+    }
+    out.expect(&Expected {
+        instructions: held.instructions.len(),
+        dma_packets: held.dma_packets.len(),
+        starts_per_label: pass0.starts_per_label,
+    });
+    for i in held.instructions {
+        out.instruction(i);
+    }
+    for p in held.dma_packets {
+        out.dma_packet(p);
+    }
+    d
+}
+
+/// The main passes over the blocks (see [`decode`]).
+#[allow(clippy::too_many_arguments)]
+fn decode_rows<E: EventSink>(
+    blk: &[Vec<&[u8]>; 6],
+    engines: &[EngineCtx],
+    meta: &Metadata,
+    w: &mut Warnings,
+    best: Option<(i64, u8)>,
+    cut: i64,
+    base: i64,
+    mut st: RecordStats,
+    out: &mut E,
+) -> (Decoded, Option<i64>) {
     let mut overflow = 0u64;
     let mut window_overflow = 0u64;
+    let mut instructions = 0u64;
+    let mut dma_packets = 0u64;
 
     // ------------------------------------------------------------------ instructions (block 0)
-    let n0 = records(&blk[0]);
-    let mut instructions: Vec<Instruction> = Vec::with_capacity(n0 / 2 + 1);
+    let key_total = engines.iter().map(|e| e.slots as usize).sum();
     let mut fifo: Fifos<Open> = Fifos::new(key_total);
     let (mut bad_class, mut no_prog, mut no_clock) = (0u64, [0u64; ENGINE_COUNT], [0u64; ENGINE_COUNT]);
     let mut first_bad_class = 0u32;
@@ -438,7 +557,8 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 3 => counts.vector += 1,
                 _ => counts.sync += 1,
             }
-            instructions.push(Instruction {
+            instructions += 1;
+            out.instruction(Instruction {
                 engine: e as u8,
                 pc,
                 compiler_pc: (cpc != NONE).then_some(cpc),
@@ -476,8 +596,6 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
     // ------------------------------------------------------------------ DMA (block 4)
     let dma_clocks: Vec<Option<Clock>> =
         (0..128u32).map(|k| meta.clock_sync.get(DMA_SYNC_SLOT, k).and_then(Clock::new)).collect();
-    let n4 = records(&blk[4]);
-    let mut dma_packets: Vec<DmaPacket> = Vec::with_capacity(n4 / 3 + 1);
     let mut dfifo: Fifos<i64> = Fifos::new(128 * 16);
     let mut dcounters = vec![0u32; 128 * 16];
     let (mut dma_bad, mut dma_no_clock, mut first_dma_bad) = (0u64, 0u64, 0u32);
@@ -537,7 +655,8 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
                 window_overflow += 1;
                 continue;
             };
-            dma_packets.push(DmaPacket {
+            dma_packets += 1;
+            out.dma_packet(DmaPacket {
                 dma_engine: k as u8,
                 queue: q as u8,
                 start_ps: s,
@@ -685,31 +804,11 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
         + overflow
         + window_overflow;
 
-    // ------------------------------------------------------------------ T0 fallback
     let (t0, t0_source) = match best {
         Some((t0, engine)) => (t0, T0Source::NotifyHint2 { engine }),
-        None => {
-            let earliest = instructions
-                .iter()
-                .map(|i| i.start_ps)
-                .chain(dma_packets.iter().map(|p| p.start_ps))
-                .chain(semaphore_updates.iter().map(|s| s.ts_ps))
-                .chain(throttles.iter().map(|t| t.start_ps))
-                .min();
-            match earliest {
-                Some(t0) => {
-                    w.add(WarningKind::ProfileStartNotFound, || {
-                        "no NOTIFY(hint 2) instruction pair: T0 = earliest decoded timestamp".into()
-                    });
-                    shift(t0, &mut instructions, &mut dma_packets, &mut semaphore_updates, &mut throttles);
-                    max_end = max_end.map(|m| m.saturating_sub(t0));
-                    (t0, T0Source::EarliestRecord)
-                }
-                None => (0, T0Source::None),
-            }
-        }
+        // made relative to the earliest time by [`decode`]
+        None => (0, T0Source::None),
     };
-
     let end_ps = max_end.unwrap_or(0);
     let profile = Profile {
         t0_ps: t0,
@@ -717,10 +816,10 @@ pub(crate) fn decode(area: &[u8], meta: &Metadata, w: &mut Warnings) -> Decoded 
         end_ps,
         last_hw_timestamp_ns: end_ps.div_euclid(1000),
         event_count: st.event_records,
-        trace_count: instructions.len() as u64 + dma_packets.len() as u64 + st.event_records,
+        trace_count: instructions + dma_packets + st.event_records,
         instruction_counts: counts,
     };
-    Decoded { profile, instructions, dma_packets, semaphore_updates, throttles, stats: st }
+    (Decoded { profile, semaphore_updates, throttles, stats: st }, max_end)
 }
 
 /// Make every time relative to `t0` (fallback path only; `t0` is the minimum, so no underflow).
