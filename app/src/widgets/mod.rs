@@ -12,7 +12,6 @@ pub mod deferred;
 pub mod details;
 pub mod gpu_breakdown;
 pub mod latency;
-pub mod neuron_summary;
 pub mod operator_table;
 pub mod operator_views;
 pub mod program;

@@ -6,6 +6,8 @@
 //! per load from the model with the page's indexes (prefix sums, one aggregation, the device
 //! summary: `state::TraceData`), never per frame nor in the render.
 
+/// The device-profile overview (Neuron Explorer's Summary), part of this widget.
+mod neuron_summary;
 use leptos::prelude::*;
 use loupe_core::analysis::device_summary::{Unit, Value};
 use loupe_core::analysis::measures;
@@ -13,7 +15,7 @@ use loupe_core::time::format_duration_ns;
 
 use crate::components::summary_tables::{engine_table, track_rows};
 use crate::state::use_app_state;
-use crate::widgets::{fmt_bytes, neuron_summary};
+use crate::widgets::fmt_bytes;
 
 #[component]
 pub fn SummaryWidget() -> impl IntoView {

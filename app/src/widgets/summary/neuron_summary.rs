@@ -40,13 +40,13 @@ use loupe_core::view::Rgb;
 
 use send_wrapper::SendWrapper;
 
-use super::deferred::zoom_to;
 use crate::canvas::scheduler::Scheduler;
 use crate::charts::{Chart, ChartCanvas, Part, Unit as ChartUnit};
 use crate::describe;
 use crate::platform::{now_ms, yield_now, SLICE_MS};
 use crate::search_runner::show_events;
 use crate::state::{AppState, TraceData, ViewRequest, ViewportBus};
+use crate::widgets::deferred::zoom_to;
 use crate::widgets::fmt_bytes;
 
 /// After the last pan or zoom, this long before the current view is summed again (ms).
