@@ -6,38 +6,11 @@
 //! `cargo run -p loupe-core --release --example import_peak -- <file>...`
 
 use loupe_core::import::{import_files, InputFile, NoProgress};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
-struct Counting;
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator; only counts.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let n = NOW.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(n, Relaxed);
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        NOW.fetch_sub(l.size(), Relaxed);
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() {
-            let n = NOW.fetch_add(new - l.size(), Relaxed) + new - l.size();
-            PEAK.fetch_max(n, Relaxed);
-        } else {
-            NOW.fetch_sub(l.size() - new, Relaxed);
-        }
-        System.realloc(p, l, new)
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{NOW, PEAK};
 
 fn mb(n: usize) -> String {
     format!("{:.1} MB", n as f64 / 1e6)
