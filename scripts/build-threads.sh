@@ -7,6 +7,7 @@
 #
 # Usage: scripts/build-threads.sh [DIST]   (default: $TRUNK_STAGING_DIR, else dist)
 #        scripts/build-threads.sh clippy   (clippy -D warnings on the threaded worker)
+# LOUPE_LINT=1 (scripts/test-all.sh) lints it while it builds, with the same flags as `clippy`.
 # Trunk runs it as a post_build hook (Trunk.toml) for release builds (`trunk build --release`,
 # `trunk serve --release`); debug builds skip it unless LOUPE_THREADS=1. LOUPE_THREADS=0 skips it
 # always (quick builds: the page then uses the classic worker).
@@ -54,6 +55,15 @@ if [ "${1:-}" = clippy ]; then
   CLIPPY_CONF_DIR="$PWD/clippy-wasm" cargo clippy -p loupe-app --bin worker --features sqlite,threads --target wasm32-unknown-unknown \
     --profile "$PROFILE" --quiet -- -D warnings
   exit 0
+fi
+if [ "${LOUPE_LINT:-}" = 1 ]; then
+  # scripts/test-all.sh: clippy's lints (-D warnings, clippy-wasm/clippy.toml) on the workspace's
+  # crates while this build compiles them (clippy-driver as the workspace wrapper), instead of a
+  # separate `clippy` run that rebuilt std and checked every dependency again
+  RUSTC_WORKSPACE_WRAPPER="$(rustup which --toolchain nightly clippy-driver)"
+  export RUSTC_WORKSPACE_WRAPPER CLIPPY_CONF_DIR="$PWD/clippy-wasm"
+  export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+  echo "::: threads: linted by clippy as it builds (LOUPE_LINT=1)"
 fi
 cargo build -p loupe-app --bin worker --features sqlite,threads \
   --target wasm32-unknown-unknown --profile "$PROFILE"

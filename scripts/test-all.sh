@@ -49,16 +49,23 @@ for target in "" "--target wasm32-unknown-unknown"; do
   fi
 done
 
-step "house rules: cargo fmt --check, clippy -D warnings (native workspace and the wasm app)"
+step "house rules: cargo fmt --check, clippy -D warnings (native workspace; the wasm crates in their builds)"
 cargo fmt --all --check
-# the native crates natively; the two wasm crates (the app, the browser benchmarks) only for wasm,
-# their one target (checking them natively too would build leptos & co. a third time for nothing)
+# the native crates natively (this check also gives rustdoc below its dependencies' metadata)
 cargo clippy --workspace --exclude loupe-app --exclude loupe-bench-wasm --all-targets --quiet -- -D warnings
-# with clippy-wasm/clippy.toml: the calls that panic or block in a browser are errors there
-CLIPPY_CONF_DIR="$PWD/clippy-wasm" cargo clippy -p loupe-app -p loupe-bench-wasm --target wasm32-unknown-unknown \
-  --all-targets --features loupe-app/sqlite --quiet -- -D warnings
-# the threaded worker's code (feature `threads`), on nightly with atomics like its build
-bash scripts/build-threads.sh clippy
+# The wasm crates are linted while the builds the tests need compile them (clippy-driver as cargo's
+# workspace wrapper: the workspace's crates compiled by rustc + clippy's lints, dependencies by
+# plain rustc), not by a separate `cargo clippy`, which checked every dependency once more for wasm
+# and once more with the threaded worker's nightly std rebuilt for atomics (bench/RESULTS.md: the
+# largest stage of a CI run). A lint is then a compile error of that build, with clippy's message:
+#   wasm-bindgen tests (+ the browser benchmarks' crate) -> the app, with clippy-wasm/clippy.toml
+#   trunk's threaded worker (scripts/build-threads.sh sees LOUPE_LINT=1) -> the code behind `threads`
+# CLIPPY_ARGS is the flag list cargo-clippy hands its driver ("__CLIPPY_HACKERY__"-separated).
+lint() {
+  RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" CLIPPY_CONF_DIR="$PWD/clippy-wasm" \
+    CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" "$@"
+}
+export LOUPE_LINT=1
 
 step "layers: scripts/check_imports.py (no import cycle or upward import in the core and the app)"
 # two commands, not `a && b`: under `set -e` a failure on the left of && would not stop the script
@@ -90,7 +97,9 @@ FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 20
 
 if [ -d app ]; then
   step "wasm-bindgen-test (headless Chromium)"
-  cargo test -p loupe-app --target wasm32-unknown-unknown 2>&1 | tee /tmp/loupe-wasm-tests.log | grep -E '^(test result|running|error)|panicked|FAIL' || true
+  # linted as it compiles (lint() above); the bench crate rides along so that it is linted with the
+  # same dependency build (its cdylib test harness holds no test)
+  lint cargo test -p loupe-app -p loupe-bench-wasm --target wasm32-unknown-unknown 2>&1 | tee /tmp/loupe-wasm-tests.log | grep -E '^(test result|running|error)|panicked|FAIL' || true
   if ! grep -qE '^test result: ok' /tmp/loupe-wasm-tests.log || grep -qE '^test result: FAILED|^error' /tmp/loupe-wasm-tests.log; then
     tail -60 /tmp/loupe-wasm-tests.log; exit 1
   fi
