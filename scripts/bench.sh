@@ -101,6 +101,11 @@ if [ "${SKIP_NTFF_APP:-0}" != 1 ] && [ -f dist/index.html ]; then
   NTFF_MB=${NTFF_APP_MB:-100} RUNS=2 node tests/bench/open-ntff.mjs | tee "$OUT/ntff-app.txt"
 fi
 
+if [ "${SKIP_TOUR:-0}" != 1 ] && [ -f dist/index.html ]; then
+  step "interaction at scale (issue 42 goal 4): every widget, search, colourings, sorts on ?demo=${SLICES}"
+  SLICES=$SLICES OUT="$OUT/widget-tour.json" node tests/bench/widget-tour.mjs | tee "$OUT/widget-tour.txt"
+fi
+
 step "summary"
 node tests/bench/summary.mjs "$OUT"
 step done

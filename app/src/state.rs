@@ -313,6 +313,10 @@ pub struct AppState {
     /// A file is being dragged over the page.
     pub drag_over: RwSignal<bool>,
     pub colour_by: RwSignal<ColourBy>,
+    /// Bumped when a colouring's legend was applied to the palette table
+    /// ([`TraceData::apply_legend`]): the timeline repaints. A big trace's legend is built in
+    /// steps after the colouring changed, so its distinct colours arrive a few frames later.
+    pub legend_gen: RwSignal<u64>,
     /// The current search (see [`SearchHits`]); `search_gen` bumps when it changes.
     pub search: StoredValue<Arc<SearchHits>>,
     pub search_gen: RwSignal<u64>,
@@ -378,6 +382,7 @@ impl AppState {
             hidden_rows: RwSignal::new(HashSet::new()),
             collapsed_sections: RwSignal::new(HashSet::new()),
             show_zero_counters: RwSignal::new(false),
+            legend_gen: RwSignal::new(0),
             track_filter: RwSignal::new(String::new()),
             row_order: RwSignal::new(HashMap::new()),
             show_help: RwSignal::new(false),

@@ -44,6 +44,26 @@ test(`?demo=${N} loads through the worker, pans and zooms`, { timeout: 300_000 }
   assert.ok((await tracksColours(page)) > 8, 'tracks are painted');
   await shot(page, 'demo-large.png');
 
+  // a colouring's legend over 1 M slices is added up in steps between frames (issue 42 goal 4):
+  // the legend says so meanwhile, then lists the names covering the most time, and the canvas
+  // repaints in the legend's colours
+  await page.evaluate(() => {
+    window.__legendStates = [];
+    const el = document.querySelector('[data-testid=colour-legend]');
+    new MutationObserver(() => window.__legendStates.push(el.dataset.pending))
+      .observe(el, { attributes: true, attributeFilter: ['data-pending'] });
+  });
+  await page.getByTestId('colour-by').selectOption('name');
+  await page.waitForFunction(() => {
+    const el = document.querySelector('[data-testid=colour-legend]');
+    return el.dataset.colourBy === 'name' && el.dataset.pending === 'false' && el.querySelectorAll('.legend-item').length > 1;
+  }, null, { timeout: 30_000 });
+  assert.deepEqual(await page.evaluate(() => window.__legendStates), ['true', 'false'], 'pending while it was added up, then done');
+  const items = page.locator('[data-testid=colour-legend] .legend-item');
+  assert.match(await items.first().getAttribute('title'), /— [\d,]+ events, /, 'each entry says how much it covers');
+  await page.getByTestId('colour-by').selectOption('auto');
+  await page.waitForFunction(() => document.querySelector('[data-testid=colour-legend]').dataset.pending === 'false');
+
   const box = await page.locator('[data-testid=timeline]').boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   // wheel zoom in (ctrl+wheel) through several zoom levels, checking each frame is painted
@@ -84,6 +104,19 @@ test(`?demo=${N} loads through the worker, pans and zooms`, { timeout: 300_000 }
   await page.mouse.move(p.x, p.y);
   await page.getByTestId('tooltip').waitFor({ state: 'visible' });
   await shot(page, 'demo-large-zoomed.png');
+
+  // the Critical Path of a profile this size runs when asked, not when its tab is shown (one
+  // computation in the page: the tab must not freeze it); then it computes the asked window
+  await page.getByTestId('add-widget-menu').locator('summary').click();
+  await page.getByTestId('add-widget-menu').locator('button[data-widget=critical-path]').click();
+  const cp = page.getByTestId('widget-critical-path');
+  await cp.getByTestId('cp-ask').waitFor();
+  assert.match(await cp.getByTestId('cp-ask').textContent(), /1,000,000 events/);
+  assert.equal(await cp.getByTestId('cp-computing').count(), 0, 'nothing computes until asked');
+  await cp.getByTestId('cp-annotation').fill('ProfilerStep');
+  await cp.getByTestId('cp-compute').click();
+  await cp.getByTestId('cp-total').waitFor({ timeout: 120_000 });
+  assert.ok(Number(await cp.getByTestId('cp-total').getAttribute('data-ns')) > 0, 'a path through the first step');
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -1142,6 +1142,13 @@ pub fn Timeline() -> impl IntoView {
         let by = state.colour_by.get();
         handle.with(|c| c.set_colour_by(by));
     });
+    // a legend applied to the palette table (built in steps after a colour-by change)
+    Effect::new(move |first: Option<()>| {
+        state.legend_gen.track();
+        if first.is_some() {
+            handle.with(|c| c.request_redraw());
+        }
+    });
     Effect::new(move |_| {
         let clock = state.clock.get();
         handle.with(|c| c.set_clock(clock));

@@ -35,20 +35,29 @@ fn bound_label(b: BoundBy) -> &'static str {
     }
 }
 
+/// Profiles up to this many slices get their first rank's whole path when the tab is shown.
+const AUTO_MAX_SLICES: usize = 200_000;
+
 #[component]
 pub fn CriticalPathWidget() -> impl IntoView {
     let state = use_app_state();
     let rank = RwSignal::new(None::<i64>);
     let annotation = RwSignal::new(String::new());
     let instance = RwSignal::new(0usize);
-    // what the form says, applied by "Compute" (a whole-rank path can take a while)
-    let applied = RwSignal::new((None::<i64>, String::new(), 0usize));
+    // what the form says, applied by "Compute". A small profile's whole first rank is computed
+    // when the tab is shown; on a big one nothing runs until the user asks (the path is one
+    // computation in the page: seconds on millions of events), with the window prefilled with
+    // the first iteration when the profile has iterations
+    let applied = RwSignal::new(None::<(Option<i64>, String, usize)>);
     Effect::new(move |_| {
-        state.generation.track();
+        let d = state.tracked_data();
         rank.set(None);
-        annotation.set(String::new());
+        let big = d.trace.slice_count() > AUTO_MAX_SLICES;
+        let step =
+            if big && !d.trace.iterations.is_empty() { "ProfilerStep".to_string() } else { String::new() };
+        annotation.set(step);
         instance.set(0);
-        applied.set((None, String::new(), 0));
+        applied.set((!big).then(|| (None, String::new(), 0)));
     });
     let ranks = Memo::new(move |_| {
         state.generation.track();
@@ -57,19 +66,20 @@ pub fn CriticalPathWidget() -> impl IntoView {
     let Deferred { result, pending, compute_ms } = deferred(
         shown(WidgetKind::CriticalPath),
         move || (state.generation.get(), applied.get()),
-        move |(_, (r, a, i))| {
+        move |(_, req)| {
+            let (r, a, i) = req.as_ref()?;
             let opts = CriticalPathOptions {
                 rank: *r,
                 annotation: (!a.trim().is_empty()).then(|| a.trim().to_string()),
                 instance: *i,
             };
-            critical_path::critical_path(&state.data().trace, &opts).map_err(|e| e.to_string())
+            Some(critical_path::critical_path(&state.data().trace, &opts).map_err(|e| e.to_string()))
         },
     );
-    let ok = move || result.get().and_then(|r| r.as_ref().as_ref().ok().map(|_| r.clone()));
+    let ok = move || result.get().filter(|r| matches!(r.as_ref(), Some(Ok(_))));
     let with_path = move |f: &dyn Fn(&CriticalPath)| {
         if let Some(r) = result.get_untracked() {
-            if let Ok(cp) = r.as_ref() {
+            if let Some(Ok(cp)) = r.as_ref() {
                 f(cp)
             }
         }
@@ -104,7 +114,7 @@ pub fn CriticalPathWidget() -> impl IntoView {
 
     let chart = Signal::derive(move || {
         let r = ok()?;
-        let cp = r.as_ref().as_ref().ok()?;
+        let cp = r.as_ref().as_ref()?.as_ref().ok()?;
         let shown: Vec<_> = cp.bound_by.iter().filter(|b| b.bound_by != BoundBy::Dependency).collect();
         let colours =
             loupe_core::view::distinct_colours(&shown.iter().map(|b| b.bound_by.key()).collect::<Vec<_>>());
@@ -145,7 +155,7 @@ pub fn CriticalPathWidget() -> impl IntoView {
         view! {
             <form class="gpu-toolbar cp-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
                 ev.prevent_default();
-                applied.set((rank.get_untracked(), annotation.get_untracked(), instance.get_untracked()));
+                applied.set(Some((rank.get_untracked(), annotation.get_untracked(), instance.get_untracked())));
             }>
                 <label>"Rank "
                     <select data-testid="cp-rank" on:change=move |ev| rank.set(event_target_value(&ev).parse().ok())>
@@ -178,8 +188,19 @@ pub fn CriticalPathWidget() -> impl IntoView {
             };
         };
         let cp = match r.as_ref() {
-            Ok(cp) => cp,
-            Err(e) => {
+            None => {
+                let n = state.data().trace.slice_count();
+                return view! {
+                    <p class="empty-state" data-testid="cp-ask" role="status">
+                        {format!("This profile has {} events: the critical path is computed when you press \
+                            Compute, for the rank and window above. It is one computation in the page, which \
+                            stays busy while it runs (seconds on a profile this size).", loupe_core::units::thousands(n as u64))}
+                    </p>
+                }
+                .into_any();
+            }
+            Some(Ok(cp)) => cp,
+            Some(Err(e)) => {
                 return view! { <p class="empty-state" data-testid="cp-error" role="status">{format!("No critical path: {e}.")}</p> }
                     .into_any()
             }

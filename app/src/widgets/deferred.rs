@@ -83,6 +83,82 @@ where
     Deferred { result: out, pending: pending.into(), compute_ms: compute_ms.into() }
 }
 
+/// Work of a stepped computation per task before it yields to the browser (ms).
+const STEP_MS: f64 = 12.0;
+
+/// Like [`deferred`], for a computation done in bounded steps between frames, so that a big
+/// trace never blocks the page for one long task: `start(key)` makes the builder, `step` does a
+/// bounded amount of work and gives the result once done. Steps run for about [`STEP_MS`] per
+/// task, then the page yields to the browser; a newer key (or the widget hidden) abandons the run.
+/// `compute_ms` is the time from the start to the result, the yields included.
+pub fn deferred_steps<K, B, T>(
+    shown: Signal<bool>,
+    key: impl Fn() -> K + Send + Sync + 'static,
+    start: impl Fn(&K) -> B + 'static,
+    step: impl Fn(&mut B) -> Option<T> + 'static,
+) -> Deferred<T>
+where
+    K: Clone + PartialEq + Send + Sync + 'static,
+    B: 'static,
+    T: Send + Sync + 'static,
+{
+    let result: RwSignal<Option<(K, Arc<T>)>> = RwSignal::new(None);
+    let pending = RwSignal::new(false);
+    let compute_ms = RwSignal::new(0.0);
+    let run: StoredValue<u64> = StoredValue::new(0);
+    let start = Rc::new(start);
+    let step = Rc::new(step);
+    let key = Arc::new(key);
+    let k2 = key.clone();
+    Effect::new(move |_| {
+        let k = key();
+        let id = run.get_value() + 1;
+        run.set_value(id);
+        if result.with_untracked(|r| r.as_ref().is_some_and(|(rk, _)| *rk == k)) {
+            pending.set(false);
+            return;
+        }
+        if result.with_untracked(Option::is_some) {
+            result.set(None);
+        }
+        if !shown.get() {
+            pending.set(false);
+            return;
+        }
+        pending.set(true);
+        let (start, step) = (start.clone(), step.clone());
+        leptos::task::spawn_local(async move {
+            // the spinner first
+            crate::platform::timeout(PAINT_FIRST_MS as i32).await;
+            if run.get_value() != id {
+                return;
+            }
+            let t0 = crate::platform::now_ms();
+            let mut b = start(&k);
+            loop {
+                let s0 = crate::platform::now_ms();
+                while crate::platform::now_ms() - s0 < STEP_MS {
+                    if let Some(v) = step(&mut b) {
+                        compute_ms.set(crate::platform::now_ms() - t0);
+                        result.set(Some((k, Arc::new(v))));
+                        pending.set(false);
+                        return;
+                    }
+                }
+                crate::platform::yield_now().await;
+                if run.get_value() != id {
+                    return;
+                }
+            }
+        });
+    });
+    let out = Signal::derive(move || {
+        let k = k2();
+        result.with(|r| r.as_ref().filter(|(rk, _)| *rk == k).map(|(_, v)| v.clone()))
+    });
+    Deferred { result: out, pending: pending.into(), compute_ms: compute_ms.into() }
+}
+
 /// Ask the timeline to show the time range of `per_track`'s slices (with a small margin).
 pub fn zoom_to(state: AppState, per_track: &[Vec<u32>]) {
     let d = state.data();

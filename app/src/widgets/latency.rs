@@ -9,10 +9,13 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use loupe_core::analysis::latency::{events_named, latency_summary, LatencySummary, OpLatency, Where};
+use loupe_core::analysis::latency::{events_named, LatencyBuild, LatencySummary, OpLatency, Where};
 use loupe_core::time::format_duration_ns;
 
-use super::deferred::{deferred, shown, sort_header, spinner, zoom_to, Deferred};
+use super::deferred::{deferred_steps, shown, sort_header, spinner, zoom_to, Deferred};
+
+/// Slices (or sorted durations) per [`LatencyBuild::step`] call; the step checks the clock between calls.
+const LATENCY_SLICES_PER_CALL: usize = 32_768;
 use crate::charts::{Chart, ChartCanvas, Unit};
 use crate::search_runner::show_events;
 use crate::state::use_app_state;
@@ -115,10 +118,12 @@ pub fn LatencyWidget() -> impl IntoView {
     let sort = RwSignal::new((Key::Total, true));
     let show_all = RwSignal::new(false);
     let selected = RwSignal::new(None::<String>);
-    let Deferred { result, pending, compute_ms } = deferred(
+    // in steps between frames: one pass over 10 M slices was a one-second task
+    let Deferred { result, pending, compute_ms } = deferred_steps(
         shown(WidgetKind::Latency),
         move || state.generation.get(),
-        move |_| latency_summary(&state.data().trace),
+        move |_| LatencyBuild::new(&state.data().trace),
+        move |b| b.step(&state.data().trace, LATENCY_SLICES_PER_CALL),
     );
     Effect::new(move |_| {
         state.generation.track();

@@ -8,21 +8,66 @@ use crate::canvas::colour_index::LegendEntry;
 use crate::canvas::timeline::Timeline;
 use crate::state::{use_app_state, ColourBy, ViewRequest};
 
+/// Up to this many slices, a colouring's legend is computed at once (≈ 10 ms in the page).
+const LEGEND_AT_ONCE_SLICES: usize = 300_000;
+/// A stepped legend's work per task before it yields to the browser.
+const LEGEND_STEP_MS: f64 = 12.0;
+/// Slices per [`colour::LegendBuild::add_next`] call (the step checks the clock between calls).
+const LEGEND_SLICES_PER_CALL: usize = 32_768;
+
 #[component]
 pub fn TimelineWidget() -> impl IntoView {
     let state = use_app_state();
-    // the legend is computed once per (trace, colour choice), never per frame
-    let legend = Memo::new(move |_| {
+    // the legend is computed once per (trace, colour choice), never per frame: at once on a
+    // small trace; on a big one in steps between frames (one pass over 10 M slices was a
+    // 190–350 ms task), the canvas meanwhile colouring by the new choice with every name in its
+    // own colour, then repainting with the legend's distinct colours (`legend_gen`)
+    let legend = RwSignal::new(Vec::<LegendEntry>::new());
+    let legend_pending = RwSignal::new(false);
+    let job = StoredValue::new(0u64);
+    Effect::new(move |_| {
         let d = state.tracked_data();
-        let l = match (state.colour_by.get(), &d.auto_legend) {
-            // built with the indexes, between frames
-            (ColourBy::Auto, Some(l)) => l.clone(),
-            (by, _) => colour::legend(&d, by, LEGEND_TOP),
+        let by = state.colour_by.get();
+        let id = job.get_value() + 1;
+        job.set_value(id);
+        let apply = move |d: &crate::state::TraceData, l: Vec<LegendEntry>| {
+            d.apply_legend(&l);
+            legend.set(l);
+            legend_pending.set(false);
+            state.legend_gen.update(|g| *g += 1);
         };
-        // the legend's names in its (distinct) colours on the canvas too; the canvas repaints
-        // on the same colour-by change, after this
-        d.apply_legend(&l);
-        l
+        match (by, &d.auto_legend) {
+            // built with the indexes, between frames
+            (ColourBy::Auto, Some(l)) => apply(&d, l.clone()),
+            (by, _) if by == ColourBy::Duration || d.trace.slice_count() <= LEGEND_AT_ONCE_SLICES => {
+                apply(&d, colour::legend(&d, by, LEGEND_TOP))
+            }
+            (by, _) => {
+                legend.set(Vec::new());
+                legend_pending.set(true);
+                leptos::task::spawn_local(async move {
+                    let mut b = colour::LegendBuild::new(by);
+                    loop {
+                        let t0 = crate::platform::now_ms();
+                        let mut more = true;
+                        while more && crate::platform::now_ms() - t0 < LEGEND_STEP_MS {
+                            more = b.add_next(&d, LEGEND_SLICES_PER_CALL);
+                        }
+                        if !more {
+                            break;
+                        }
+                        crate::platform::yield_now().await;
+                        // a newer colouring or trace took over
+                        if job.get_value() != id {
+                            return;
+                        }
+                    }
+                    if job.get_value() == id {
+                        apply(&d, b.finish(&d, LEGEND_TOP));
+                    }
+                });
+            }
+        }
     });
     let options = ColourBy::ALL
         .iter()
@@ -78,7 +123,13 @@ pub fn TimelineWidget() -> impl IntoView {
                     on:click=move |_| state.show_help.update(|h| *h = !*h)>"?"</button>
                 <crate::components::clock_align::ClockAlign/>
             </div>
-            <div class="tl-legend" data-testid="colour-legend" data-colour-by=move || state.colour_by.get().key()>
+            <div class="tl-legend" data-testid="colour-legend" data-colour-by=move || state.colour_by.get().key()
+                data-pending=move || legend_pending.get().to_string()>
+                {move || legend_pending.get().then(|| view! {
+                    <span class="legend-item legend-pending" data-testid="colour-legend-pending" role="status">
+                        <span class="spinner" aria-hidden="true"></span>"Adding up the colours' time…"
+                    </span>
+                })}
                 {entries}
             </div>
             <crate::components::warning_bands::WarningBandLegend/>

@@ -175,38 +175,106 @@ pub fn histogram(sorted: &[i64], bins: usize) -> Histogram {
     Histogram { edges_ns: edges, counts, log }
 }
 
-fn finish(trace: &Trace, map: FxHashMap<StrId, Vec<i64>>) -> Vec<OpLatency> {
-    let mut out: Vec<OpLatency> =
-        map.into_iter().filter_map(|(name, mut d)| stats(trace.str(name).to_string(), &mut d)).collect();
+/// Percentages of the list's total time, then the order: by total time (descending), then name.
+fn rank(out: &mut [OpLatency]) {
     let sum: i128 = out.iter().map(|o| o.total_ns as i128).sum();
-    for o in &mut out {
+    for o in out.iter_mut() {
         o.percent = if sum > 0 { o.total_ns as f64 * 100.0 / sum as f64 } else { 0.0 };
     }
     out.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
-    out
 }
 
 /// The latency summary over every slice of `trace`.
 pub fn latency_summary(trace: &Trace) -> LatencySummary {
-    let wh = track_where(trace);
-    let mut all: FxHashMap<StrId, Vec<i64>> = FxHashMap::default();
-    let mut dev: FxHashMap<StrId, Vec<i64>> = FxHashMap::default();
-    let mut host: FxHashMap<StrId, Vec<i64>> = FxHashMap::default();
-    for (t, w) in trace.tracks.iter().zip(&wh) {
-        if t.role.is_derived() {
-            continue;
-        }
-        let c = &t.slices;
-        let side = if *w == Where::Device { &mut dev } else { &mut host };
-        for i in 0..c.len() {
-            all.entry(c.name[i]).or_default().push(c.dur_ns[i]);
-            side.entry(c.name[i]).or_default().push(c.dur_ns[i]);
+    let mut b = LatencyBuild::new(trace);
+    loop {
+        if let Some(s) = b.step(trace, usize::MAX) {
+            return s;
         }
     }
-    LatencySummary {
-        operators: finish(trace, all),
-        by_device: ByDevice { device: finish(trace, dev), host: finish(trace, host) },
-        percentile_rule: PERCENTILE_RULE,
+}
+
+/// [`latency_summary`] in bounded steps, for a page that must not be blocked by one pass over
+/// millions of slices: each [`LatencyBuild::step`] adds at most `budget` slices to the per-name
+/// lists, or (once every slice is in) turns names into statistics until `budget` durations were
+/// sorted (at least one name per step: one name's sort is the smallest unit). The result does not
+/// depend on the step sizes.
+pub struct LatencyBuild {
+    wh: Vec<Where>,
+    /// Durations per name: over every track, device tracks, host tracks.
+    lists: [FxHashMap<StrId, Vec<i64>>; 3],
+    track: usize,
+    slice: usize,
+    collected: bool,
+    /// After collection: (list, name, durations) still to turn into statistics.
+    todo: Vec<(usize, StrId, Vec<i64>)>,
+    done: [Vec<OpLatency>; 3],
+}
+
+impl LatencyBuild {
+    pub fn new(trace: &Trace) -> LatencyBuild {
+        LatencyBuild {
+            wh: track_where(trace),
+            lists: Default::default(),
+            track: 0,
+            slice: 0,
+            collected: false,
+            todo: Vec::new(),
+            done: Default::default(),
+        }
+    }
+
+    /// Do about `budget` units of work; the summary once everything is done (`trace` must be the
+    /// one given to [`LatencyBuild::new`]).
+    pub fn step(&mut self, trace: &Trace, budget: usize) -> Option<LatencySummary> {
+        let mut left = budget.max(1);
+        if !self.collected {
+            while let Some(t) = trace.tracks.get(self.track) {
+                let c = &t.slices;
+                let end =
+                    if t.role.is_derived() { c.len() } else { c.len().min(self.slice.saturating_add(left)) };
+                if !t.role.is_derived() {
+                    let device = self.wh.get(self.track) == Some(&Where::Device);
+                    let [all, dev, host] = &mut self.lists;
+                    let side = if device { dev } else { host };
+                    for i in self.slice..end {
+                        all.entry(c.name[i]).or_default().push(c.dur_ns[i]);
+                        side.entry(c.name[i]).or_default().push(c.dur_ns[i]);
+                    }
+                    left -= end - self.slice;
+                }
+                if end == c.len() {
+                    (self.track, self.slice) = (self.track + 1, 0);
+                } else {
+                    self.slice = end;
+                }
+                if left == 0 {
+                    return None;
+                }
+            }
+            self.collected = true;
+            for (k, m) in self.lists.iter_mut().enumerate() {
+                self.todo.extend(std::mem::take(m).into_iter().map(|(name, d)| (k, name, d)));
+            }
+        }
+        while let Some((k, name, mut d)) = self.todo.pop() {
+            left = left.saturating_sub(d.len().max(1));
+            if let Some(s) = stats(trace.str(name).to_string(), &mut d) {
+                self.done[k].push(s);
+            }
+            if left == 0 && !self.todo.is_empty() {
+                return None;
+            }
+        }
+        let [mut all, mut device, mut host] = std::mem::take(&mut self.done);
+        rank(&mut all);
+        rank(&mut device);
+        rank(&mut host);
+        Some(LatencySummary {
+            operators: all,
+            by_device: ByDevice { device, host },
+            percentile_rule: PERCENTILE_RULE,
+        })
     }
 }
 
@@ -231,6 +299,29 @@ pub fn events_named(trace: &Trace, name: &str, side: Option<Where>) -> Vec<Vec<u
 mod tests {
     use super::*;
     use crate::model::{ArgsId, TraceBuilder, TrackKind};
+
+    /// In steps of any size, the summary is the one-pass summary.
+    #[test]
+    fn stepped_build_equals_one_pass() {
+        let trace = crate::demo::demo_trace_steps(40);
+        let whole = latency_summary(&trace);
+        assert!(whole.operators.len() > 3, "{} names", whole.operators.len());
+        assert!(!whole.by_device.device.is_empty() && !whole.by_device.host.is_empty());
+        for budget in [1, 7, 1000, 65_536] {
+            let mut b = LatencyBuild::new(&trace);
+            let mut steps = 0usize;
+            let s = loop {
+                steps += 1;
+                if let Some(s) = b.step(&trace, budget) {
+                    break s;
+                }
+            };
+            assert_eq!(s, whole, "in steps of {budget}");
+            if budget == 1000 {
+                assert!(steps >= trace.slice_count() / 1000, "{steps} steps");
+            }
+        }
+    }
 
     #[test]
     fn nearest_rank_definition() {
