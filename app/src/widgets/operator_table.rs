@@ -8,8 +8,8 @@
 //! their ancestors. Click a row: its events are highlighted on the timeline (the search service's
 //! `show_events`); double-click: the timeline zooms to them.
 //!
-//! The table is built once per trace, grouping and "include waits", in a timeout after the load (never in a frame),
-//! and kept until the next load.
+//! The table is built once per trace, grouping and "include waits", after the load and only while
+//! the widget is shown, in steps between frames (`OpTableBuild`), and kept until the next load.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -17,7 +17,9 @@ use std::sync::Arc;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use loupe_core::analysis::measures::{ENGINE_WAITING, MFU_OVER_THE_PROFILE, MFU_WHILE_IT_RUNS};
-use loupe_core::analysis::operators::{self, Filter, Hierarchy, OpTable, RowKind, SortKey, NO_ROW};
+use loupe_core::analysis::operators::{
+    self, Filter, Hierarchy, OpTable, OpTableBuild, RowKind, SortKey, NO_ROW,
+};
 use loupe_core::time::format_duration_ns;
 
 use crate::search_runner::show_events;
@@ -29,6 +31,11 @@ use crate::workbench::layout::WidgetKind;
 const PAGE: usize = 50;
 /// Rows auto-opened to show filter matches.
 const MAX_AUTO_OPEN: usize = 400;
+/// Work of the table's build per task before the page yields to the browser (ms).
+const STEP_MS: f64 = 12.0;
+/// Units of work (slices visited, events placed) per [`OpTableBuild::step`] call; the clock is
+/// read between calls.
+const UNITS_PER_CALL: usize = 32_768;
 
 struct Built {
     generation: u64,
@@ -104,44 +111,64 @@ pub fn OperatorTableWidget() -> impl IntoView {
         }
         g
     });
-    // build the table off the frame path (a timeout), once per trace and grouping, and only
-    // while the widget is on screen (not at load time behind another tab)
+    // build the table off the frame path, once per trace and grouping, and only while the
+    // widget is on screen (not at load time behind another tab); in steps of about STEP_MS
+    // between which the page yields to the browser (one pass over 10 M slices was a
+    // 0.7 s task), a newer request abandoning the run
     let visible = super::deferred::shown(WidgetKind::OperatorTable);
-    let build_timer: StoredValue<Option<Timeout>, LocalStorage> = StoredValue::new_local(None);
+    let run: StoredValue<u64> = StoredValue::new(0);
     Effect::new(move |_| {
         let generation = state.generation.get();
         let h = hierarchy.get();
         let w = include_waits.get();
+        let id = run.get_value() + 1;
+        run.set_value(id);
         if !visible.get() {
-            build_timer.set_value(None);
             return;
         }
         if built.with_value(|b| {
             b.as_ref().is_some_and(|b| b.generation == generation && b.requested == h && b.include_waits == w)
         }) {
+            computing.set(false);
             return;
         }
         computing.set(true);
-        let t = Timeout::new(30, move || {
+        leptos::task::spawn_local(async move {
+            // the spinner first
+            crate::platform::timeout(30).await;
             // the widget may have been closed (or the layout changed) since: its signals are gone
-            let Some(current_h) = hierarchy.try_get_untracked() else { return };
-            if state.generation.get_untracked() != generation
-                || current_h != h
-                || include_waits.try_get_untracked() != Some(w)
-            {
-                return; // superseded
+            let current =
+                || run.try_get_value() == Some(id) && state.generation.get_untracked() == generation;
+            if !current() {
+                return;
             }
             let d = state.data();
             let options = operators::Options { include_waits: w };
-            let table = operators::build_with(&d.trace, requested_or(h, &d.trace), options);
-            built.set_value(Some(Arc::new(Built { generation, requested: h, include_waits: w, table })));
-            expanded.set(HashSet::new());
-            limits.set(HashMap::new());
-            selected.set(None);
-            computing.set(false);
-            version.update(|v| *v += 1);
+            let mut b = OpTableBuild::new(&d.trace, requested_or(h, &d.trace), options);
+            loop {
+                let s0 = crate::platform::now_ms();
+                while crate::platform::now_ms() - s0 < STEP_MS {
+                    if let Some(table) = b.step(&d.trace, UNITS_PER_CALL) {
+                        built.set_value(Some(Arc::new(Built {
+                            generation,
+                            requested: h,
+                            include_waits: w,
+                            table,
+                        })));
+                        expanded.set(HashSet::new());
+                        limits.set(HashMap::new());
+                        selected.set(None);
+                        computing.set(false);
+                        version.update(|v| *v += 1);
+                        return;
+                    }
+                }
+                crate::platform::yield_now().await;
+                if !current() {
+                    return;
+                }
+            }
         });
-        build_timer.set_value(Some(t));
     });
     // the filter: recomputed when the text or the table changes; opens the rows leading to matches
     Effect::new(move |_| {

@@ -535,28 +535,386 @@ pub fn build(trace: &Trace, hierarchy: Hierarchy) -> OpTable {
     build_with(trace, hierarchy, Options::default())
 }
 
-/// Build the table of `trace` grouped by `hierarchy` with `options`.
+/// Build the table of `trace` grouped by `hierarchy` with `options`, in one go.
 pub fn build_with(trace: &Trace, hierarchy: Hierarchy, options: Options) -> OpTable {
-    let mut b = Builder::default();
-    match hierarchy {
-        Hierarchy::Operators => build_operators(trace, &mut b, options),
-        Hierarchy::CallTree => build_call_tree(trace, &mut b),
-        Hierarchy::Name | Hierarchy::CategoryName => build_names(trace, &mut b, hierarchy),
+    let mut b = OpTableBuild::new(trace, hierarchy, options);
+    loop {
+        if let Some(t) = b.step(trace, usize::MAX) {
+            return t;
+        }
     }
-    let peak_flops = trace
-        .groups
-        .iter()
-        .filter_map(|g| g.device.as_ref()?.instance_type)
-        .find_map(|s| super::device_summary::tensor_engine_peak_flops(trace.str(s)));
-    let profile_time_s = trace
-        .groups
-        .iter()
-        .filter_map(|g| g.device.as_ref()?.execution_time_ps)
-        .max()
-        .map(|ps| ps as f64 * 1e-12);
-    let mut t = b.finish(hierarchy, peak_flops);
-    t.profile_time_s = profile_time_s;
-    t
+}
+
+/// A table built in bounded steps, so that a page can build it over millions of slices without
+/// one long task: [`OpTableBuild::step`] does about `budget` units of work (a slice visited, a
+/// flow read, an event placed) and gives the table once done. The same table as [`build_with`]
+/// (which is this with an unbounded budget).
+pub struct OpTableBuild {
+    hierarchy: Hierarchy,
+    b: Builder,
+    stage: Stage,
+    track: usize,
+    slice: usize,
+    entered: bool,
+    mode: TrackMode,
+    /// The current track's nesting (parent slice, self time), when its mode needs it.
+    parent: Vec<u32>,
+    self_ns: Vec<i64>,
+    ops: OpsState,
+    call: CallState,
+    fin: Option<Finishing>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Call tree: the launch flows (device slice → launching CPU slice).
+    Flows(usize),
+    /// A pass over the tracks (the call tree makes two: CPU threads, then the rest).
+    Tracks(u8),
+    Finish,
+}
+
+/// What a pass does with the current track's slices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TrackMode {
+    Skip,
+    OpsEngine(Option<usize>),
+    OpsDma,
+    CallCpu,
+    CallGpu,
+    CallOther,
+    Names,
+}
+
+#[derive(Default)]
+struct OpsState {
+    wait_op: Option<StrId>,
+    op_rows: Vec<u32>,
+    engines: Vec<Engine>,
+    dma_role: Option<TrackRole>,
+    no_op: u32,
+}
+
+impl OpsState {
+    /// The row of operator `id`, its ancestors' rows made first.
+    fn op_row(&mut self, trace: &Trace, b: &mut Builder, id: OpId) -> u32 {
+        if let Some(&r) = self.op_rows.get(id.idx()) {
+            if r != NO_ROW {
+                return r;
+            }
+        }
+        let mut parent = NO_ROW;
+        for p in trace.operators.path(id).into_iter().rev() {
+            let Some(node) = trace.operators.node(p) else { continue };
+            let cached = self.op_rows.get(p.idx()).copied().unwrap_or(NO_ROW);
+            parent = if cached != NO_ROW {
+                cached
+            } else {
+                let r = b.row(parent, Label::Str(node.name), RowKind::Operator(node.level), true);
+                if let Some(slot) = self.op_rows.get_mut(p.idx()) {
+                    *slot = r;
+                }
+                r
+            };
+        }
+        parent
+    }
+}
+
+#[derive(Default)]
+struct CallState {
+    launcher: FxHashMap<SliceRef, SliceRef>,
+    /// Per CPU thread track, the row of each slice.
+    row_of: Vec<Vec<u32>>,
+    dev_lane: Option<usize>,
+    unlaunched: u32,
+    other: u32,
+}
+
+impl OpTableBuild {
+    pub fn new(trace: &Trace, hierarchy: Hierarchy, options: Options) -> OpTableBuild {
+        let mut b = Builder::default();
+        let mut ops = OpsState { no_op: NO_ROW, ..Default::default() };
+        let mut call = CallState { unlaunched: NO_ROW, other: NO_ROW, ..Default::default() };
+        let mut stage = Stage::Tracks(0);
+        match hierarchy {
+            Hierarchy::Operators => {
+                ops.wait_op = if options.include_waits {
+                    None
+                } else {
+                    super::device_summary::semaphore_wait_opcode(trace)
+                };
+                let mut engines: Vec<Engine> =
+                    trace.tracks.iter().filter_map(|t| t.role.engine()).map(Engine::stream).collect();
+                engines.sort_by_key(|e| e.rank());
+                engines.dedup();
+                b.lanes = engines.iter().map(|&e| Lane::Engine(e)).collect();
+                ops.engines = engines;
+                ops.op_rows = vec![NO_ROW; trace.operators.len()];
+                ops.dma_role = Some(
+                    if trace.tracks.iter().any(|t| t.role == TrackRole::DmaQueue && !t.slices.is_empty()) {
+                        TrackRole::DmaQueue
+                    } else {
+                        TrackRole::DmaTransfers
+                    },
+                );
+            }
+            Hierarchy::CallTree => {
+                let has_device =
+                    trace.tracks.iter().any(|t| t.role == TrackRole::GpuStream && !t.slices.is_empty());
+                if has_device {
+                    b.lanes = vec![Lane::Device];
+                }
+                call.dev_lane = has_device.then_some(0);
+                call.row_of = vec![Vec::new(); trace.tracks.len()];
+                stage = Stage::Flows(0);
+            }
+            Hierarchy::Name | Hierarchy::CategoryName => {}
+        }
+        OpTableBuild {
+            hierarchy,
+            b,
+            stage,
+            track: 0,
+            slice: 0,
+            entered: false,
+            mode: TrackMode::Skip,
+            parent: Vec::new(),
+            self_ns: Vec::new(),
+            ops,
+            call,
+            fin: None,
+        }
+    }
+
+    /// Do about `budget` units of work; the table once everything is done (`trace` must be the
+    /// one given to [`OpTableBuild::new`]).
+    pub fn step(&mut self, trace: &Trace, budget: usize) -> Option<OpTable> {
+        let mut left = budget.max(1);
+        loop {
+            match self.stage {
+                Stage::Flows(k) => {
+                    let end = trace.flows.len().min(k.saturating_add(left));
+                    for f in &trace.flows[k..end] {
+                        if is_launch(trace, f.from, f.to) {
+                            self.call.launcher.entry(f.to).or_insert(f.from);
+                        }
+                    }
+                    left -= end - k;
+                    self.stage = if end == trace.flows.len() { Stage::Tracks(0) } else { Stage::Flows(end) };
+                }
+                Stage::Tracks(pass) => {
+                    if self.tracks(trace, pass, &mut left) {
+                        (self.track, self.slice, self.entered) = (0, 0, false);
+                        self.stage = if self.hierarchy == Hierarchy::CallTree && pass == 0 {
+                            Stage::Tracks(1)
+                        } else {
+                            let peak_flops = trace
+                                .groups
+                                .iter()
+                                .filter_map(|g| g.device.as_ref()?.instance_type)
+                                .find_map(|s| super::device_summary::tensor_engine_peak_flops(trace.str(s)));
+                            let b = std::mem::take(&mut self.b);
+                            self.fin = Some(b.start_finish(self.hierarchy, peak_flops));
+                            Stage::Finish
+                        };
+                    }
+                }
+                Stage::Finish => {
+                    let fin = self.fin.as_mut()?;
+                    if fin.step(&mut left) {
+                        let mut t = self.fin.take()?.into_table();
+                        t.profile_time_s = trace
+                            .groups
+                            .iter()
+                            .filter_map(|g| g.device.as_ref()?.execution_time_ps)
+                            .max()
+                            .map(|ps| ps as f64 * 1e-12);
+                        return Some(t);
+                    }
+                }
+            }
+            if left == 0 {
+                return None;
+            }
+        }
+    }
+
+    /// One pass over the tracks, from where the last step stopped; true once it is done.
+    fn tracks(&mut self, trace: &Trace, pass: u8, left: &mut usize) -> bool {
+        while let Some(t) = trace.tracks.get(self.track) {
+            let s = &t.slices;
+            if !self.entered {
+                self.entered = true;
+                self.enter(trace, pass, left);
+            }
+            let end = if self.mode == TrackMode::Skip {
+                s.len()
+            } else {
+                s.len().min(self.slice.saturating_add(*left))
+            };
+            if self.mode != TrackMode::Skip {
+                for i in self.slice..end {
+                    self.visit(trace, i);
+                }
+                *left = left.saturating_sub(end - self.slice);
+            }
+            if end == s.len() {
+                (self.track, self.slice, self.entered) = (self.track + 1, 0, false);
+            } else {
+                self.slice = end;
+            }
+            if *left == 0 {
+                return trace.tracks.get(self.track).is_none();
+            }
+        }
+        true
+    }
+
+    /// Set up the current track: its mode and, where needed, its nesting.
+    fn enter(&mut self, trace: &Trace, pass: u8, left: &mut usize) {
+        let ti = self.track;
+        let t = &trace.tracks[ti];
+        let s = &t.slices;
+        let nested = t.layout == Layout::Nested;
+        self.mode = match self.hierarchy {
+            Hierarchy::Operators => {
+                if let Some(e) = t.role.engine() {
+                    TrackMode::OpsEngine(self.ops.engines.iter().position(|&x| x == e.stream()))
+                } else if Some(t.role) == self.ops.dma_role {
+                    // every slice read for its bytes, then counted as left out
+                    self.b.skipped += s.len() as u64;
+                    TrackMode::OpsDma
+                } else {
+                    self.b.skipped += s.len() as u64;
+                    TrackMode::Skip
+                }
+            }
+            Hierarchy::CallTree => match (pass, t.role) {
+                (0, TrackRole::CpuThread) => TrackMode::CallCpu,
+                (0, _) | (_, TrackRole::CpuThread) => TrackMode::Skip,
+                (_, TrackRole::GpuStream) => TrackMode::CallGpu,
+                _ if s.is_empty() => TrackMode::Skip,
+                _ => {
+                    if self.call.other == NO_ROW {
+                        self.call.other =
+                            self.b.row(NO_ROW, Label::Group(GroupLabel::OtherTracks), RowKind::Group, false);
+                    }
+                    TrackMode::CallOther
+                }
+            },
+            Hierarchy::Name | Hierarchy::CategoryName => TrackMode::Names,
+        };
+        if matches!(self.mode, TrackMode::CallCpu | TrackMode::CallOther | TrackMode::Names) {
+            (self.parent, self.self_ns) = nesting(s, nested);
+            *left = left.saturating_sub(s.len()).max(1);
+        }
+        if self.mode == TrackMode::CallCpu {
+            self.call.row_of[ti] = Vec::with_capacity(s.len());
+        }
+    }
+
+    fn visit(&mut self, trace: &Trace, i: usize) {
+        let ti = self.track;
+        let s = &trace.tracks[ti].slices;
+        let me = SliceRef { track: TrackId(ti as u32), index: i as u32 };
+        let b = &mut self.b;
+        match self.mode {
+            TrackMode::Skip => {}
+            TrackMode::OpsEngine(lane) => {
+                let d = s.domain_of(i);
+                if self.ops.wait_op.is_some_and(|w| w == d.opcode) {
+                    b.waits.count += 1;
+                    b.waits.ns = b.waits.ns.saturating_add(s.dur_ns[i].max(0));
+                    return;
+                }
+                let parent = match d.operator.get().filter(|o| o.idx() < trace.operators.len()) {
+                    Some(o) => self.ops.op_row(trace, b, o),
+                    None => {
+                        if self.ops.no_op == NO_ROW {
+                            self.ops.no_op =
+                                b.row(NO_ROW, Label::Group(GroupLabel::NoOperator), RowKind::Group, true);
+                        }
+                        self.ops.no_op
+                    }
+                };
+                let label = if d.opcode != StrId::EMPTY {
+                    Label::Str(d.opcode)
+                } else if d.instruction != u32::MAX {
+                    Label::Slot(d.instruction)
+                } else {
+                    Label::Str(s.name[i])
+                };
+                let r = b.row(parent, label, RowKind::Instruction, true);
+                let dur = s.dur_ns[i].max(0);
+                b.event(r, me, dur, dur, lane, d.flops);
+            }
+            TrackMode::OpsDma => {
+                let d = s.domain_of(i);
+                if d.bytes == u64::MAX {
+                    return;
+                }
+                match d.operator.get().filter(|o| o.idx() < trace.operators.len()) {
+                    Some(o) => {
+                        let r = self.ops.op_row(trace, b, o) as usize;
+                        b.rows[r].dma_bytes = b.rows[r].dma_bytes.saturating_add(d.bytes);
+                        b.dma.attributed_bytes = b.dma.attributed_bytes.saturating_add(d.bytes);
+                    }
+                    None => {
+                        b.dma.unattributed_bytes = b.dma.unattributed_bytes.saturating_add(d.bytes);
+                        b.dma.unattributed_packets += 1;
+                    }
+                }
+            }
+            TrackMode::CallCpu => {
+                // depth-major order: a parent slice comes before its children
+                let rows = &mut self.call.row_of[ti];
+                let p = self.parent[i];
+                let prow =
+                    if p == u32::MAX { NO_ROW } else { rows.get(p as usize).copied().unwrap_or(NO_ROW) };
+                let r = b.row(prow, Label::Str(s.name[i]), RowKind::HostOp, false);
+                rows.push(r);
+                b.event(r, me, s.dur_ns[i].max(0), self.self_ns[i], None, u64::MAX);
+            }
+            TrackMode::CallGpu => {
+                let from = self
+                    .call
+                    .launcher
+                    .get(&me)
+                    .and_then(|c| self.call.row_of.get(c.track.idx())?.get(c.index as usize).copied());
+                let parent = match from {
+                    Some(r) => r,
+                    None => {
+                        if self.call.unlaunched == NO_ROW {
+                            self.call.unlaunched =
+                                b.row(NO_ROW, Label::Group(GroupLabel::NotLaunched), RowKind::Group, true);
+                        }
+                        self.call.unlaunched
+                    }
+                };
+                let r = b.row(parent, Label::Str(s.name[i]), RowKind::DeviceOp, true);
+                let dur = s.dur_ns[i].max(0);
+                b.event(r, me, dur, dur, self.call.dev_lane, u64::MAX);
+            }
+            TrackMode::CallOther => {
+                let r = b.row(self.call.other, Label::Str(s.name[i]), RowKind::Name, false);
+                b.event(r, me, s.dur_ns[i].max(0), self.self_ns[i], None, u64::MAX);
+            }
+            TrackMode::Names => {
+                let parent = if self.hierarchy == Hierarchy::CategoryName {
+                    let c = s.category[i];
+                    let label =
+                        if c == StrId::EMPTY { Label::Group(GroupLabel::NoCategory) } else { Label::Str(c) };
+                    b.row(NO_ROW, label, RowKind::Category, false)
+                } else {
+                    NO_ROW
+                };
+                let r = b.row(parent, Label::Str(s.name[i]), RowKind::Name, false);
+                let flops = s.domain.as_ref().map_or(u64::MAX, |d| d.flops(i));
+                b.event(r, me, s.dur_ns[i].max(0), self.self_ns[i], None, flops);
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -617,7 +975,8 @@ impl Builder {
         self.ev_row.push(row);
     }
 
-    fn finish(self, hierarchy: Hierarchy, peak_flops: Option<f64>) -> OpTable {
+    /// The rows' tree and sums (work in rows); the events are placed by [`Finishing::step`].
+    fn start_finish(self, hierarchy: Hierarchy, peak_flops: Option<f64>) -> Finishing {
         let Builder { mut rows, ev_ref, ev_row, lanes, mut lane_ns, has_flops, dma, skipped, waits, .. } =
             self;
         let n = rows.len();
@@ -668,19 +1027,93 @@ impl Builder {
                 lane_ns[k] = lane_ns[k].saturating_add(v);
             }
         }
-        // events in depth-first order: own events first, then each child's subtree
-        let mut own_n = vec![0u32; n];
-        for &r in &ev_row {
-            own_n[r as usize] += 1;
+        Finishing {
+            hierarchy,
+            peak_flops,
+            own_n: vec![0u32; n],
+            rows,
+            roots,
+            child_idx,
+            lanes,
+            lane_ns,
+            has_flops,
+            dma,
+            skipped,
+            waits,
+            ev_ref,
+            ev_row,
+            events: Vec::new(),
+            cursor: Vec::new(),
+            placing: false,
+            i: 0,
         }
+    }
+}
+
+/// The last stage of a build: the events put in depth-first order of their rows, in steps.
+struct Finishing {
+    hierarchy: Hierarchy,
+    peak_flops: Option<f64>,
+    rows: Vec<Row>,
+    roots: Vec<u32>,
+    child_idx: Vec<u32>,
+    lanes: Vec<Lane>,
+    lane_ns: Vec<i64>,
+    has_flops: bool,
+    dma: DmaAttribution,
+    skipped: u64,
+    waits: WaitsLeftOut,
+    ev_ref: Vec<SliceRef>,
+    ev_row: Vec<u32>,
+    /// Own events per row (counted first).
+    own_n: Vec<u32>,
+    events: Vec<SliceRef>,
+    /// Next free place of each row's own events (while placing).
+    cursor: Vec<u32>,
+    placing: bool,
+    i: usize,
+}
+
+impl Finishing {
+    /// About `left` events counted or placed; true once every event has its place.
+    fn step(&mut self, left: &mut usize) -> bool {
+        let m = self.ev_row.len();
+        if !self.placing {
+            let end = m.min(self.i.saturating_add(*left));
+            for &r in &self.ev_row[self.i..end] {
+                self.own_n[r as usize] += 1;
+            }
+            *left -= end - self.i;
+            self.i = end;
+            if end < m {
+                return false;
+            }
+            self.layout();
+        }
+        let end = m.min(self.i.saturating_add(*left));
+        for (e, &r) in self.ev_ref[self.i..end].iter().zip(&self.ev_row[self.i..end]) {
+            let c = &mut self.cursor[r as usize];
+            self.events[*c as usize] = *e;
+            *c += 1;
+        }
+        *left -= end - self.i;
+        self.i = end;
+        end == m
+    }
+
+    /// Each row's event ranges, own events first, then each child's subtree (work in rows).
+    fn layout(&mut self) {
+        let rows = &mut self.rows;
+        let n = rows.len();
         let mut pos = 0u32;
-        let mut stack: Vec<u32> = roots.iter().rev().copied().collect();
+        let mut stack: Vec<u32> = self.roots.iter().rev().copied().collect();
         while let Some(r) = stack.pop() {
+            let own = self.own_n[r as usize];
             let row = &mut rows[r as usize];
-            row.events = (pos, pos + own_n[r as usize], pos + own_n[r as usize]);
-            pos += own_n[r as usize];
+            row.events = (pos, pos + own, pos + own);
+            pos += own;
             let (s, len) = row.children;
-            stack.extend(child_idx[s as usize..(s + len) as usize].iter().rev());
+            stack.extend(self.child_idx[s as usize..(s + len) as usize].iter().rev());
         }
         for r in (0..n).rev() {
             let p = rows[r].parent;
@@ -690,16 +1123,16 @@ impl Builder {
                 *pe = (*pe).max(end);
             }
         }
-        let mut cursor: Vec<u32> = rows.iter().map(|r| r.events.0).collect();
-        let mut events = vec![SliceRef { track: TrackId(0), index: 0 }; ev_ref.len()];
-        for (e, &r) in ev_ref.iter().zip(&ev_row) {
-            let c = &mut cursor[r as usize];
-            events[*c as usize] = *e;
-            *c += 1;
-        }
+        self.cursor = rows.iter().map(|r| r.events.0).collect();
+        self.events = vec![SliceRef { track: TrackId(0), index: 0 }; self.ev_ref.len()];
+        self.placing = true;
+        self.i = 0;
+    }
+
+    fn into_table(self) -> OpTable {
         let mut host_total_ns = 0i64;
         let mut device_total_ns = 0i64;
-        for row in rows.iter().filter(|r| !r.kind.is_aggregate()) {
+        for row in self.rows.iter().filter(|r| !r.kind.is_aggregate()) {
             if row.device {
                 device_total_ns = device_total_ns.saturating_add(row.self_ns);
             } else {
@@ -707,22 +1140,22 @@ impl Builder {
             }
         }
         OpTable {
-            hierarchy,
-            rows,
-            roots,
-            child_idx,
-            event_count: events.len() as u64,
-            events,
-            lanes,
-            lane_ns,
+            hierarchy: self.hierarchy,
+            rows: self.rows,
+            roots: self.roots,
+            child_idx: self.child_idx,
+            event_count: self.events.len() as u64,
+            events: self.events,
+            lanes: self.lanes,
+            lane_ns: self.lane_ns,
             host_total_ns,
             device_total_ns,
-            peak_flops,
+            peak_flops: self.peak_flops,
             profile_time_s: None,
-            waits,
-            has_flops,
-            dma,
-            skipped_slices: skipped,
+            waits: self.waits,
+            has_flops: self.has_flops,
+            dma: self.dma,
+            skipped_slices: self.skipped,
         }
     }
 }
@@ -762,207 +1195,6 @@ fn nesting(s: &SliceColumns, nested: bool) -> (Vec<u32>, Vec<i64>) {
         *v = (*v).max(0);
     }
     (parent, self_ns)
-}
-
-fn build_operators(trace: &Trace, b: &mut Builder, options: Options) {
-    let wait_op =
-        if options.include_waits { None } else { super::device_summary::semaphore_wait_opcode(trace) };
-    let mut engines: Vec<Engine> =
-        trace.tracks.iter().filter_map(|t| t.role.engine()).map(Engine::stream).collect();
-    engines.sort_by_key(|e| e.rank());
-    engines.dedup();
-    b.lanes = engines.iter().map(|&e| Lane::Engine(e)).collect();
-    let mut op_rows: Vec<u32> = vec![NO_ROW; trace.operators.len()];
-    let mut op_row = |b: &mut Builder, id: OpId| -> u32 {
-        if let Some(&r) = op_rows.get(id.idx()) {
-            if r != NO_ROW {
-                return r;
-            }
-        }
-        let mut parent = NO_ROW;
-        for p in trace.operators.path(id).into_iter().rev() {
-            let Some(node) = trace.operators.node(p) else { continue };
-            let cached = op_rows.get(p.idx()).copied().unwrap_or(NO_ROW);
-            parent = if cached != NO_ROW {
-                cached
-            } else {
-                let r = b.row(parent, Label::Str(node.name), RowKind::Operator(node.level), true);
-                if let Some(slot) = op_rows.get_mut(p.idx()) {
-                    *slot = r;
-                }
-                r
-            };
-        }
-        parent
-    };
-    let dma_role = if trace.tracks.iter().any(|t| t.role == TrackRole::DmaQueue && !t.slices.is_empty()) {
-        TrackRole::DmaQueue
-    } else {
-        TrackRole::DmaTransfers
-    };
-    let mut no_op = NO_ROW;
-    for (ti, t) in trace.tracks.iter().enumerate() {
-        let s = &t.slices;
-        if let Some(e) = t.role.engine() {
-            let lane = engines.iter().position(|&x| x == e.stream());
-            for i in 0..s.len() {
-                let d = s.domain_of(i);
-                if wait_op.is_some_and(|w| w == d.opcode) {
-                    b.waits.count += 1;
-                    b.waits.ns = b.waits.ns.saturating_add(s.dur_ns[i].max(0));
-                    continue;
-                }
-                let parent = match d.operator.get().filter(|o| o.idx() < trace.operators.len()) {
-                    Some(o) => op_row(b, o),
-                    None => {
-                        if no_op == NO_ROW {
-                            no_op = b.row(NO_ROW, Label::Group(GroupLabel::NoOperator), RowKind::Group, true);
-                        }
-                        no_op
-                    }
-                };
-                let label = if d.opcode != StrId::EMPTY {
-                    Label::Str(d.opcode)
-                } else if d.instruction != u32::MAX {
-                    Label::Slot(d.instruction)
-                } else {
-                    Label::Str(s.name[i])
-                };
-                let r = b.row(parent, label, RowKind::Instruction, true);
-                let dur = s.dur_ns[i].max(0);
-                b.event(r, SliceRef { track: TrackId(ti as u32), index: i as u32 }, dur, dur, lane, d.flops);
-            }
-        } else if t.role == dma_role {
-            for i in 0..s.len() {
-                let d = s.domain_of(i);
-                if d.bytes == u64::MAX {
-                    continue;
-                }
-                match d.operator.get().filter(|o| o.idx() < trace.operators.len()) {
-                    Some(o) => {
-                        let r = op_row(b, o) as usize;
-                        b.rows[r].dma_bytes = b.rows[r].dma_bytes.saturating_add(d.bytes);
-                        b.dma.attributed_bytes = b.dma.attributed_bytes.saturating_add(d.bytes);
-                    }
-                    None => {
-                        b.dma.unattributed_bytes = b.dma.unattributed_bytes.saturating_add(d.bytes);
-                        b.dma.unattributed_packets += 1;
-                    }
-                }
-            }
-            b.skipped += s.len() as u64;
-        } else {
-            b.skipped += s.len() as u64;
-        }
-    }
-}
-
-fn build_call_tree(trace: &Trace, b: &mut Builder) {
-    let has_device = trace.tracks.iter().any(|t| t.role == TrackRole::GpuStream && !t.slices.is_empty());
-    if has_device {
-        b.lanes = vec![Lane::Device];
-    }
-    let dev_lane = has_device.then_some(0);
-    // launches: device slice → launching CPU slice (the first flow wins)
-    let mut launcher: FxHashMap<SliceRef, SliceRef> = FxHashMap::default();
-    for f in &trace.flows {
-        if is_launch(trace, f.from, f.to) {
-            launcher.entry(f.to).or_insert(f.from);
-        }
-    }
-    let mut row_of: Vec<Vec<u32>> = vec![Vec::new(); trace.tracks.len()];
-    for (ti, t) in trace.tracks.iter().enumerate() {
-        if t.role != TrackRole::CpuThread {
-            continue;
-        }
-        let s = &t.slices;
-        let (parent, self_ns) = nesting(s, t.layout == Layout::Nested);
-        let mut rows = vec![NO_ROW; s.len()];
-        // depth-major order: a parent slice comes before its children
-        for i in 0..s.len() {
-            let p = parent[i];
-            let prow = if p == u32::MAX { NO_ROW } else { rows[p as usize] };
-            let r = b.row(prow, Label::Str(s.name[i]), RowKind::HostOp, false);
-            rows[i] = r;
-            b.event(
-                r,
-                SliceRef { track: TrackId(ti as u32), index: i as u32 },
-                s.dur_ns[i].max(0),
-                self_ns[i],
-                None,
-                u64::MAX,
-            );
-        }
-        row_of[ti] = rows;
-    }
-    let mut unlaunched = NO_ROW;
-    let mut other = NO_ROW;
-    for (ti, t) in trace.tracks.iter().enumerate() {
-        let s = &t.slices;
-        match t.role {
-            TrackRole::CpuThread => {}
-            TrackRole::GpuStream => {
-                for i in 0..s.len() {
-                    let me = SliceRef { track: TrackId(ti as u32), index: i as u32 };
-                    let from = launcher
-                        .get(&me)
-                        .and_then(|c| row_of.get(c.track.idx())?.get(c.index as usize).copied());
-                    let parent = match from {
-                        Some(r) => r,
-                        None => {
-                            if unlaunched == NO_ROW {
-                                unlaunched = b.row(
-                                    NO_ROW,
-                                    Label::Group(GroupLabel::NotLaunched),
-                                    RowKind::Group,
-                                    true,
-                                );
-                            }
-                            unlaunched
-                        }
-                    };
-                    let r = b.row(parent, Label::Str(s.name[i]), RowKind::DeviceOp, true);
-                    let dur = s.dur_ns[i].max(0);
-                    b.event(r, me, dur, dur, dev_lane, u64::MAX);
-                }
-            }
-            _ => {
-                if s.is_empty() {
-                    continue;
-                }
-                if other == NO_ROW {
-                    other = b.row(NO_ROW, Label::Group(GroupLabel::OtherTracks), RowKind::Group, false);
-                }
-                let (_, self_ns) = nesting(s, t.layout == Layout::Nested);
-                for (i, &self_i) in self_ns.iter().enumerate() {
-                    let r = b.row(other, Label::Str(s.name[i]), RowKind::Name, false);
-                    let me = SliceRef { track: TrackId(ti as u32), index: i as u32 };
-                    b.event(r, me, s.dur_ns[i].max(0), self_i, None, u64::MAX);
-                }
-            }
-        }
-    }
-}
-
-fn build_names(trace: &Trace, b: &mut Builder, hierarchy: Hierarchy) {
-    for (ti, t) in trace.tracks.iter().enumerate() {
-        let s = &t.slices;
-        let (_, self_ns) = nesting(s, t.layout == Layout::Nested);
-        for (i, &self_i) in self_ns.iter().enumerate() {
-            let parent = if hierarchy == Hierarchy::CategoryName {
-                let c = s.category[i];
-                let label =
-                    if c == StrId::EMPTY { Label::Group(GroupLabel::NoCategory) } else { Label::Str(c) };
-                b.row(NO_ROW, label, RowKind::Category, false)
-            } else {
-                NO_ROW
-            };
-            let r = b.row(parent, Label::Str(s.name[i]), RowKind::Name, false);
-            let me = SliceRef { track: TrackId(ti as u32), index: i as u32 };
-            let flops = s.domain.as_ref().map_or(u64::MAX, |d| d.flops(i));
-            b.event(r, me, s.dur_ns[i].max(0), self_i, None, flops);
-        }
-    }
 }
 
 #[cfg(test)]

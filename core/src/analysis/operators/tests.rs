@@ -259,3 +259,45 @@ fn semaphore_waits_are_left_out_unless_asked_for() {
     assert_eq!((t.rows[w as usize].count, t.rows[w as usize].total_ns), (1, 900));
     assert!((t.fraction(find(&t, &tr, &["dot.3"])) - 0.1).abs() < 1e-12);
 }
+
+/// Built in steps of any size, the table is the one built in one go (the page's Operator Table
+/// builds it in steps between frames).
+#[test]
+fn stepped_build_equals_one_pass() {
+    let demo = crate::demo::demo_trace_steps(2);
+    let cases: [(&Trace, Hierarchy); 5] = [
+        (&demo, Hierarchy::CallTree),
+        (&demo, Hierarchy::Name),
+        (&demo, Hierarchy::CategoryName),
+        (&demo, Hierarchy::Operators),
+        (&demo, Hierarchy::Operators),
+    ];
+    let kineto = kineto_like();
+    let device = device_trace(Some("trn1.2xlarge"));
+    let more: [(&Trace, Hierarchy); 3] =
+        [(&kineto, Hierarchy::CallTree), (&device, Hierarchy::Operators), (&device, Hierarchy::Name)];
+    let cases_len = cases.len();
+    for (i, (tr, h)) in cases.into_iter().chain(more).enumerate() {
+        let options = Options { include_waits: i == 4 };
+        let whole = format!("{:?}", build_with(tr, h, options));
+        for budget in [1, 3, 64, 1000] {
+            let mut b = OpTableBuild::new(tr, h, options);
+            let mut calls = 0;
+            let t = loop {
+                calls += 1;
+                if let Some(t) = b.step(tr, budget) {
+                    break t;
+                }
+            };
+            assert_eq!(format!("{t:?}"), whole, "{h:?}, budget {budget}");
+            // (the demo's host slices are not all nested within their parents, so its call
+            // tree's root sums are not the host total: the invariants are checked on the others)
+            if i >= cases_len {
+                check_invariants(&t);
+            }
+            if budget == 1 {
+                assert!(calls > 10, "{h:?}: {calls} steps of one unit");
+            }
+        }
+    }
+}
