@@ -9,6 +9,8 @@
 //!   banks and `usage_avg` exactly.
 //! - The NTFF alone (what the importer adds as counters) differs only by that block: its rows
 //!   are the oracle rows less the block's life.
+//! - The NTFF dropped with its own export takes the destination from the export: its counters
+//!   are the oracle rows.
 
 use loupe_core::import::{import_files, InputFile, NoProgress};
 use loupe_core::neuron::ntff::memory::{MemorySeries, OnChip, PSUM_BANKS, SBUF_PARTITION_BYTES};
@@ -103,7 +105,7 @@ fn static_blocks(j: &Value) -> Vec<(u64, u64)> {
 #[test]
 fn occupancy_equals_the_export_on_every_pair() {
     let pairs = sample_pairs();
-    let (mut exact, mut rows_total, mut alone_exact, mut imported) = (0, 0, 0, 0);
+    let (mut exact, mut rows_total, mut alone_exact, mut imported, mut with_export) = (0, 0, 0, 0, 0);
     let mut failures = Vec::new();
     for (ntff_path, json_path) in &pairs {
         let bytes = std::fs::read(ntff_path).unwrap();
@@ -170,13 +172,38 @@ fn occupancy_equals_the_export_on_every_pair() {
         } else {
             failures.push(format!("{}: imported counters differ from the series", ntff_path.display()));
         }
+        // dropped with its own export, the NTFF takes the static block's destination from it:
+        // the counters are the export's rows
+        let jname = json_path.file_name().unwrap().to_string_lossy().to_string();
+        let jbytes = std::fs::read(json_path).unwrap();
+        let both = import_files(
+            &[InputFile { name: &name, bytes: &bytes }, InputFile { name: &jname, bytes: &jbytes }],
+            &mut NoProgress,
+        )
+        .unwrap();
+        let sb2: Vec<(i64, f64)> = {
+            let c = both.counters.iter().find(|c| both.str(c.name) == "SBUF usage").expect("SBUF usage");
+            c.ts_ns.iter().copied().zip(c.value.iter().copied()).collect()
+        };
+        let want_sb2: Vec<(i64, f64)> =
+            with.sbuf.iter().map(|&(t, b)| (t, b as f64 / SBUF_PARTITION_BYTES as f64 * 100.0)).collect();
+        let flagged = both.metadata.entries.iter().any(|(k, _)| k == "neuron.memory_static_dma");
+        if eq(&sb2, &want_sb2) && flagged {
+            with_export += 1;
+        } else {
+            failures
+                .push(format!("{}: with its export, the counters are not the export's", ntff_path.display()));
+        }
     }
     println!(
         "instruction_usage: {exact}/{} pairs exact ({rows_total} rows); NTFF alone = export less the static \
-         block on {alone_exact}; imported counters on {imported}",
+         block on {alone_exact}; imported counters on {imported}, with the export on {with_export}",
         pairs.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!((exact, alone_exact, imported), (pairs.len(), pairs.len(), pairs.len()));
+    assert_eq!(
+        (exact, alone_exact, imported, with_export),
+        (pairs.len(), pairs.len(), pairs.len(), pairs.len())
+    );
     assert!(pairs.len() >= 93 && rows_total >= 1243, "{} pairs, {rows_total} rows", pairs.len());
 }

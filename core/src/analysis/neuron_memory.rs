@@ -15,7 +15,8 @@
 //! **What the files do not carry** ([`MISSING_FROM_NTFF`], [`NO_MEMORY_ROWS`]): an NTFF does
 //! not give the SBUF destination of the NEFF's static DMA blocks (the weights the runtime loads
 //! before the first instruction; NEFF DMA descriptors), so those bytes count only once an
-//! instruction writes them; nor the partition range of an access (every access of the shared
+//! instruction writes them (unless the capture's own JSON export is dropped with it: its
+//! aggregated `dma` rows state the destination); nor the partition range of an access (every access of the shared
 //! captures spans all 128 partitions, so the four partition rows of an NTFF are equal); nor
 //! which tensor a range belongs to (the export's `SbufAllocation` table: Parquet only), so
 //! fragmentation shows as occupancy, not as address ranges. Spill and reload are DMA traffic
@@ -68,7 +69,8 @@ pub const NO_MEMORY_ROWS: &str = "No SBUF/PSUM occupancy in these files. It come
 /// Shown beside rows computed from an NTFF.
 pub const MISSING_FROM_NTFF: &str = "Computed from the NTFF's instruction operands. Not in the \
      NTFF: the SBUF destination of the NEFF's static DMA blocks (weights loaded before the first \
-     instruction count only once an instruction writes them), the partition range of each access \
+     instruction count only once an instruction writes them; drop the capture's neuron-profile JSON \
+     export with it to count them), the partition range of each access \
      (the four partition rows are therefore equal), and which tensor owns an address range.";
 
 /// The counter names the importers give (`neuron_json`, `neuron_parquet`, `neuron_binary`).
@@ -142,9 +144,12 @@ pub fn has_device(trace: &Trace) -> bool {
     trace.groups.iter().any(|g| g.device.is_some())
 }
 
-/// Whether the trace's occupancy was computed from an NTFF (then [`MISSING_FROM_NTFF`] applies).
+/// Whether the trace's occupancy was computed from an NTFF without the static DMA blocks'
+/// destination (then [`MISSING_FROM_NTFF`] applies; the NTFF's own export dropped with it
+/// states the destination, `neuron.memory_static_dma`).
 pub fn from_ntff(trace: &Trace) -> bool {
-    trace.metadata.entries.iter().any(|(k, _)| k == "ntff.version")
+    let has = |key: &str| trace.metadata.entries.iter().any(|(k, _)| k == key);
+    has("ntff.version") && !has("neuron.memory_static_dma")
 }
 
 /// One cell of a row: the bin `[t0, t1)`, the highest value in it and the time-weighted mean.

@@ -693,12 +693,13 @@ fn add_ntff(
         activity,
         mut traffic,
         flops,
-        memory,
+        mut memory,
         pending,
         static_blocks,
         throughput,
         attribution,
         export_note,
+        export,
         ..
     } = sink;
     let streamed = opened.finish(rows);
@@ -755,6 +756,19 @@ fn add_ntff(
     // with the NEFF the blocks would come from it; the NTFF importer has no transfer rows
     // either way today, so the packet rule serves both
     let blocks = static_blocks.finish();
+    // the capture's own export, when dropped with it, states the static blocks' SBUF destination
+    let static_sbuf = export.as_deref().map_or(&[][..], |x| x.static_sbuf.as_slice());
+    if let Some(mem) = memory.as_mut() {
+        for &(q, start_ps, end_ps, _) in &blocks {
+            for &(_, at, per) in static_sbuf.iter().filter(|d| d.0 == q) {
+                let (s, e) = (start_ps.div_euclid(1000), end_ps.div_euclid(1000));
+                mem.write(s, e, ntff::memory::OnChip::Sbuf, at, at.saturating_add(per));
+            }
+        }
+        if !static_sbuf.is_empty() {
+            b.add_metadata("neuron.memory_static_dma", "SBUF destination from the capture's own export");
+        }
+    }
     if let Some(t) = traffic.as_mut() {
         for &(_, _, _, bytes) in &blocks {
             t.hbm_read_bytes += bytes;
@@ -799,7 +813,8 @@ fn add_ntff(
         b.set_device_flops(group, flops);
     }
     // SBUF / PSUM occupancy from the words' operands (`ntff::memory`; the static DMA blocks'
-    // destinations are in the NEFF and left out), as the JSON export's `instruction_usage`
+    // destinations are in the NEFF: left out unless the export stated them), as the JSON
+    // export's `instruction_usage`
     add_memory_counters(b, dev, memory.and_then(|m| m.finish()), &m.instance_type);
     // semaphores: one counter per id, in id order
     let mut ids: Vec<u8> = t.semaphore_updates.iter().map(|s| s.semaphore).collect();

@@ -28,7 +28,9 @@
 //!
 //! **What the NTFF does not carry**: the static DMA blocks' SBUF destination address is in the
 //! NEFF's DMA descriptors, not in the capture. From an NTFF alone those writes are left out
-//! (callers that know the destination add them with [`MemoryTimeline::write`]); in the corpus
+//! (callers that know the destination add them with [`MemoryTimeline::write`]: the NTFF
+//! importer does when the capture's own JSON export, whose aggregated `dma` rows state it, is
+//! dropped with it); in the corpus
 //! that is the first weight tile (256 B per partition) from the block's start until the first
 //! `MATMUL` that reads it ends. The partition fields of the words are not pinned down either
 //! (every access of the corpus spans partitions 0–127), so the four partition groups get the
