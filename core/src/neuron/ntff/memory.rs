@@ -39,7 +39,7 @@
 use super::metadata::Metadata;
 use super::opcodes::opcode_name;
 use super::Ntff;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// SBUF bytes per partition on trn1 / inf2 (24 MiB over 128 partitions).
 pub const SBUF_PARTITION_BYTES: u64 = 196_608;
@@ -49,11 +49,12 @@ const PSUM_END: u64 = 0x300_0000;
 /// PSUM bank size per partition and bank count (16 KiB per partition on trn1 / inf2).
 pub const PSUM_BANK_BYTES: u64 = 0x800;
 pub const PSUM_BANKS: u32 = 8;
-/// More accesses than this and the occupancy is not computed (memory for the sort).
+/// More instructions with data operands than this and the occupancy is not computed (memory
+/// for the sort).
 pub const MAX_ACCESSES: usize = 50_000_000;
 
 /// Which on-chip memory an operand is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OnChip {
     Sbuf,
     Psum,
@@ -61,7 +62,7 @@ pub enum OnChip {
 
 /// One data operand: the per-partition byte range `[lo, hi)` it covers (PSUM ranges relative
 /// to [`PSUM_BASE`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Access {
     pub mem: OnChip,
     pub write: bool,
@@ -166,9 +167,13 @@ impl MemorySeries {
 }
 
 /// Accesses collected in any order, turned into [`MemorySeries`] by [`MemoryTimeline::finish`].
+/// Kept compact for captures of millions of instructions: 24 bytes per instruction with data
+/// operands (its times and the index of its distinct operand set).
 #[derive(Debug, Default, Clone)]
 pub struct MemoryTimeline {
-    events: Vec<(i64, i64, Access)>,
+    ops: Vec<WordAccesses>,
+    index: HashMap<WordAccesses, u32>,
+    events: Vec<(i64, i64, u32)>,
     overflow: bool,
 }
 
@@ -176,11 +181,7 @@ impl MemoryTimeline {
     /// An access from `start_ns` to `end_ns` (a write makes its bytes live from `start_ns`, a read
     /// keeps live bytes live until `end_ns`).
     pub fn add(&mut self, start_ns: i64, end_ns: i64, a: Access) {
-        if self.events.len() >= MAX_ACCESSES {
-            self.overflow = true;
-            return;
-        }
-        self.events.push((start_ns, end_ns.max(start_ns), a));
+        self.add_word(start_ns, end_ns, &[Some(a), None]);
     }
     /// A write by something other than an instruction word (a static DMA block with its NEFF
     /// destination).
@@ -191,26 +192,55 @@ impl MemoryTimeline {
     }
     /// The instruction's operands (from [`slot_accesses`]).
     pub fn add_word(&mut self, start_ns: i64, end_ns: i64, ops: &WordAccesses) {
-        for a in ops.iter().flatten() {
-            self.add(start_ns, end_ns, *a);
+        if ops.iter().all(Option::is_none) {
+            return;
         }
+        if self.events.len() >= MAX_ACCESSES {
+            self.overflow = true;
+            return;
+        }
+        let k = match self.index.get(ops) {
+            Some(&k) => k,
+            None => {
+                let Ok(k) = u32::try_from(self.ops.len()) else {
+                    self.overflow = true;
+                    return;
+                };
+                self.ops.push(*ops);
+                self.index.insert(*ops, k);
+                k
+            }
+        };
+        self.events.push((start_ns, end_ns.max(start_ns), k));
     }
     /// `None` when more than [`MAX_ACCESSES`] were added.
     pub fn finish(mut self) -> Option<MemorySeries> {
         if self.overflow {
             return None;
         }
-        // by start, writes before reads at the same time, else in the order added
-        self.events.sort_by_key(|e| (e.0, !e.2.write));
+        // by start, else in the order added; at one start the writes go before the reads
+        self.events.sort_by_key(|e| e.0);
         let mut out = MemorySeries::default();
         for mem in [OnChip::Sbuf, OnChip::Psum] {
             let mut live = Live::default();
-            for &(s, e, a) in self.events.iter().filter(|x| x.2.mem == mem) {
-                if a.write {
-                    live.write(a.lo, a.hi, s, e);
-                } else {
-                    live.read(a.lo, a.hi, e);
+            let ev = &self.events;
+            let mut i = 0;
+            while i < ev.len() {
+                let s = ev[i].0;
+                let j = i + ev[i..].iter().take_while(|x| x.0 == s).count();
+                for write in [true, false] {
+                    for &(_, e, k) in &ev[i..j] {
+                        let Some(ops) = self.ops.get(k as usize) else { continue };
+                        for a in ops.iter().flatten().filter(|a| a.mem == mem && a.write == write) {
+                            if write {
+                                live.write(a.lo, a.hi, s, e);
+                            } else {
+                                live.read(a.lo, a.hi, e);
+                            }
+                        }
+                    }
                 }
+                i = j;
             }
             let lives = live.finish();
             match mem {
@@ -322,7 +352,7 @@ impl Ntff {
     /// program word is outside the known layout or there are too many accesses.
     pub fn instruction_memory(&self) -> Option<MemoryTimeline> {
         let mut t = MemoryTimeline::default();
-        let mut cache: std::collections::HashMap<(u8, u32), WordAccesses> = Default::default();
+        let mut cache: HashMap<(u8, u32), WordAccesses> = HashMap::new();
         for ins in &self.instructions {
             if ins.compiler_pc.is_none() {
                 continue;
