@@ -12,6 +12,7 @@ pub mod deferred;
 pub mod details;
 pub mod gpu_breakdown;
 pub mod latency;
+pub mod memory;
 pub mod operator_table;
 pub mod operator_views;
 pub mod program;
@@ -52,5 +53,6 @@ pub fn render(kind: WidgetKind) -> AnyView {
         WidgetKind::Collectives => view! { <collectives::CollectivesWidget/> }.into_any(),
         WidgetKind::Tensors => view! { <tensors::TensorsWidget/> }.into_any(),
         WidgetKind::RankSummary => view! { <rank_summary::RankSummaryWidget/> }.into_any(),
+        WidgetKind::Memory => view! { <memory::MemoryWidget/> }.into_any(),
     }
 }

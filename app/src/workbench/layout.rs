@@ -27,10 +27,11 @@ pub enum WidgetKind {
     Collectives,
     Tensors,
     RankSummary,
+    Memory,
 }
 
 impl WidgetKind {
-    pub const ALL: [WidgetKind; 19] = [
+    pub const ALL: [WidgetKind; 20] = [
         WidgetKind::Timeline,
         WidgetKind::Details,
         WidgetKind::Search,
@@ -50,6 +51,7 @@ impl WidgetKind {
         WidgetKind::Collectives,
         WidgetKind::Tensors,
         WidgetKind::RankSummary,
+        WidgetKind::Memory,
     ];
     pub fn title(self) -> &'static str {
         match self {
@@ -72,6 +74,7 @@ impl WidgetKind {
             WidgetKind::Collectives => "Collectives",
             WidgetKind::Tensors => "Tensors",
             WidgetKind::RankSummary => "Rank Summary",
+            WidgetKind::Memory => "Memory",
         }
     }
     /// `data-testid="widget-<name>"` of the widget's root.
@@ -96,6 +99,7 @@ impl WidgetKind {
             WidgetKind::Collectives => "collectives",
             WidgetKind::Tensors => "tensors",
             WidgetKind::RankSummary => "rank-summary",
+            WidgetKind::Memory => "memory",
         }
     }
 }
@@ -181,7 +185,16 @@ impl Node {
         let (main, below, side, side_share): (&[WidgetKind], &[WidgetKind], &[WidgetKind], f64) = match kind {
             ProfileKind::Device => (
                 &[Timeline, Program],
-                &[Details, OperatorTable, OperatorViews, Regions, Tensors, SelectionSummary, Annotations],
+                &[
+                    Details,
+                    OperatorTable,
+                    OperatorViews,
+                    Regions,
+                    Tensors,
+                    Memory,
+                    SelectionSummary,
+                    Annotations,
+                ],
                 &[Summary, Code],
                 0.30,
             ),
@@ -555,6 +568,8 @@ mod tests {
         assert!(!c.contains(CriticalPath) && !Node::default_for(ProfileKind::Device).contains(CriticalPath));
         assert!(c.is_shown(Timeline) && c.is_shown(Summary));
         assert!(!d.contains(GpuBreakdown) && !d.contains(Latency));
+        assert!(d.contains(Memory) && !d.is_shown(Memory), "one tab away on a device profile");
+        assert!(!g.contains(Memory) && !c.contains(Memory));
         assert_eq!(Node::default_for(ProfileKind::Reports).widgets()[0], Dashboard);
         let mut t = Node::default_for(ProfileKind::GpuTrace);
         assert_eq!(t.slot_of(Latency), t.slot_of(Details));

@@ -14,6 +14,7 @@ pub mod latency;
 pub mod measures;
 pub mod neff_tensors;
 pub mod neuron_insights;
+pub mod neuron_memory;
 pub mod operator_views;
 pub mod operators;
 pub mod ranks;

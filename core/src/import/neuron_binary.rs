@@ -344,6 +344,10 @@ struct NtffSink<'a, 'b, 'm> {
     flops: Vec<(i64, i64, u64)>,
     /// (engine, pc) → the word's operands, for rows joined from the export (no template)
     costs: FxHashMap<(u8, u32), Option<InstructionTraffic>>,
+    /// SBUF / PSUM occupancy ([`ntff::memory`]): the accesses as the rows come, `None` once an
+    /// executed program word is outside the known layout; the words' operands per (engine, pc)
+    memory: Option<ntff::memory::MemoryTimeline>,
+    mem_ops: FxHashMap<(u8, u32), Option<ntff::memory::WordAccesses>>,
     /// [`ntff::Ntff::pending_dma`]'s steps (DMA_DIRECT2D triggers; no NEFF trigger is known here)
     pending: Vec<(i64, i64)>,
     /// the flows, attribution and export note once the last instruction is in (DMA packets come
@@ -388,6 +392,24 @@ impl NtffSink<'_, '_, '_> {
                 self.traffic = None;
                 self.flops = Vec::new();
             }
+        }
+    }
+
+    /// The instruction's SBUF / PSUM operands into the occupancy timeline (NEFF-program
+    /// instructions only, as [`ntff::Ntff::instruction_memory`]).
+    #[inline]
+    fn count_memory(&mut self, ins: &ntff::Instruction) {
+        if ins.compiler_pc.is_none() || self.memory.is_none() {
+            return;
+        }
+        let meta = self.meta;
+        let ops = *self
+            .mem_ops
+            .entry((ins.engine, ins.pc))
+            .or_insert_with(|| ntff::memory::slot_accesses(meta, ins.engine, ins.pc));
+        match (ops, self.memory.as_mut()) {
+            (Some(ops), Some(m)) => m.add_word(ins.start_ns(), ins.end_ps.div_euclid(1000), &ops),
+            _ => self.memory = None,
         }
     }
 
@@ -521,6 +543,7 @@ impl ntff::EventSink for NtffSink<'_, '_, '_> {
                     .or_insert_with(|| ntff::cost::slot_traffic(meta, ins.engine, ins.pc))
             });
             self.count_traffic(&ins, cost);
+            self.count_memory(&ins);
             return;
         }
         let key = (ins.engine, ins.pc, ins.compiler_pc, ins.opcode_byte);
@@ -550,6 +573,7 @@ impl ntff::EventSink for NtffSink<'_, '_, '_> {
         b.set_slice_domain_shaped(h, tpl.domain, u64::MAX, start_sub_ps, dur_sub_ps);
         let cost = tpl.cost;
         self.count_traffic(&ins, cost);
+        self.count_memory(&ins);
     }
 
     fn dma_packet(&mut self, p: ntff::DmaPacket) {
@@ -648,6 +672,8 @@ fn add_ntff(
         traffic: Some(InstructionTraffic::default()),
         flops: Vec::new(),
         costs: FxHashMap::default(),
+        memory: Some(ntff::memory::MemoryTimeline::default()),
+        mem_ops: FxHashMap::default(),
         pending: Vec::new(),
         instructions_done: false,
         dma: None,
@@ -667,11 +693,13 @@ fn add_ntff(
         activity,
         mut traffic,
         flops,
+        mut memory,
         pending,
         static_blocks,
         throughput,
         attribution,
         export_note,
+        export,
         ..
     } = sink;
     let streamed = opened.finish(rows);
@@ -728,6 +756,19 @@ fn add_ntff(
     // with the NEFF the blocks would come from it; the NTFF importer has no transfer rows
     // either way today, so the packet rule serves both
     let blocks = static_blocks.finish();
+    // the capture's own export, when dropped with it, states the static blocks' SBUF destination
+    let static_sbuf = export.as_deref().map_or(&[][..], |x| x.static_sbuf.as_slice());
+    if let Some(mem) = memory.as_mut() {
+        for &(q, start_ps, end_ps, _) in &blocks {
+            for &(_, at, per) in static_sbuf.iter().filter(|d| d.0 == q) {
+                let (s, e) = (start_ps.div_euclid(1000), end_ps.div_euclid(1000));
+                mem.write(s, e, ntff::memory::OnChip::Sbuf, at, at.saturating_add(per));
+            }
+        }
+        if !static_sbuf.is_empty() {
+            b.add_metadata("neuron.memory_static_dma", "SBUF destination from the capture's own export");
+        }
+    }
     if let Some(t) = traffic.as_mut() {
         for &(_, _, _, bytes) in &blocks {
             t.hbm_read_bytes += bytes;
@@ -771,6 +812,10 @@ fn add_ntff(
     if traffic.is_some() {
         b.set_device_flops(group, flops);
     }
+    // SBUF / PSUM occupancy from the words' operands (`ntff::memory`; the static DMA blocks'
+    // destinations are in the NEFF: left out unless the export stated them), as the JSON
+    // export's `instruction_usage`
+    add_memory_counters(b, dev, memory.and_then(|m| m.finish()), &m.instance_type);
     // semaphores: one counter per id, in id order
     let mut ids: Vec<u8> = t.semaphore_updates.iter().map(|s| s.semaphore).collect();
     ids.sort_unstable();
@@ -948,6 +993,53 @@ impl InstrTemplate {
 /// `dur_ns = floor((end_ps - start_ps)/1000)`), for [`SliceDomain::start_sub_ps`] / `dur_sub_ps`.
 fn sub_ps(start_ps: i64, end_ps: i64) -> (u16, u16) {
     (start_ps.rem_euclid(1000) as u16, end_ps.saturating_sub(start_ps).max(0).rem_euclid(1000) as u16)
+}
+
+/// The occupancy series as the JSON importer names the export's `instruction_usage` counters
+/// (`SBUF usage`, `SBUF partition N usage`, `PSUM usage`, `PSUM bank N usage`, in %). Not
+/// added without any access, or on an instance type whose partition size is not known here.
+fn add_memory_counters(
+    b: &mut TraceBuilder,
+    dev: &mut crate::import::neuron_device::Device,
+    series: Option<ntff::memory::MemorySeries>,
+    instance_type: &str,
+) {
+    use ntff::memory::{PSUM_BANKS, SBUF_PARTITION_BYTES};
+    let Some(s) = series.filter(|s| !s.is_empty()) else { return };
+    let family = instance_type.split('.').next().unwrap_or("").to_ascii_lowercase();
+    if !matches!(family.as_str(), "inf2" | "trn1" | "trn1n") {
+        let it = instance_type.to_string();
+        b.warn("ntff_memory_size_unknown", || {
+            format!("SBUF/PSUM sizes of instance type '{it}' are not known: no occupancy rows")
+        });
+        return;
+    }
+    if !s.sbuf.is_empty() {
+        let avg = dev.counter(b, "SBUF usage", "%", CounterRole::Utilisation);
+        let parts: Vec<_> = [0, 32, 64, 96]
+            .iter()
+            .map(|p| dev.counter(b, &format!("SBUF partition {p} usage"), "%", CounterRole::Generic))
+            .collect();
+        for &(t, bytes) in &s.sbuf {
+            let v = bytes as f64 / SBUF_PARTITION_BYTES as f64 * 100.0;
+            b.add_counter_sample(avg, t, v);
+            for &c in &parts {
+                b.add_counter_sample(c, t, v);
+            }
+        }
+    }
+    if !s.psum.is_empty() {
+        let avg = dev.counter(b, "PSUM usage", "%", CounterRole::Utilisation);
+        let banks: Vec<_> = (0..=s.psum_max_bank.unwrap_or(0))
+            .map(|k| dev.counter(b, &format!("PSUM bank {k} usage"), "%", CounterRole::Generic))
+            .collect();
+        for &(t, mask) in &s.psum {
+            b.add_counter_sample(avg, t, f64::from(mask.count_ones()) / f64::from(PSUM_BANKS) * 100.0);
+            for (k, &c) in banks.iter().enumerate() {
+                b.add_counter_sample(c, t, if mask >> k & 1 == 1 { 100.0 } else { 0.0 });
+            }
+        }
+    }
 }
 
 #[cfg(test)]

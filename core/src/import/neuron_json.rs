@@ -332,6 +332,10 @@ pub struct ExportAttribution {
     pub unkeyed: usize,
     /// Records joined so far.
     pub joined: usize,
+    /// The static DMA blocks into SBUF (aggregated `dma` rows with a `dest_offset`): `(DMA
+    /// queue, SBUF address, bytes per partition)`, NEFF information the NTFF lacks (its SBUF
+    /// occupancy, `ntff::memory`).
+    pub static_sbuf: Vec<(u8, u64, u64)>,
 }
 
 impl ExportAttribution {
@@ -360,6 +364,24 @@ impl ExportAttribution {
         }
         for v in out.index.values_mut() {
             v.reverse();
+        }
+        if let Some(Value::Array(dma)) = top.get("dma") {
+            for r in dma.iter().filter_map(|v| v.as_object()) {
+                if str_of(r, "aggregated") != "yes" || r.get("dest") != Some(&Value::from(vec!["SB"])) {
+                    continue;
+                }
+                let parse = || -> Option<(u8, u64, u64)> {
+                    let off = str_of(r, "dest_offset").trim_matches(|c| c == '[' || c == ']').trim();
+                    let off = u64::from_str_radix(off.strip_prefix("0x")?, 16).ok()?;
+                    let parts = r.get("dest_num_sb_partitions").and_then(int_of)?.max(1);
+                    let bytes = r.get("write_size").and_then(int_of)?;
+                    let queue = str_of(r, "dma_queue").trim().parse().ok()?;
+                    Some((queue, off, u64::try_from(bytes / parts).ok()?))
+                };
+                if let Some(x) = parse() {
+                    out.static_sbuf.push(x);
+                }
+            }
         }
         out
     }

@@ -22,10 +22,11 @@
 //!
 //! **Memory usage over time** (SBUF / PSUM / HBM) is not derived here: the JSON export's
 //! `instruction_usage` (sb, psum) and Explorer Parquet's `SbufUsage` / `PsumUsage` / `HbmUsage`
-//! tables are imported as counters by their importers already. An NTFF carries no usage samples:
-//! SBUF/PSUM occupancy over time would need the NEFF's allocation ranges per tensor and partition
-//! (not decoded), and HBM usage the runtime's allocation timeline (the NTFF states only the totals
-//! per category, `DeviceInfo::memory`). From an NTFF alone those rows are therefore missing.
+//! tables are imported as counters by their importers, and an NTFF's SBUF / PSUM occupancy is
+//! computed by the NTFF importer from the instruction words' operands (`ntff::memory`, the same
+//! counter names; the static DMA blocks' SBUF destinations are in the NEFF and left out). HBM
+//! usage over time would need the runtime's allocation timeline (the NTFF states only the totals
+//! per category, `DeviceInfo::memory`): from an NTFF alone that row is missing.
 
 use super::TraceBuilder;
 use crate::model::{CounterRole, Engine, GroupId, GroupKind, TrackRole};

@@ -41,6 +41,7 @@
 pub mod cost;
 mod derived;
 mod format;
+pub mod memory;
 mod metadata;
 pub mod opcodes;
 mod queries;
