@@ -268,6 +268,7 @@ fn counter_role_name(r: CounterRole) -> &'static str {
         CounterRole::PendingDma => "pending_dma",
         CounterRole::Utilisation => "utilisation",
         CounterRole::Throttle => "throttle",
+        CounterRole::MemoryOccupancy => "memory_occupancy",
     }
 }
 

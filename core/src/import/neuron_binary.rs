@@ -1018,7 +1018,7 @@ fn add_memory_counters(
         let avg = dev.counter(b, "SBUF usage", "%", CounterRole::Utilisation);
         let parts: Vec<_> = [0, 32, 64, 96]
             .iter()
-            .map(|p| dev.counter(b, &format!("SBUF partition {p} usage"), "%", CounterRole::Generic))
+            .map(|p| dev.counter(b, &format!("SBUF partition {p} usage"), "%", CounterRole::MemoryOccupancy))
             .collect();
         for &(t, bytes) in &s.sbuf {
             let v = bytes as f64 / SBUF_PARTITION_BYTES as f64 * 100.0;
@@ -1031,7 +1031,7 @@ fn add_memory_counters(
     if !s.psum.is_empty() {
         let avg = dev.counter(b, "PSUM usage", "%", CounterRole::Utilisation);
         let banks: Vec<_> = (0..=s.psum_max_bank.unwrap_or(0))
-            .map(|k| dev.counter(b, &format!("PSUM bank {k} usage"), "%", CounterRole::Generic))
+            .map(|k| dev.counter(b, &format!("PSUM bank {k} usage"), "%", CounterRole::MemoryOccupancy))
             .collect();
         for &(t, mask) in &s.psum {
             b.add_counter_sample(avg, t, f64::from(mask.count_ones()) / f64::from(PSUM_BANKS) * 100.0);

@@ -1018,7 +1018,14 @@ impl<'b> Conv<'b> {
                 .collect();
             parts.sort_by_key(|x| x.0);
             for (n, v) in parts {
-                self.sample(p, &format!("{mem} {part} {n} usage"), "%", CounterRole::Generic, ts, Some(v));
+                self.sample(
+                    p,
+                    &format!("{mem} {part} {n} usage"),
+                    "%",
+                    CounterRole::MemoryOccupancy,
+                    ts,
+                    Some(v),
+                );
             }
         }
         // engine activity (union of instruction intervals), one 0/1 step counter per engine

@@ -1684,7 +1684,7 @@ impl<'b> Conv<'b> {
         let specs: Vec<(String, String)> =
             cols.iter().map(|(k, c)| (c.to_string(), format!("{label} {k} usage"))).collect();
         let specs: Vec<(&str, &str, &str, CounterRole)> =
-            specs.iter().map(|(c, n)| (c.as_str(), n.as_str(), "%", CounterRole::Generic)).collect();
+            specs.iter().map(|(c, n)| (c.as_str(), n.as_str(), "%", CounterRole::MemoryOccupancy)).collect();
         self.counters(t, &specs);
     }
 

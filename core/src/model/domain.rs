@@ -208,6 +208,9 @@ pub enum CounterRole {
     Utilisation,
     /// Throttling limit.
     Throttle,
+    /// Occupancy of one SBUF partition group or one PSUM bank, % (the Memory view's rows; kept
+    /// with the other counters, under the device's activity rows).
+    MemoryOccupancy,
 }
 
 impl CounterRole {
