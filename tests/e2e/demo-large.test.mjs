@@ -106,7 +106,9 @@ test(`?demo=${N} loads through the worker, pans and zooms`, { timeout: 300_000 }
   await shot(page, 'demo-large-zoomed.png');
 
   // the Critical Path of a profile this size runs when asked, not when its tab is shown (one
-  // computation in the page: the tab must not freeze it); then it computes the asked window
+  // computation in the page: the tab must not freeze it); then it computes the asked window —
+  // here it says why there is none: the large demo is a host-only profile without Kineto's
+  // operator categories (natively: CriticalPathError::Empty)
   await page.getByTestId('add-widget-menu').locator('summary').click();
   await page.getByTestId('add-widget-menu').locator('button[data-widget=critical-path]').click();
   const cp = page.getByTestId('widget-critical-path');
@@ -115,8 +117,9 @@ test(`?demo=${N} loads through the worker, pans and zooms`, { timeout: 300_000 }
   assert.equal(await cp.getByTestId('cp-computing').count(), 0, 'nothing computes until asked');
   await cp.getByTestId('cp-annotation').fill('ProfilerStep');
   await cp.getByTestId('cp-compute').click();
-  await cp.getByTestId('cp-total').waitFor({ timeout: 120_000 });
-  assert.ok(Number(await cp.getByTestId('cp-total').getAttribute('data-ns')) > 0, 'a path through the first step');
+  await cp.getByTestId('cp-error').waitFor({ timeout: 120_000 });
+  assert.match(await cp.getByTestId('cp-error').textContent(), /No critical path: no Kineto CPU operators or CUDA runtime calls in the window/);
+  assert.equal(await cp.getByTestId('cp-ask').count(), 0, 'the request was answered');
   assert.deepEqual(errors, []);
   await context.close();
 });
