@@ -976,11 +976,13 @@ impl Builder {
     }
 
     /// The rows' tree and sums (work in rows); the events are placed by [`Finishing::step`].
-    fn start_finish(self, hierarchy: Hierarchy, peak_flops: Option<f64>) -> Finishing {
-        let Builder { mut rows, ev_ref, ev_row, lanes, mut lane_ns, has_flops, dma, skipped, waits, .. } =
-            self;
+    fn start_finish(mut self, hierarchy: Hierarchy, peak_flops: Option<f64>) -> Finishing {
+        // the row lookup is no longer needed
+        self.map = FxHashMap::default();
+        let rows = &mut self.rows;
+        let lane_ns = &mut self.lane_ns;
         let n = rows.len();
-        let nl = lanes.len();
+        let nl = self.lanes.len();
         // children lists, in creation order (a child is always created after its parent)
         let mut child_n = vec![0u32; n + 1];
         let mut roots = Vec::new();
@@ -1011,7 +1013,7 @@ impl Builder {
             if p == NO_ROW {
                 continue;
             }
-            let (child, parent) = pair_mut(&mut rows, r, p as usize);
+            let (child, parent) = pair_mut(rows, r, p as usize);
             parent.flops = parent.flops.saturating_add(child.flops);
             parent.dma_bytes = parent.dma_bytes.saturating_add(child.dma_bytes);
             if parent.kind.is_aggregate() {
@@ -1031,17 +1033,9 @@ impl Builder {
             hierarchy,
             peak_flops,
             own_n: vec![0u32; n],
-            rows,
+            b: self,
             roots,
             child_idx,
-            lanes,
-            lane_ns,
-            has_flops,
-            dma,
-            skipped,
-            waits,
-            ev_ref,
-            ev_row,
             events: Vec::new(),
             cursor: Vec::new(),
             placing: false,
@@ -1054,17 +1048,10 @@ impl Builder {
 struct Finishing {
     hierarchy: Hierarchy,
     peak_flops: Option<f64>,
-    rows: Vec<Row>,
+    /// The rows (tree and sums done) and the events in the order they were added.
+    b: Builder,
     roots: Vec<u32>,
     child_idx: Vec<u32>,
-    lanes: Vec<Lane>,
-    lane_ns: Vec<i64>,
-    has_flops: bool,
-    dma: DmaAttribution,
-    skipped: u64,
-    waits: WaitsLeftOut,
-    ev_ref: Vec<SliceRef>,
-    ev_row: Vec<u32>,
     /// Own events per row (counted first).
     own_n: Vec<u32>,
     events: Vec<SliceRef>,
@@ -1077,10 +1064,10 @@ struct Finishing {
 impl Finishing {
     /// About `left` events counted or placed; true once every event has its place.
     fn step(&mut self, left: &mut usize) -> bool {
-        let m = self.ev_row.len();
+        let m = self.b.ev_row.len();
         if !self.placing {
             let end = m.min(self.i.saturating_add(*left));
-            for &r in &self.ev_row[self.i..end] {
+            for &r in &self.b.ev_row[self.i..end] {
                 self.own_n[r as usize] += 1;
             }
             *left -= end - self.i;
@@ -1091,7 +1078,7 @@ impl Finishing {
             self.layout();
         }
         let end = m.min(self.i.saturating_add(*left));
-        for (e, &r) in self.ev_ref[self.i..end].iter().zip(&self.ev_row[self.i..end]) {
+        for (e, &r) in self.b.ev_ref[self.i..end].iter().zip(&self.b.ev_row[self.i..end]) {
             let c = &mut self.cursor[r as usize];
             self.events[*c as usize] = *e;
             *c += 1;
@@ -1103,7 +1090,7 @@ impl Finishing {
 
     /// Each row's event ranges, own events first, then each child's subtree (work in rows).
     fn layout(&mut self) {
-        let rows = &mut self.rows;
+        let rows = &mut self.b.rows;
         let n = rows.len();
         let mut pos = 0u32;
         let mut stack: Vec<u32> = self.roots.iter().rev().copied().collect();
@@ -1124,15 +1111,16 @@ impl Finishing {
             }
         }
         self.cursor = rows.iter().map(|r| r.events.0).collect();
-        self.events = vec![SliceRef { track: TrackId(0), index: 0 }; self.ev_ref.len()];
+        self.events = vec![SliceRef { track: TrackId(0), index: 0 }; self.b.ev_ref.len()];
         self.placing = true;
         self.i = 0;
     }
 
     fn into_table(self) -> OpTable {
+        let b = self.b;
         let mut host_total_ns = 0i64;
         let mut device_total_ns = 0i64;
-        for row in self.rows.iter().filter(|r| !r.kind.is_aggregate()) {
+        for row in b.rows.iter().filter(|r| !r.kind.is_aggregate()) {
             if row.device {
                 device_total_ns = device_total_ns.saturating_add(row.self_ns);
             } else {
@@ -1141,21 +1129,21 @@ impl Finishing {
         }
         OpTable {
             hierarchy: self.hierarchy,
-            rows: self.rows,
+            rows: b.rows,
             roots: self.roots,
             child_idx: self.child_idx,
             event_count: self.events.len() as u64,
             events: self.events,
-            lanes: self.lanes,
-            lane_ns: self.lane_ns,
+            lanes: b.lanes,
+            lane_ns: b.lane_ns,
             host_total_ns,
             device_total_ns,
             peak_flops: self.peak_flops,
             profile_time_s: None,
-            waits: self.waits,
-            has_flops: self.has_flops,
-            dma: self.dma,
-            skipped_slices: self.skipped,
+            waits: b.waits,
+            has_flops: b.has_flops,
+            dma: b.dma,
+            skipped_slices: b.skipped,
         }
     }
 }

@@ -36,7 +36,7 @@
 //! Only instructions of the NEFF program are counted (those with a compiler pc): neuron-profile
 //! reports no bytes for the runtime's own preamble (TENSOR_LOAD / TENSOR_STORE there included).
 
-use super::opcodes::opcode_name;
+use super::opcodes::{opcode_name, NO_DATA_OPERAND};
 use super::Ntff;
 use crate::model::InstructionTraffic;
 
@@ -124,15 +124,7 @@ fn word_cost(w: &[u8]) -> Option<InstructionTraffic> {
                 _ => c.sbuf_write_bytes = written,
             }
         }
-        "SET_ORDERING_MODE"
-        | "EVENT_SEMAPHORE"
-        | "EVENT_SEMAPHORE_RANGE_CLEAR"
-        | "NOP"
-        | "DRAIN"
-        | "NOTIFY"
-        | "COMPARE_BRANCH"
-        | "ACT_TABLE_LOAD"
-        | "WRITE" => {}
+        op if NO_DATA_OPERAND.contains(&op) => {}
         _ => return None,
     }
     Some(c)
@@ -212,10 +204,11 @@ impl Ntff {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn word(hex: &str) -> Vec<u8> {
+    /// An instruction word from its hex dump (whitespace ignored); also used by `memory`'s tests.
+    pub(crate) fn word(hex: &str) -> Vec<u8> {
         let h: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
         (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
     }

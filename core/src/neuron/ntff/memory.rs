@@ -37,7 +37,7 @@
 //! same value, the whole of the partition range.
 
 use super::metadata::Metadata;
-use super::opcodes::opcode_name;
+use super::opcodes::{opcode_name, NO_DATA_OPERAND};
 use super::Ntff;
 use std::collections::{BTreeMap, HashMap};
 
@@ -130,16 +130,9 @@ pub fn word_accesses(w: &[u8]) -> Option<WordAccesses> {
             let (es, ed) = (elem_size(*w.get(32)? & 0x0F)?, elem_size(*w.get(33)?)?);
             [operand(w, 16, es, false)?, operand(w, 48, ed, true)?]
         }
-        "DMA_DIRECT2D"
-        | "SET_ORDERING_MODE"
-        | "EVENT_SEMAPHORE"
-        | "EVENT_SEMAPHORE_RANGE_CLEAR"
-        | "NOP"
-        | "DRAIN"
-        | "NOTIFY"
-        | "COMPARE_BRANCH"
-        | "ACT_TABLE_LOAD"
-        | "WRITE" => [None, None],
+        // GpSimd's DMA counts neither way (module doc)
+        "DMA_DIRECT2D" => [None, None],
+        op if NO_DATA_OPERAND.contains(&op) => [None, None],
         _ => return None,
     })
 }
@@ -373,12 +366,8 @@ impl Ntff {
 
 #[cfg(test)]
 mod tests {
+    use super::super::cost::tests::word;
     use super::*;
-
-    fn word(hex: &str) -> Vec<u8> {
-        let h: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
-        (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
-    }
 
     #[test]
     fn corpus_words_ranges() {

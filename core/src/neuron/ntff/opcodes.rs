@@ -18,6 +18,20 @@ pub const OP_WRITE: u8 = 0xA5;
 /// Offset of the NOTIFY hint byte inside a 64-byte slot.
 pub const NOTIFY_HINT_OFFSET: usize = 36;
 
+/// Opcodes whose words carry no data operand (control, synchronisation, table loads): no bytes
+/// read or written, no FLOPs (`cost`), no occupancy (`memory`).
+pub const NO_DATA_OPERAND: [&str; 9] = [
+    "SET_ORDERING_MODE",
+    "EVENT_SEMAPHORE",
+    "EVENT_SEMAPHORE_RANGE_CLEAR",
+    "NOP",
+    "DRAIN",
+    "NOTIFY",
+    "COMPARE_BRANCH",
+    "ACT_TABLE_LOAD",
+    "WRITE",
+];
+
 /// Name of opcode byte `b`: a known mnemonic, or `"0xNN"` when unknown.
 #[inline]
 pub fn opcode_name(b: u8) -> &'static str {
