@@ -57,7 +57,7 @@ for (const colorScheme of ['light', 'dark']) {
     assert.ok(hot >= 0, 'a cell at the peak');
     const c = cell.nth(hot);
     await c.hover();
-    assert.match(await w.getByTestId('memory-readout').textContent(), /^SBUF p0 · .* peak 1\.0 % \(2\.0 KB of 192 KiB\), mean /);
+    assert.match(await w.getByTestId('memory-readout').textContent(), /^SBUF p0 · .* peak 1\.0 % \(2\.0 KiB of 192 KiB\), mean /);
     const [t0, t1] = [Number(await c.getAttribute('data-t0-ns')), Number(await c.getAttribute('data-t1-ns'))];
     await c.click();
     // the timeline shows the cell's range (with the view's 1/40 margin each side, to a pixel)

@@ -16,7 +16,6 @@ use loupe_core::time::format_duration_ns;
 
 use crate::charts::{Chart, ChartCanvas, HeatGeometry};
 use crate::state::{use_app_state, ViewRequest};
-use crate::widgets::fmt_bytes;
 
 /// Time columns per device.
 const COLUMNS: usize = 96;
@@ -48,6 +47,15 @@ fn grid(trace: &Trace, dev: &DeviceMemory) -> Option<Grid> {
         .flat_map(|(_, cs)| cs.iter().map(|c| c.peak))
         .fold(0.0, f64::max);
     Some(Grid { t0_ns: t0, t1_ns: t1, cells, sbuf_max })
+}
+
+/// Bytes of a partition in the unit of its size (KiB), so that "2.0 KiB of 192 KiB" reads as one scale.
+fn kib(bytes: f64) -> String {
+    if bytes < 1024.0 {
+        format!("{bytes:.0} B")
+    } else {
+        format!("{:.1} KiB", bytes / 1024.0)
+    }
 }
 
 fn pct(v: f64) -> String {
@@ -108,10 +116,7 @@ pub fn MemoryWidget() -> impl IntoView {
             .map(|(ri, ci, r, c)| {
                 let style = format!("grid-row:{};grid-column:{}", ri + 1, ci + 1);
                 let bytes = if r.memory == Memory::Sbuf {
-                    format!(
-                        " ({} of 192 KiB)",
-                        fmt_bytes((c.peak / 100.0 * SBUF_PARTITION_BYTES).round() as u64)
-                    )
+                    format!(" ({} of 192 KiB)", kib((c.peak / 100.0 * SBUF_PARTITION_BYTES).round()))
                 } else {
                     String::new()
                 };
