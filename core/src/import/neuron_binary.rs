@@ -346,6 +346,7 @@ struct NtffSink<'a, 'b, 'm> {
     costs: FxHashMap<(u8, u32), Option<InstructionTraffic>>,
     /// SBUF / PSUM occupancy ([`ntff::memory`]): the accesses as the rows come, `None` once an
     /// executed program word is outside the known layout; the words' operands per (engine, pc)
+    /// for rows joined from the export (the others have them in their template)
     memory: Option<ntff::memory::MemoryTimeline>,
     mem_ops: FxHashMap<(u8, u32), Option<ntff::memory::WordAccesses>>,
     /// [`ntff::Ntff::pending_dma`]'s steps (DMA_DIRECT2D triggers; no NEFF trigger is known here)
@@ -396,20 +397,14 @@ impl NtffSink<'_, '_, '_> {
     }
 
     /// The instruction's SBUF / PSUM operands into the occupancy timeline (NEFF-program
-    /// instructions only, as [`ntff::Ntff::instruction_memory`]).
+    /// instructions only, as [`ntff::Ntff::instruction_memory`]): `ops` as
+    /// [`InstrTemplate::mem`].
     #[inline]
-    fn count_memory(&mut self, ins: &ntff::Instruction) {
-        if ins.compiler_pc.is_none() || self.memory.is_none() {
-            return;
-        }
-        let meta = self.meta;
-        let ops = *self
-            .mem_ops
-            .entry((ins.engine, ins.pc))
-            .or_insert_with(|| ntff::memory::slot_accesses(meta, ins.engine, ins.pc));
-        match (ops, self.memory.as_mut()) {
-            (Some(ops), Some(m)) => m.add_word(ins.start_ns(), ins.end_ps.div_euclid(1000), &ops),
-            _ => self.memory = None,
+    fn count_memory(&mut self, ins: &ntff::Instruction, ops: Option<Option<ntff::memory::WordAccesses>>) {
+        let (Some(ops), Some(m)) = (ops, self.memory.as_mut()) else { return };
+        match ops {
+            Some(ops) => m.add_word(ins.start_ns(), ins.end_ps.div_euclid(1000), &ops),
+            None => self.memory = None,
         }
     }
 
@@ -543,7 +538,13 @@ impl ntff::EventSink for NtffSink<'_, '_, '_> {
                     .or_insert_with(|| ntff::cost::slot_traffic(meta, ins.engine, ins.pc))
             });
             self.count_traffic(&ins, cost);
-            self.count_memory(&ins);
+            let mem = ins.compiler_pc.map(|_| {
+                *self
+                    .mem_ops
+                    .entry((ins.engine, ins.pc))
+                    .or_insert_with(|| ntff::memory::slot_accesses(meta, ins.engine, ins.pc))
+            });
+            self.count_memory(&ins, mem);
             return;
         }
         let key = (ins.engine, ins.pc, ins.compiler_pc, ins.opcode_byte);
@@ -552,7 +553,9 @@ impl ntff::EventSink for NtffSink<'_, '_, '_> {
             Entry::Vacant(e) => {
                 let o = self.correlator.resolve(&ins);
                 let cost = Self::word_traffic(self.meta, &ins);
-                e.insert(InstrTemplate::new(&ins, o, cost, self.correlator.lineage(o), self.dev, b))
+                let mut t = InstrTemplate::new(&ins, o, cost, self.correlator.lineage(o), self.dev, b);
+                t.mem = ins.compiler_pc.map(|_| ntff::memory::slot_accesses(self.meta, ins.engine, ins.pc));
+                e.insert(t)
             }
         };
         self.correlator.count(tpl.outcome);
@@ -571,9 +574,9 @@ impl ntff::EventSink for NtffSink<'_, '_, '_> {
         let h = b.add_slice(tpl.track, ins.start_ns(), ins.dur_ns(), tpl.name, tpl.operator, args);
         let (start_sub_ps, dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
         b.set_slice_domain_shaped(h, tpl.domain, u64::MAX, start_sub_ps, dur_sub_ps);
-        let cost = tpl.cost;
+        let (cost, mem) = (tpl.cost, tpl.mem);
         self.count_traffic(&ins, cost);
-        self.count_memory(&ins);
+        self.count_memory(&ins, mem);
     }
 
     fn dma_packet(&mut self, p: ntff::DmaPacket) {
@@ -899,6 +902,8 @@ struct InstrTemplate {
     /// The operands of its program word (`Some(None)`: outside the known layout; `None`: no
     /// compiler pc, not counted).
     cost: Option<Option<InstructionTraffic>>,
+    /// Its word's SBUF / PSUM operands ([`ntff::memory`]; `Some(None)`, `None` as `cost`).
+    mem: Option<Option<ntff::memory::WordAccesses>>,
 }
 
 impl InstrTemplate {
@@ -985,6 +990,7 @@ impl InstrTemplate {
             outcome,
             resolved: l.is_some(),
             cost,
+            mem: None,
         }
     }
 }
