@@ -39,7 +39,8 @@
 use super::metadata::Metadata;
 use super::opcodes::{opcode_name, NO_DATA_OPERAND};
 use super::Ntff;
-use std::collections::{BTreeMap, HashMap};
+use crate::strings::FxHashMap;
+use std::collections::BTreeMap;
 
 /// SBUF bytes per partition on trn1 / inf2 (24 MiB over 128 partitions).
 pub const SBUF_PARTITION_BYTES: u64 = 196_608;
@@ -165,7 +166,7 @@ impl MemorySeries {
 #[derive(Debug, Default, Clone)]
 pub struct MemoryTimeline {
     ops: Vec<WordAccesses>,
-    index: HashMap<WordAccesses, u32>,
+    index: FxHashMap<WordAccesses, u32>,
     events: Vec<(i64, i64, u32)>,
     overflow: bool,
 }
@@ -345,7 +346,7 @@ impl Ntff {
     /// program word is outside the known layout or there are too many accesses.
     pub fn instruction_memory(&self) -> Option<MemoryTimeline> {
         let mut t = MemoryTimeline::default();
-        let mut cache: HashMap<(u8, u32), WordAccesses> = HashMap::new();
+        let mut cache: FxHashMap<(u8, u32), WordAccesses> = FxHashMap::default();
         for ins in &self.instructions {
             if ins.compiler_pc.is_none() {
                 continue;
