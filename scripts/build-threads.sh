@@ -8,22 +8,22 @@
 # Usage: scripts/build-threads.sh [DIST]   (default: $TRUNK_STAGING_DIR, else dist)
 #        scripts/build-threads.sh clippy   (clippy -D warnings on the threaded worker)
 # LOUPE_LINT=1 (scripts/test-all.sh) lints it while it builds, with the same flags as `clippy`.
-# Trunk runs it as a post_build hook (Trunk.toml) for release builds (`trunk build --release`,
-# `trunk serve --release`); debug builds skip it unless LOUPE_THREADS=1. LOUPE_THREADS=0 skips it
-# always (quick builds: the page then uses the classic worker).
+# Trunk runs it as a post_build hook (Trunk.toml); it builds only with LOUPE_THREADS=1
+# (`LOUPE_THREADS=1 trunk build --release`): without it the page uses the classic worker. A built
+# threaded worker is announced to the page by a <meta name="loupe-threads"> in index.html.
 # Recipe and pitfalls: docs/toolchain.md, "Threads: wasm-bindgen-rayon".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
 
 DIST="${1:-${TRUNK_STAGING_DIR:-dist}}"
-case "${LOUPE_THREADS:-}" in
-  0) echo "::: threads: skipped (LOUPE_THREADS=0)"; exit 0 ;;
-  1) ;;
-  *) if [ "${TRUNK_PROFILE:-release}" != release ]; then
-       echo "::: threads: skipped in a debug build (LOUPE_THREADS=1 builds it)"; exit 0
-     fi ;;
-esac
+# Opt-in since 2026-12-07 (issue 42 goal 5): on this 2-core machine the threaded worker is within
+# noise of the classic one in every browser measurement (README, Threads), while its build is the
+# largest stage of a release build. `clippy` (below) runs whatever LOUPE_THREADS says.
+if [ "${LOUPE_THREADS:-}" != 1 ] && [ "${1:-}" != clippy ]; then
+  echo "::: threads: not built (LOUPE_THREADS=1 builds the threaded worker into $DIST/threads/)"
+  exit 0
+fi
 # Cargo profile (Cargo.toml): release-threads = release without LTO (measured in README)
 PROFILE="${LOUPE_THREADS_PROFILE:-release-threads}"
 OUT="$DIST/threads"
@@ -92,5 +92,10 @@ EOF
 wasm-opt -O3 --enable-threads --enable-bulk-memory --enable-mutable-globals --enable-simd \
   "$OUT/worker_bg.wasm" -o "$OUT/worker_bg.wasm"
 T2=$(date +%s.%N)
+# the page starts the threaded worker only when the build says it has one (no request for a file
+# that is not there): a marker in index.html, read by app/src/loader/mod.rs and web/offline.js
+if ! grep -q 'name="loupe-threads"' "$DIST/index.html"; then
+  sed -i 's|<head>|<head>\n  <meta name="loupe-threads" content="threads/worker_loader.js" />|' "$DIST/index.html"
+fi
 printf '::: threads: %s/worker_bg.wasm %s bytes (cargo %.0f s, wasm-bindgen + wasm-opt %.0f s)\n' \
   "$OUT" "$(stat -c %s "$OUT/worker_bg.wasm")" "$(echo "$T1 - $T0" | bc)" "$(echo "$T2 - $T1" | bc)"

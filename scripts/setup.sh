@@ -51,8 +51,9 @@ if ! rustup toolchain list | grep -q '^nightly'; then
   log "installing the nightly toolchain (cargo-fuzz needs it)"
   rustup toolchain install nightly --profile minimal
 fi
-# the threaded parser worker (scripts/build-threads.sh) rebuilds std with atomics: nightly's rust-src
-if ! rustup component list --installed --toolchain nightly 2>/dev/null | grep -q '^rust-src'; then
+# the threaded parser worker (opt-in: LOUPE_THREADS=1, scripts/build-threads.sh) rebuilds std
+# with atomics: nightly's rust-src
+if [ "${LOUPE_THREADS:-}" = 1 ] && ! rustup component list --installed --toolchain nightly 2>/dev/null | grep -q '^rust-src'; then
   log "adding rust-src to nightly (the threaded worker's -Z build-std)"
   rustup component add rust-src --toolchain nightly
 fi

@@ -59,7 +59,8 @@ cargo clippy --workspace --exclude loupe-app --exclude loupe-bench-wasm --all-ta
 # and once more with the threaded worker's nightly std rebuilt for atomics (bench/RESULTS.md: the
 # largest stage of a CI run). A lint is then a compile error of that build, with clippy's message:
 #   wasm-bindgen tests (+ the browser benchmarks' crate) -> the app, with clippy-wasm/clippy.toml
-#   trunk's threaded worker (scripts/build-threads.sh sees LOUPE_LINT=1) -> the code behind `threads`
+#   trunk's threaded worker, when LOUPE_THREADS=1 builds it (scripts/build-threads.sh sees
+#   LOUPE_LINT=1) -> the code behind `threads`
 # CLIPPY_ARGS is the flag list cargo-clippy hands its driver ("__CLIPPY_HACKERY__"-separated).
 lint() {
   RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" CLIPPY_CONF_DIR="$PWD/clippy-wasm" \
@@ -104,10 +105,13 @@ if [ -d app ]; then
     tail -60 /tmp/loupe-wasm-tests.log; exit 1
   fi
 
-  step "trunk build --release (+ the threaded worker in dist/threads/, Trunk.toml hook)"
+  # The threaded worker is opt-in (README, Threads): LOUPE_THREADS=1 builds it (Trunk.toml hook,
+  # linted as it compiles) and the e2e step then tests it (tests/e2e/threads.test.mjs); without it
+  # the same test checks that the page never asks for it.
+  step "trunk build --release (LOUPE_THREADS=${LOUPE_THREADS:-unset}: the threaded worker only with 1)"
   if ! trunk build --release >/tmp/loupe-trunk.log 2>&1; then tail -40 /tmp/loupe-trunk.log; exit 1; fi
   grep -E '::: threads' /tmp/loupe-trunk.log || tail -3 /tmp/loupe-trunk.log
-  if [ "${LOUPE_THREADS:-}" != 0 ] && [ ! -s dist/threads/worker_bg.wasm ]; then
+  if [ "${LOUPE_THREADS:-}" = 1 ] && [ ! -s dist/threads/worker_bg.wasm ]; then
     echo "dist/threads/worker_bg.wasm is missing: the threaded worker was not built" >&2; exit 1
   fi
 

@@ -24,10 +24,12 @@
       });
       var post = sw.postMessage.bind(sw);
       sw = { postMessage: function (m) { window.__loupeOfflinePending += 1; post(m); } };
-      var urls = [location.href, 'index.html', 'boot.js', 'offline.js', 'worker_loader.js', 'worker.js', 'worker_bg.wasm',
-        // the threaded parser worker (scripts/build-threads.sh; sw.js adds its snippets), absent
-        // from a build made with LOUPE_THREADS=0 (then simply not copied)
-        'threads/worker_loader.js', 'threads/worker.js', 'threads/worker_bg.wasm'];
+      var urls = [location.href, 'index.html', 'boot.js', 'offline.js', 'worker_loader.js', 'worker.js', 'worker_bg.wasm'];
+      // the threaded parser worker (scripts/build-threads.sh; sw.js adds its snippets), in a build
+      // made with LOUPE_THREADS=1, which says so with <meta name="loupe-threads">
+      if (document.querySelector('meta[name="loupe-threads"]')) {
+        urls.push('threads/worker_loader.js', 'threads/worker.js', 'threads/worker_bg.wasm');
+      }
       performance.getEntriesByType('resource').forEach(function (e) { urls.push(e.name); });
       sw.postMessage({ loupeWarm: urls });
       // files that finish loading later (the app's wasm streams in after the load event)

@@ -25,6 +25,14 @@ export function runWorkspaceBin(env, cargoArgs, args, options = {}) {
   return execFileSync('cargo', ['run', '-q', ...cargoArgs, '--', ...args], opts);
 }
 
+/**
+ * Whether the build under test has the threaded parser worker (`LOUPE_THREADS=1 trunk build
+ * --release`; scripts/test-all.sh passes the same variable on). It is opt-in (README, Threads):
+ * tests/e2e/threads.test.mjs checks the threaded worker in such a build, and in any other that the
+ * page never asks for it.
+ */
+export const THREADED = process.env.LOUPE_THREADS === '1';
+
 const FLAGS = [
   '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',

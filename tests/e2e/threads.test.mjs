@@ -1,14 +1,15 @@
-// The threaded parser worker (dist/threads/, scripts/build-threads.sh): on a cross-origin isolated
-// page the loader starts it (a module worker with a wasm-bindgen-rayon pool), `?threads=0` keeps
-// the classic worker, and both give the same model. Without COOP/COEP the page is not isolated and
-// uses the classic worker; when the threaded worker's files are missing it falls back to the
-// classic one without a word.
+// The threaded parser worker (dist/threads/, scripts/build-threads.sh) is opt-in: a build made
+// with LOUPE_THREADS=1 has it and says so with <meta name="loupe-threads">. In such a build (this
+// file sees LOUPE_THREADS=1 too): on a cross-origin isolated page the loader starts it (a module
+// worker with a wasm-bindgen-rayon pool), `?threads=0` keeps the classic worker, and both give the
+// same model. In a build without it, the page never asks for a file of threads/ and parses on one
+// thread. Either way the next load's worker is started ahead and used.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setup, openApp, loupe, state, shot, ROOT, SAMPLES } from './helpers.mjs';
+import { setup, openApp, loupe, state, shot, ROOT, SAMPLES, THREADED } from './helpers.mjs';
 import { startServer } from './server.mjs';
 
 const DIST = (process.env.LOUPE_DIST || join(ROOT, 'dist'));
@@ -49,6 +50,8 @@ after(async () => {
 /** Open `path` on `base` + `query`; returns the model's numbers and the page's stats line. */
 async function openWith(base, query, path, shotName) {
   const { page, errors, context } = await openApp({ ...env, base: base + query });
+  const threadFiles = [];
+  page.on('request', (r) => { if (/\/threads\//.test(r.url())) threadFiles.push(r.url()); });
   await page.getByTestId('open-file').setInputFiles(path);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 90000 });
   if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
@@ -64,6 +67,7 @@ async function openWith(base, query, path, shotName) {
     isolated,
     streamed,
     errors,
+    threadFiles,
     stats,
     model: {
       format: l.format, sliceCount: l.sliceCount, trackCount: l.trackCount, counterCount: l.counterCount,
@@ -74,7 +78,28 @@ async function openWith(base, query, path, shotName) {
   };
 }
 
-test('isolated page: the threaded worker runs a pool and gives the same model as ?threads=0', async () => {
+test('the build and this run agree on the threaded worker (LOUPE_THREADS)', () => {
+  const meta = /<meta name="loupe-threads"/.test(readFileSync(join(DIST, 'index.html'), 'utf8'));
+  const built = existsSync(join(DIST, 'threads', 'worker_bg.wasm'));
+  assert.equal(built, THREADED, THREADED
+    ? `LOUPE_THREADS=1 but ${DIST}/threads/ has no worker: build with LOUPE_THREADS=1 trunk build --release`
+    : `${DIST}/threads/ holds a threaded worker but LOUPE_THREADS is not 1: run the tests with LOUPE_THREADS=1`);
+  assert.equal(meta, THREADED, 'index.html announces the threaded worker exactly when it is built');
+});
+
+if (!THREADED) {
+  test('a build without the threaded worker: the isolated page never asks for it and parses on one thread', async () => {
+    const r = await openWith(env.base, '?cache=0', file, 'threads-off.png');
+    assert.equal(r.isolated, true);
+    assert.equal(r.threads, 1);
+    assert.match(r.stats, /loaded in \d+ ms on 1 thread$/);
+    assert.equal(r.model.sliceCount, 4 * 6 * 400 * 2);
+    assert.deepEqual(r.threadFiles, []);
+    assert.deepEqual(r.errors, []);
+  });
+}
+
+if (THREADED) test('isolated page: the threaded worker runs a pool and gives the same model as ?threads=0', async () => {
   const probe = await env.browser.newPage();
   const cores = await probe.evaluate(() => navigator.hardwareConcurrency);
   await probe.context().close();
@@ -90,6 +115,7 @@ test('isolated page: the threaded worker runs a pool and gives the same model as
   assert.deepEqual(on.model, off.model);
   assert.deepEqual(on.errors, []);
   assert.deepEqual(off.errors, []);
+  assert.deepEqual(off.threadFiles, []);
 });
 
 // Starting a worker (script, wasm compile, the pool) is 0.2–0.5 s: the app starts the next load's
@@ -108,7 +134,7 @@ test('the parser worker is started ahead, used by the next load, and started aga
       await page.waitForFunction(() => document.body.dataset.loupeState === 'ready' && window.__loupeLoad?.workerWarm !== undefined, null, { timeout: 90000 });
       const r = await page.evaluate(() => ({ warm: window.__loupeLoad.workerWarm, threads: window.__loupe.threads, slices: window.__loupe.sliceCount, memoryBytes: window.__loupe.memoryBytes }));
       assert.equal(r.warm, 1, `${query} load ${round + 1}: the worker started ahead was ready and used`);
-      assert.equal(r.threads > 1, query === '?cache=0' && (await page.evaluate(() => navigator.hardwareConcurrency)) > 1, `${query}: threads ${r.threads}`);
+      assert.equal(r.threads > 1, THREADED && query === '?cache=0' && (await page.evaluate(() => navigator.hardwareConcurrency)) > 1, `${query}: threads ${r.threads}`);
       models.push(r);
       await page.evaluate(() => { delete window.__loupeLoad.workerWarm; });
     }
@@ -119,8 +145,61 @@ test('the parser worker is started ahead, used by the next load, and started aga
   }
 });
 
-test('SQLite (Nsight Systems) through the threaded worker: same model as the classic one', async (t) => {
-  if (!existsSync(NSYS)) { t.skip(`no sample ${NSYS}`); return; }
+// A user who picks a file at once must not wait for the warm-up of the worker started ahead: it
+// says {ready} before warming up, and a request stops the warm-up at its next step (no {warm}
+// after it); a worker started because a load waits (the next load right after one, before the
+// next worker is started ahead) skips the warm-up altogether. Checked on the worker messages
+// themselves, so it holds whatever the timing.
+test('a file picked at once does not wait for the warm-up: a request stops it, a worker started for a load skips it', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1400, height: 820 } });
+  await context.addInitScript(() => {
+    window.__workerLog = [];
+    const W = window.Worker;
+    let n = 0;
+    window.Worker = function (url, opts) {
+      const id = n++;
+      const w = new W(url, opts);
+      const log = (what) => window.__workerLog.push({ id, name: opts?.name ?? '', what });
+      w.addEventListener('message', (e) => { const k = e.data?.kind; if (k && k !== 'progress' && k !== 'encoded') log(k); });
+      const post = w.postMessage.bind(w);
+      w.postMessage = (m, t) => { log(`request ${m?.kind}`); return post(m, t); };
+      return w;
+    };
+    window.Worker.prototype = W.prototype;
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  await page.goto(`${env.base}?cache=0`, { waitUntil: 'commit' });
+  const input = page.getByTestId('open-file');
+  await input.waitFor({ state: 'attached' });
+  for (let round = 0; round < 2; round++) {
+    // the first at once, the second right after the first (the next worker is started ahead
+    // only 1.5 s after a load)
+    await input.setInputFiles(file);
+    await page.waitForFunction((r) => document.body.dataset.loupeState === 'ready' && window.__workerLog.filter((e) => e.what === 'done').length > r, round, { timeout: 90000 });
+    assert.equal((await loupe(page)).sliceCount, 4 * 6 * 400 * 2);
+  }
+  const log = await page.evaluate(() => window.__workerLog);
+  const byWorker = new Map();
+  for (const e of log) byWorker.set(e.id, [...(byWorker.get(e.id) ?? []), e]);
+  const used = [...byWorker.values()].filter((es) => es.some((e) => e.what === 'request load'));
+  assert.equal(used.length, 2, `two workers ran the two loads: ${JSON.stringify(log)}`);
+  for (const es of used) {
+    const req = es.findIndex((e) => e.what === 'request load');
+    assert.ok(es.findIndex((e) => e.what === 'ready') < req, 'the request went after {ready}');
+    assert.deepEqual(es.slice(req).filter((e) => e.what === 'warm'), [], `no warm-up step after the request: ${JSON.stringify(es)}`);
+  }
+  const forALoad = used.filter((es) => es[0].name === 'loupe-parser-for-a-load');
+  assert.ok(forALoad.length >= 1, `the second load started its own worker: ${JSON.stringify(log)}`);
+  for (const es of forALoad) assert.ok(!es.some((e) => e.what === 'warm'), 'a worker started for a load does not warm up');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+if (THREADED) test('SQLite (Nsight Systems) through the threaded worker: same model as the classic one', async () => {
+  assert.ok(existsSync(NSYS), `the sample ${NSYS} is missing`);
   const on = await openWith(env.base, '?cache=0', NSYS);
   const off = await openWith(env.base, '?cache=0&threads=0', NSYS);
   assert.ok(on.threads >= 1 && off.threads === 1);
@@ -145,7 +224,8 @@ test('no COOP/COEP: not isolated, the classic worker, one thread, same model', a
   }
 });
 
-test('threaded worker missing (a LOUPE_THREADS=0 build): falls back to the classic worker silently', async () => {
+// a folder copied without its threads/ (index.html still announcing it)
+if (THREADED) test('threaded worker announced but missing: falls back to the classic worker silently', async () => {
   const server = await startServer(DIST, 0, '/', { hide: /\/threads\// });
   try {
     const r = await openWith(`http://127.0.0.1:${server.address().port}/`, '?cache=0', file);

@@ -601,10 +601,19 @@ fn set_loupe_field(name: &str, value: &JsValue) {
     }
 }
 
-/// Start the threaded worker? Only on a cross-origin isolated page (its shared memory needs it),
-/// and not with `?threads=0` in the URL.
+/// Start the threaded worker? Only when the build has one (`LOUPE_THREADS=1`: build-threads.sh
+/// then writes `<meta name="loupe-threads">` into index.html; without it the page asks for no
+/// file of `threads/`), on a cross-origin isolated page (its shared memory needs it), and not
+/// with `?threads=0` in the URL.
 fn threads_wanted() -> bool {
     let Some(w) = web_sys::window() else { return false };
+    let built = w
+        .document()
+        .and_then(|d| d.query_selector("meta[name=\"loupe-threads\"]").ok().flatten())
+        .is_some();
+    if !built {
+        return false;
+    }
     let isolated = js_sys::Reflect::get(&w, &JsValue::from_str("crossOriginIsolated"))
         .ok()
         .and_then(|v| v.as_bool())
@@ -627,7 +636,7 @@ pub const PREWARM_AT_START_MS: u32 = 300;
 
 /// The finished model is kept in [`crate::model_cache`] as the job's `store_as` says. The
 /// default script ([`CLASSIC_WORKER`]) is replaced by [`THREADED_WORKER`] when
-/// [`threads_wanted`]; if that one fails before it is ready (not built: `LOUPE_THREADS=0`, or
+/// [`threads_wanted`]; if that one fails before it is ready (its files missing from the folder, or
 /// refused by the browser), the load goes on once in the classic worker, silently, and later
 /// loads start the classic one.
 /// A worker started ahead of time ([`prewarm`]) is used when there is one.
@@ -767,7 +776,8 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
         // not while a load runs: the prewarm after it comes back here
         warm_page();
         let threaded = threads_wanted() && !THREADED_BROKEN.with(Cell::get);
-        let Ok(worker) = new_worker(if threaded { THREADED_WORKER } else { CLASSIC_WORKER }, threaded) else {
+        let script = if threaded { THREADED_WORKER } else { CLASSIC_WORKER };
+        let Ok(worker) = new_worker(script, threaded, protocol::WORKER_AHEAD) else {
             return;
         };
         let ready = Rc::new(Cell::new(None));
@@ -775,11 +785,15 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
         let r = ready.clone();
         let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
             let ev: MessageEvent = ev.unchecked_into();
-            if let Some(Message::Ready { threads, warm_up_ms }) = protocol::decode(&ev.data()) {
-                r.set(Some(threads));
-                // for the benchmarks: the worker's warm-up before it was ready
-                set_loupe_field("workerWarmUpMs", &JsValue::from_f64(warm_up_ms));
-                set_worker_warm(true);
+            match protocol::decode(&ev.data()) {
+                // usable from now on (a request stops its warm-up)
+                Some(Message::Ready { threads }) => r.set(Some(threads)),
+                Some(Message::Warm { warm_up_ms }) => {
+                    // for the benchmarks and tests: the worker's warm-up after it was ready
+                    set_loupe_field("workerWarmUpMs", &JsValue::from_f64(warm_up_ms));
+                    set_worker_warm(true);
+                }
+                _ => {}
             }
         });
         let f = failed.clone();
@@ -799,21 +813,23 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
     .forget();
 }
 
-fn new_worker(script_url: &str, module: bool) -> Result<Worker, JsValue> {
+/// Start a parser worker. `name` (the worker's `self.name`) tells it whether a load is waiting
+/// for it ([`protocol::WORKER_FOR_A_LOAD`]: it then skips its warm-up) or it is started ahead
+/// ([`protocol::WORKER_AHEAD`]).
+fn new_worker(script_url: &str, module: bool, name: &str) -> Result<Worker, JsValue> {
+    let opts = web_sys::WorkerOptions::new();
+    opts.set_name(name);
     if module {
-        let opts = web_sys::WorkerOptions::new();
         opts.set_type(web_sys::WorkerType::Module);
-        Worker::new_with_options(script_url, &opts)
-    } else {
-        Worker::new(script_url)
     }
+    Worker::new_with_options(script_url, &opts)
 }
 
 /// `threaded`: a module worker, and fall back to [`CLASSIC_WORKER`] when it fails before `{ready}`.
 fn spawn_worker(job: &Rc<Job>, script_url: &str, threaded: bool, request: Message) {
     let threaded = threaded && !THREADED_BROKEN.with(Cell::get);
     let script_url = if threaded || script_url != THREADED_WORKER { script_url } else { CLASSIC_WORKER };
-    match new_worker(script_url, threaded) {
+    match new_worker(script_url, threaded, protocol::WORKER_FOR_A_LOAD) {
         Ok(w) => attach_worker(job, w, threaded, None, request),
         Err(_) if threaded => {
             THREADED_BROKEN.with(|b| b.set(true));
@@ -859,7 +875,9 @@ fn attach_worker(job: &Rc<Job>, worker: Worker, threaded: bool, ready: Option<u3
         let parse_start = &ps;
         let ev: MessageEvent = ev.unchecked_into();
         match protocol::decode(&ev.data()) {
-            Some(Message::Ready { threads, .. }) => send1(threads),
+            Some(Message::Ready { threads }) => send1(threads),
+            // a worker started ahead finished its warm-up as the load adopted it: nothing to do
+            Some(Message::Warm { .. }) => {}
             Some(Message::Progress { stage, done, total }) => {
                 job.progress(&stage, done, total, parse_start.get())
             }

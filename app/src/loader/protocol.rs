@@ -9,6 +9,8 @@
 //!                 {kind:"demo", slices}                    generate `?demo=N` (loupe_core::demo::large_demo)
 //! worker → page   {kind:"ready", threads}            once, at start-up; threads = the rayon pool's
 //!                                                    size (threaded worker), else 1
+//!                 {kind:"warm", warmUpMs}            a worker started ahead finished its warm-up
+//!                                                    (steps after "ready"; a request stops them)
 //!                 {kind:"progress", stage, done, total}                    every ~100 ms
 //!                 {kind:"done", trace:ArrayBuffer, parseMs, encodeMs}      wire encoding, transferred
 //!                 {kind:"encoding", buffer:SharedArrayBuffer}   on a cross-origin isolated page: the
@@ -26,6 +28,14 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
+/// The name (`new Worker(url, {name})`, the worker's `self.name`) of a parser worker started
+/// because a load waits for it: it skips its warm-up (whose few hundred ms would only delay the
+/// load it exists to speed up).
+pub const WORKER_FOR_A_LOAD: &str = "loupe-parser-for-a-load";
+/// The name of a parser worker started ahead of the next load ([`super::prewarm`]): after
+/// `{ready}` it warms up in steps, stops at the first request, and says `{warm}` if it finished.
+pub const WORKER_AHEAD: &str = "loupe-parser-ahead";
+
 /// A message as received.
 #[derive(Debug)]
 pub enum Message {
@@ -33,7 +43,10 @@ pub enum Message {
     /// pool's size in the threaded worker, else 1: rayon then runs on the worker's own thread).
     Ready {
         threads: u32,
-        /// how long the worker's warm-up took before it said it was ready
+    },
+    /// A worker started ahead finished its warm-up (it ran no request meanwhile).
+    Warm {
+        /// how long the warm-up's steps took
         warm_up_ms: f64,
     },
     /// `lazy_args_above`: keep the args of a streamed file of more than this many bytes lazily
@@ -101,9 +114,13 @@ fn with_kind(kind: &str) -> Object {
 pub fn encode(msg: &Message) -> (JsValue, Array) {
     let transfer = Array::new();
     let o = match msg {
-        Message::Ready { threads, warm_up_ms } => {
+        Message::Ready { threads } => {
             let o = with_kind("ready");
             set(&o, "threads", &JsValue::from_f64(f64::from(*threads)));
+            o
+        }
+        Message::Warm { warm_up_ms } => {
+            let o = with_kind("warm");
             set(&o, "warmUpMs", &JsValue::from_f64(*warm_up_ms));
             o
         }
@@ -161,10 +178,8 @@ pub fn encode(msg: &Message) -> (JsValue, Array) {
 /// Parse a received message; `None` for anything malformed.
 pub fn decode(v: &JsValue) -> Option<Message> {
     match get_str(v, "kind").as_str() {
-        "ready" => Some(Message::Ready {
-            threads: (get_f64(v, "threads") as u32).max(1),
-            warm_up_ms: get_f64(v, "warmUpMs"),
-        }),
+        "ready" => Some(Message::Ready { threads: (get_f64(v, "threads") as u32).max(1) }),
+        "warm" => Some(Message::Warm { warm_up_ms: get_f64(v, "warmUpMs") }),
         "load" => {
             let all = Array::from(&get(v, "files"));
             let files: Vec<web_sys::File> =

@@ -258,6 +258,8 @@ fn streaming_sink(scope: &DedicatedWorkerGlobalScope) -> protocol::BufferSink {
 }
 
 fn handle(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
+    // the warm-up, if it still runs, stops at its next step
+    REQUESTED.with(|r| r.set(true));
     let (files, lazy_args_above, trap_on) = match protocol::decode(data) {
         Some(Message::Load { files, lazy_args_above, trap_on }) => (files, lazy_args_above, trap_on),
         Some(Message::Demo { slices }) => {
@@ -585,17 +587,23 @@ async fn stream(
 pub fn run() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    #[cfg(feature = "threads")]
+    // a load waits for this worker (it was not started ahead): no warm-up
+    let warm = scope.name() != protocol::WORKER_FOR_A_LOAD;
     wasm_bindgen_futures::spawn_local(async move {
+        #[cfg(feature = "threads")]
         let threads = start_pool(&scope).await;
-        let warm_up_ms = warm_up();
-        listen(&scope, threads, warm_up_ms);
+        #[cfg(not(feature = "threads"))]
+        let threads = 1;
+        listen(&scope, threads);
+        if warm {
+            warm_up(&scope).await;
+        }
     });
-    #[cfg(not(feature = "threads"))]
-    {
-        let warm_up_ms = warm_up();
-        listen(&scope, 1, warm_up_ms);
-    }
+}
+
+thread_local! {
+    /// A request arrived: the warm-up takes no further step.
+    static REQUESTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Iterations of the warm-up's NEFF + NTFF pair (3 instruction executions each: ≈ 2.9 MB).
@@ -603,10 +611,12 @@ const WARM_NTFF_ITERATIONS: u32 = 30_000;
 /// Bytes of the warm-up's Kineto-like Chrome JSON (imported twice: arguments kept, arguments lazy).
 const WARM_JSON_BYTES: usize = 2_000_000;
 
-/// Run the worker's own import paths once on small generated inputs before it says it is ready
-/// (the page starts its worker ahead of the user's pick, [`super::prewarm`]): a NEFF + NTFF pair
-/// read whole, and a Kineto-like Chrome JSON streamed with its arguments kept and lazy, each
-/// encoded into a sink that drops the bytes.
+/// Run the worker's own import paths once on small generated inputs, after `{ready}`, in steps
+/// (a task each: the inputs built, a NEFF + NTFF pair read whole, a Kineto-like Chrome JSON
+/// streamed with its arguments kept, then lazy, each encoded into a sink that drops the bytes),
+/// and post `{warm}` when all ran. A request that arrives meanwhile waits at most for the step
+/// under way, and the steps after it are skipped (the page started this worker ahead of the
+/// user's pick, [`super::prewarm`], and a user who picks at once should not wait for it).
 ///
 /// Why: the browser compiles wasm lazily with its baseline tier and optimises a function only
 /// once it has run hot, and a function already running (the import's loop over every event, called
@@ -614,9 +624,8 @@ const WARM_JSON_BYTES: usize = 2_000_000;
 /// (`pair_import` of the 100 MB NTFF pair, fresh page): the first import 1.34–1.6 s, the next ones
 /// 0.90–0.93 s; with a 1 MB pair imported first, the first 1.0–1.2 s. The results are thrown
 /// away; wasm memory keeps what the warm-up grew (its largest step, the 2.9 MB pair, peaks at
-/// about 5 bytes per byte of NTFF: ≈ 15 MB). Returns its time in ms.
-fn warm_up() -> f64 {
-    let t0 = clock_ms();
+/// about 5 bytes per byte of NTFF: ≈ 15 MB).
+async fn warm_up(scope: &DedicatedWorkerGlobalScope) {
     use loupe_core::neuron::{neff, ntff};
     struct Drop0;
     impl Sink for Drop0 {
@@ -626,6 +635,22 @@ fn warm_up() -> f64 {
             write(&mut v);
         }
     }
+    let mut busy_ms = 0.0;
+    // a zero timeout: the worker's event loop runs the tasks queued meanwhile (a request waiting
+    // is handled first); false when a request came
+    let go_on = || async {
+        let p = js_sys::Promise::new(&mut |resolve, _| {
+            if scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0).is_err() {
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            }
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+        !REQUESTED.with(std::cell::Cell::get)
+    };
+    if !go_on().await {
+        return;
+    }
+    let t = clock_ms();
     let now_ms = || 0.0;
     let mut progress = |_: &str, _: u64, _: u64| {};
     let source = |name: &str, bytes: Vec<u8>| Source {
@@ -641,29 +666,37 @@ fn warm_up() -> f64 {
     ];
     drop(capture);
     let json = loupe_core::import::chrome::synth::chrome_trace_json(WARM_JSON_BYTES, 7);
+    busy_ms += clock_ms() - t;
     let runs = [
         (pair, f64::INFINITY),
         (vec![source("warm-up.json", json.clone())], f64::INFINITY),
         (vec![source("warm-up.json", json)], 0.0),
     ];
     for (sources, lazy_args_above) in runs {
+        if !go_on().await {
+            return;
+        }
+        let t = clock_ms();
         if let Err(e) = parse_sources(sources, lazy_args_above, &now_ms, &mut progress, &mut Drop0) {
             // a warm-up only: the worker works without it
             web_sys::console::warn_1(&format!("loupe worker: warm-up: {e}").into());
         }
+        busy_ms += clock_ms() - t;
     }
-    clock_ms() - t0
+    if go_on().await {
+        post(scope, &Message::Warm { warm_up_ms: busy_ms });
+    }
 }
 
-/// Install the message handler, then post `{ready, threads, warmUpMs}`.
-fn listen(scope: &DedicatedWorkerGlobalScope, threads: u32, warm_up_ms: f64) {
+/// Install the message handler, then post `{ready, threads}`.
+fn listen(scope: &DedicatedWorkerGlobalScope, threads: u32) {
     let s = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| handle(&s, &ev.data()));
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // the worker lives until the page terminates it
     onmessage.forget();
     // messages posted before this point would have been dropped: the page waits for "ready"
-    post(scope, &Message::Ready { threads, warm_up_ms });
+    post(scope, &Message::Ready { threads });
 }
 
 /// The most threads the pool gets (beyond that, memory per thread outweighs the gain).
