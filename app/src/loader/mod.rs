@@ -607,10 +607,8 @@ fn set_loupe_field(name: &str, value: &JsValue) {
 /// with `?threads=0` in the URL.
 fn threads_wanted() -> bool {
     let Some(w) = web_sys::window() else { return false };
-    let built = w
-        .document()
-        .and_then(|d| d.query_selector("meta[name=\"loupe-threads\"]").ok().flatten())
-        .is_some();
+    let built =
+        w.document().and_then(|d| d.query_selector("meta[name=\"loupe-threads\"]").ok().flatten()).is_some();
     if !built {
         return false;
     }
