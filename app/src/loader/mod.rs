@@ -629,8 +629,11 @@ fn threads_wanted() -> bool {
 /// How long after a load ends the next load's worker is started ([`prewarm`]): after the page
 /// decoded and installed the model, in most cases.
 pub const PREWARM_AFTER_LOAD_MS: u32 = 1500;
-/// How long after the app starts the first worker is started ([`prewarm`]).
-pub const PREWARM_AT_START_MS: u32 = 300;
+/// How long after the app starts the first worker is started ([`prewarm`]): at once (its script
+/// and wasm load and compile beside the page's first frames; it answers `{ready}` before its
+/// warm-up, so a file picked at once waits only for its start). Was 300 ms, when a worker
+/// warmed up before `{ready}`.
+pub const PREWARM_AT_START_MS: u32 = 0;
 
 /// The finished model is kept in [`crate::model_cache`] as the job's `store_as` says. The
 /// default script ([`CLASSIC_WORKER`]) is replaced by [`THREADED_WORKER`] when
@@ -706,11 +709,16 @@ thread_local! {
 /// 203–300 ms from the change event in a fresh page and 112–162 ms when the same page had loaded
 /// it before (its 13 KB skeleton alone: 16–23 ms → 0). The steps here are the same core functions
 /// the loader's stepped decode calls ([`decode::decode_view`]), each run at once in its own task,
-/// then the loader's stepped index build itself ([`crate::state::TraceData::build`]).
-/// `window.__loupe.pageWarmUpMs` says how long they took (the index build's frames included).
+/// then the loader's stepped index build itself ([`crate::state::TraceData::build`]); it stops
+/// when a load starts. `window.__loupe.pageWarmUpMs` says how long they took (the index build's frames included).
 fn warm_page() {
     if PAGE_WARM.with(|w| w.replace(true)) {
         return;
+    }
+    // a load started meanwhile: its own steps warm the same code, and must not share the main
+    // thread with these
+    fn loading() -> bool {
+        ACTIVE_JOBS.with(Cell::get) > 0
     }
     wasm_bindgen_futures::spawn_local(async {
         // each step's time, in order: the demo built, encoded, decoded, validated, indexed (the
@@ -720,29 +728,44 @@ fn warm_page() {
         // not in the task that scheduled it (the prewarm's, which builds the cache's model
         // identity and starts a worker)
         crate::platform::yield_now().await;
+        if loading() {
+            return;
+        }
         let t = now_ms();
         let demo = loupe_core::demo::demo_trace();
         took(t);
         crate::platform::yield_now().await;
+        if loading() {
+            return;
+        }
         let t = now_ms();
         let Ok(bytes) = loupe_core::model::wire::encode(demo) else { return };
         took(t);
         crate::platform::yield_now().await;
+        if loading() {
+            return;
+        }
         let t = now_ms();
         let Ok(trace) = loupe_core::model::wire::decode(&bytes) else { return };
         drop(bytes);
         took(t);
         crate::platform::yield_now().await;
+        if loading() {
+            return;
+        }
         let t = now_ms();
         if trace.validate().is_err() {
             return;
         }
         took(t);
         crate::platform::yield_now().await;
+        if loading() {
+            return;
+        }
         // the loader's own stepped build (its legend pass too), so no step is a long task; its
         // stage timings are the next load's to overwrite
         let t = now_ms();
-        drop(crate::state::TraceData::build(trace, String::new(), 0.0, &|| false).await);
+        drop(crate::state::TraceData::build(trace, String::new(), 0.0, &loading).await);
         took(t);
         let busy: f64 = steps.iter().filter_map(|v| v.as_f64()).sum();
         set_loupe_field("pageWarmUpSteps", &steps);
@@ -762,17 +785,28 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
     }
     gloo_timers::callback::Timeout::new(delay_ms, || {
         PREWARM_SCHEDULED.with(|p| p.set(false));
+        // not while a load runs: the prewarm after it comes back here
+        if SPARE.with(|s| s.borrow().is_none()) && ACTIVE_JOBS.with(Cell::get) == 0 {
+            // first the worker (its script and wasm load and compile beside the page), then the
+            // page's own work
+            start_spare();
+        }
         // the model cache's key needs this once per page (it builds and encodes the demo): now,
         // not when a file is opened
         if crate::model_cache::enabled() {
             crate::model_cache::model_identity();
             crate::model_cache::open_ahead();
         }
-        if SPARE.with(|s| s.borrow().is_some()) || ACTIVE_JOBS.with(Cell::get) > 0 {
-            return;
+        if ACTIVE_JOBS.with(Cell::get) == 0 {
+            warm_page();
         }
-        // not while a load runs: the prewarm after it comes back here
-        warm_page();
+    })
+    .forget();
+}
+
+/// Start the parser worker the next load takes ([`Spare`]).
+fn start_spare() {
+    {
         let threaded = threads_wanted() && !THREADED_BROKEN.with(Cell::get);
         let script = if threaded { THREADED_WORKER } else { CLASSIC_WORKER };
         let Ok(worker) = new_worker(script, threaded, protocol::WORKER_AHEAD) else {
@@ -807,8 +841,7 @@ pub fn prewarm(mode: &LoaderMode, delay_ms: u32) {
         SPARE.with(|s| {
             *s.borrow_mut() = Some(Spare { worker, threaded, ready, failed, _closures: [onmessage, onerror] })
         });
-    })
-    .forget();
+    }
 }
 
 /// Start a parser worker. `name` (the worker's `self.name`) tells it whether a load is waiting
