@@ -1,21 +1,38 @@
 //! Memory: SBUF and PSUM occupancy over time on a Neuron device profile
 //! (`loupe_core::analysis::neuron_memory`), one heat-strip row per sampled SBUF partition
-//! (0 / 32 / 64 / 96) and per PSUM bank, over the span where the device's occupancy rows have
-//! samples, cut into equal columns. A cell's colour is its peak (SBUF: % of a partition, on a
+//! (0 / 32 / 64 / 96) and per PSUM bank, cut into equal columns over the timeline's current view
+//! (it follows pans and zooms, [`VIEW_DEBOUNCE_MS`] after the last move; default) or over the
+//! whole span where the device's occupancy rows have samples — either cut to that span. A cell's colour is its peak (SBUF: % of a partition, on a
 //! scale up to the highest peak shown; PSUM: a bank in use or not); hovering a cell reads out
 //! its time range, peak and time-weighted mean; clicking it zooms the timeline there (the shared
 //! `view_request`). Without occupancy rows the empty state says what is missing, and an NTFF's
 //! rows carry the note of what the NTFF does not hold (`neuron_memory::MISSING_FROM_NTFF`).
 
+use std::cell::Cell as StdCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use loupe_core::analysis::neuron_memory::{self, Cell, DeviceMemory, Memory};
 use loupe_core::model::Trace;
 use loupe_core::time::format_duration_ns;
+use send_wrapper::SendWrapper;
 
+use crate::canvas::scheduler::Scheduler;
 use crate::charts::{Chart, ChartCanvas, HeatGeometry};
-use crate::state::{use_app_state, ViewRequest};
+use crate::state::{use_app_state, ViewRequest, ViewportBus};
+
+/// After the last pan or zoom, the grid follows the view this much later.
+pub const VIEW_DEBOUNCE_MS: u32 = 200;
+
+/// What the columns span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Span {
+    /// the timeline's current view (cut to the samples' span)
+    View,
+    /// every sample of the device's rows
+    Whole,
+}
 
 /// Time columns per device.
 const COLUMNS: usize = 96;
@@ -32,12 +49,18 @@ struct Grid {
     sbuf_max: f64,
 }
 
-fn grid(trace: &Trace, dev: &DeviceMemory) -> Option<Grid> {
+/// The grid over the samples' span, or over `within` (the counters' clock) cut to that span;
+/// `None` without samples there.
+fn grid(trace: &Trace, dev: &DeviceMemory, within: Option<(i64, i64)>) -> Option<Grid> {
     let counters: Vec<_> = dev.rows.iter().filter_map(|r| trace.counters.get(r.counter)).collect();
     let t0 = counters.iter().filter_map(|c| c.ts_ns.first()).min().copied()?;
     let t1 = counters.iter().filter_map(|c| c.ts_ns.last()).max().copied()?;
     // a little room after the last change, so that it shows as a cell of its own
     let t1 = t1 + ((t1 - t0) / COLUMNS as i64).max(1);
+    let (t0, t1) = within.map_or((t0, t1), |(a, b)| (a.max(t0), b.min(t1)));
+    if t1 <= t0 {
+        return None;
+    }
     let cells: Vec<Vec<Cell>> = counters.iter().map(|c| neuron_memory::cells(c, t0, t1, COLUMNS)).collect();
     let sbuf_max = dev
         .rows
@@ -80,12 +103,58 @@ pub fn MemoryWidget() -> impl IntoView {
         (neuron_memory::memory_rows(t), neuron_memory::has_device(t), neuron_memory::from_ntff(t))
     });
     let readout = RwSignal::new(String::new());
+    let span_mode = RwSignal::new(Span::View);
+    let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| (*b).clone());
+    let scheduler = use_context::<SendWrapper<Rc<Scheduler>>>().map(|s| (*s).clone());
+    // the timeline's window (view clock), VIEW_DEBOUNCE_MS after its last change
+    let view_window: RwSignal<Option<(i64, i64)>> =
+        RwSignal::new(bus.as_ref().map(|b| b.window()).filter(|(t0, t1)| t1 > t0));
+    if let (Some(sch), Some(bus)) = (scheduler, bus) {
+        let seen = Rc::new(StdCell::new(bus.generation.get()));
+        let pending = Rc::new(StdCell::new(0u64));
+        let redraw = Rc::new(move || {
+            let g = bus.generation.get();
+            if seen.get() == g {
+                return;
+            }
+            seen.set(g);
+            let my = pending.get() + 1;
+            pending.set(my);
+            let (pending, bus) = (pending.clone(), bus.clone());
+            gloo_timers::callback::Timeout::new(VIEW_DEBOUNCE_MS, move || {
+                let (t0, t1) = bus.window();
+                // a newer move restarted the wait; the widget may be gone
+                if pending.get() == my && t1 > t0 {
+                    let _ = view_window.try_set(Some((t0, t1)));
+                }
+            })
+            .forget();
+        });
+        let id = sch.register_late(redraw);
+        sch.request_redraw();
+        let sch = SendWrapper::new(sch);
+        on_cleanup(move || sch.unregister(id));
+    }
 
     let device_view = move |dev: DeviceMemory, from_ntff: bool| {
         let d = state.data();
         let trace = &d.trace;
-        let Some(g) = grid(trace, &dev) else {
-            return view! { <p class="empty-state">{format!("{}: no samples.", dev.name)}</p> }.into_any();
+        // the device's clock offset under a ranks' alignment (its rows share their group's)
+        let off = dev.rows.first().map_or(0, |r| state.clock.with(|c| c.counter(r.counter)));
+        let within = match span_mode.get() {
+            Span::Whole => None,
+            Span::View => view_window.get().map(|(t0, t1)| (t0 - off, t1 - off)),
+        };
+        let Some(g) = grid(trace, &dev, within) else {
+            let why = if within.is_some() {
+                format!(
+                    "{}: no occupancy samples in the current view (Whole capture shows them all).",
+                    dev.name
+                )
+            } else {
+                format!("{}: no samples.", dev.name)
+            };
+            return view! { <p class="empty-state" data-testid="memory-none-in-view">{why}</p> }.into_any();
         };
         let start = trace.start_ns;
         let rows = dev.rows.len();
@@ -130,9 +199,10 @@ pub fn MemoryWidget() -> impl IntoView {
                 );
                 let (hover, focus, title) = (text.clone(), text.clone(), format!("{} ({})", text, r.title));
                 let go = move |_| {
-                    state
-                        .view_request
-                        .set(Some(ViewRequest::Range { t0_ns: c.t0_ns, t1_ns: c.t1_ns.max(c.t0_ns + 1) }))
+                    state.view_request.set(Some(ViewRequest::Range {
+                        t0_ns: c.t0_ns + off,
+                        t1_ns: c.t1_ns.max(c.t0_ns + 1) + off,
+                    }))
                 };
                 view! {
                     <button class="heat-cell" data-testid="memory-cell" style=style title=title
@@ -199,8 +269,19 @@ pub fn MemoryWidget() -> impl IntoView {
             return view! { <p class="empty-state" data-testid="memory-empty" role="status">{why}</p> }
                 .into_any();
         }
-        let views = devices.into_iter().map(|dev| device_view(dev, from_ntff)).collect_view();
+        let views = move || devices.clone().into_iter().map(|dev| device_view(dev, from_ntff)).collect_view();
+        let button = move |sp: Span, id: &'static str, label: &'static str, title: &'static str| {
+            view! {
+                <button class="seg" class:active=move || span_mode.get() == sp data-span=id title=title
+                    aria-pressed=move || (span_mode.get() == sp).to_string()
+                    on:click=move |_| span_mode.set(sp)>{label}</button>
+            }
+        };
         view! {
+            <div class="seg-group" role="group" aria-label="Memory view span" data-testid="memory-span-mode">
+                {button(Span::View, "view", "Current view", "The part of the timeline in view; follows pans and zooms")}
+                {button(Span::Whole, "whole", "Whole capture", "Every occupancy sample of the device")}
+            </div>
             <p class="hint">"Occupancy: a byte counts from the instruction that writes it until the last instruction \
                 that reads it ends (neuron-profile's definition). Hover a cell for its values; click it to zoom the \
                 timeline there."</p>
