@@ -187,6 +187,16 @@ fn heatmap(state: crate::state::AppState, grid: StepGrid) -> AnyView {
     .into_any()
 }
 
+/// The ranks' problems as one job (a Neuron rank of another NEFF, …).
+fn warnings(rep: &RanksReport) -> impl IntoView {
+    rep.warnings
+        .iter()
+        .map(
+            |w| view! { <p class="hint warning" data-testid="ranks-warning" role="status">{w.message()}</p> },
+        )
+        .collect_view()
+}
+
 fn table(rep: &RanksReport) -> impl IntoView {
     let rows = rep
         .ranks
@@ -204,7 +214,10 @@ fn table(rep: &RanksReport) -> impl IntoView {
             };
             view! {
                 <tr data-testid="ranks-row" data-rank=x.rank.to_string() title=x.file.clone().unwrap_or_default()>
-                    <th>{format!("rank {}", x.rank)}</th>
+                    <th>{match x.neuron_core {
+                        Some(c) => format!("rank {} · NeuronCore {c}", x.rank),
+                        None => format!("rank {}", x.rank),
+                    }}</th>
                     <td class="num">{x.iterations}</td>
                     <td class="num">{mean.map(|m| format_duration_ns(m as i64)).unwrap_or_else(|| "–".into())}</td>
                     <td class="num">{max.map(format_duration_ns).unwrap_or_else(|| "–".into())}</td>
@@ -212,7 +225,13 @@ fn table(rep: &RanksReport) -> impl IntoView {
                     {cell(x.idle_ns, x.kernel_ns)}
                     {cell(x.compute_ns, x.kernel_ns)}
                     {cell(x.non_compute_ns, x.kernel_ns)}
-                    {cell(x.exposed_comm_ns, x.kernel_ns)}
+                    {match x.exposed_comm_ns {
+                        Some(ns) => cell(ns, x.kernel_ns).into_any(),
+                        None => view! {
+                            <td class="num" title="not in this input: the capture's collective records are not decoded">"not known"</td>
+                        }
+                        .into_any(),
+                    }}
                 </tr>
             }
         })
@@ -226,6 +245,7 @@ fn table(rep: &RanksReport) -> impl IntoView {
             </tr></thead>
             <tbody>{rows}</tbody>
         </table>
-        <p class="hint">"Percentages are of the rank's GPU span. Hover a header for its definition."</p>
+        <p class="hint">"Percentages are of the rank's GPU span (a Neuron rank's: its execution's span; compute = its engines' busy time, non-compute = time only DMA moves). Hover a header for its definition."</p>
+        {warnings(rep)}
     }
 }

@@ -23,7 +23,8 @@
 //! events, and (as HTA does) also counts a host slice that carries a `stream` argument, such as
 //! the `triton_…` CPU op Inductor records around each Triton launch.
 //! A *rank* is one input file (several files dropped together are several ranks); its number is
-//! the file's `distributedInfo.rank` when every file has one, else the file's position.
+//! the file's `distributedInfo.rank` when every file has one, else the `rank_N` its name states
+//! when every name states a distinct one, else the file's position ([`rank_numbers`]).
 //!
 //! **HTA's preprocessing**, applied to every analysis here unless switched off in [`GpuOptions`]:
 //! - Times in whole µs: each start is rounded up and each end down (HTA does this to float
@@ -543,10 +544,42 @@ struct Rank {
     cutoff: Option<i64>,
 }
 
-/// The rank numbers of the input files, in file order: `distributedInfo.rank` when there is one
-/// per file, else the file positions (one file without it: 0). The one definition of a rank's
-/// number: the critical path numbers ranks with it too.
-pub(crate) fn rank_numbers(trace: &Trace, files: usize) -> Vec<i64> {
+/// How the ranks of a profile were numbered ([`rank_numbers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankSource {
+    /// Kineto's `distributedInfo.rank`, one per file.
+    DistributedInfo,
+    /// The files' names: `rank_N` / `rank-N` ([`rank_in_file_name`]).
+    FileName,
+    /// Neuron captures' names: the NeuronCore they state ([`neuron_core_in_file_name`]).
+    NeuronCoreInFileName,
+    /// The files' positions in the input, from 0.
+    Position,
+}
+
+/// The rank numbers of the input files, in file order, and how they were chosen. The first rule
+/// that numbers every file with distinct numbers wins:
+/// 1. `distributedInfo.rank`, when there is one per file;
+/// 2. the file names' `rank_N` / `rank-N` ([`rank_in_file_name`]);
+/// 3. when every file is a Neuron capture (`neuron[i]`: a group with device facts), the
+///    NeuronCore their names state (`nc_N`, `vnc_N`: [`neuron_core_in_file_name`]);
+/// 4. else the file positions (one file without any: 0).
+///
+/// The one definition of a rank's number: the GPU analyses, `analysis::ranks` and the critical
+/// path number ranks with it. File names are read here, once, never by an analysis.
+pub(crate) fn rank_numbers(trace: &Trace, names: &[Option<&str>], neuron: &[bool]) -> (Vec<i64>, RankSource) {
+    let files = names.len();
+    let distinct = |r: &[i64]| {
+        let mut u = r.to_vec();
+        u.sort_unstable();
+        u.dedup();
+        u.len() == r.len()
+    };
+    let all = |f: &dyn Fn(&str) -> Option<i64>| -> Option<Vec<i64>> {
+        let r: Vec<i64> = names.iter().map(|n| n.and_then(f)).collect::<Option<Vec<i64>>>()?;
+        distinct(&r).then_some(r)
+    };
     let infos: Vec<Option<i64>> = trace
         .metadata
         .entries
@@ -556,14 +589,67 @@ pub(crate) fn rank_numbers(trace: &Trace, files: usize) -> Vec<i64> {
         .collect();
     if infos.len() == files && infos.iter().all(Option::is_some) {
         let r: Vec<i64> = infos.into_iter().flatten().collect();
-        let mut u = r.clone();
-        u.sort_unstable();
-        u.dedup();
-        if u.len() == r.len() {
-            return r;
+        if distinct(&r) {
+            return (r, RankSource::DistributedInfo);
         }
     }
-    (0..files as i64).collect()
+    if files > 0 {
+        if let Some(r) = all(&rank_in_file_name) {
+            return (r, RankSource::FileName);
+        }
+        if neuron.len() == files && neuron.iter().all(|&n| n) {
+            if let Some(r) = all(&neuron_core_in_file_name) {
+                return (r, RankSource::NeuronCoreInFileName);
+            }
+        }
+    }
+    ((0..files as i64).collect(), RankSource::Position)
+}
+
+/// The rank number a file name states: `rank_N` or `rank-N` (any case) in its last path
+/// component, `rank` not preceded by a letter or digit and `N` (at most 9 digits) not followed by
+/// one: `job_rank_3.ntff`, `hta__trace_filter_sampled_rank-1.json.gz`, and neuron-profile's
+/// multi-worker captures `profile_rank_<i>.ntff` (docs/formats/neuron.md §2.1). The first match.
+pub fn rank_in_file_name(name: &str) -> Option<i64> {
+    numbered_word(base_name(name), "rank")
+}
+
+/// The NeuronCore a Neuron capture's file name states, as neuron-profile and the runtime name
+/// per-core files (docs/formats/neuron.md §2.1): `nc_N` / `nc-N` (session mode
+/// `profile_nc_0_session_0.ntff`, per-core exports `…_nc_<N>_session_0.json`, the runtime's
+/// `nrt-nc-003` rows) and `vnc_N` (the logical NeuronCore of `<hash>_instid_0_vnc_<n>.ntff`).
+/// Same token rules as [`rank_in_file_name`]. `core_N` is not read: no Neuron tool is known to
+/// write it.
+pub fn neuron_core_in_file_name(name: &str) -> Option<i64> {
+    let base = base_name(name);
+    numbered_word(base, "nc").or_else(|| numbered_word(base, "vnc"))
+}
+
+fn base_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
+/// `N` of the first `<word>_N` / `<word>-N` in `s` (ASCII case-insensitive) whose word starts
+/// the text or follows a character that is not a letter or digit, and whose digits (1 to 9)
+/// end the text or are followed by a character that is not one.
+fn numbered_word(s: &str, word: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let w = word.as_bytes();
+    let mut i = 0;
+    while i + w.len() < b.len() {
+        let here = b[i..i + w.len()].eq_ignore_ascii_case(w);
+        let starts = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        let sep = i + w.len();
+        if here && starts && matches!(b[sep], b'_' | b'-') {
+            let digits = b[sep + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let after = b.get(sep + 1 + digits);
+            if (1..=9).contains(&digits) && !after.is_some_and(|c| c.is_ascii_alphanumeric()) {
+                return std::str::from_utf8(&b[sep + 1..sep + 1 + digits]).ok()?.parse().ok();
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The ranks of a profile: one per input file (`Group::source_file`), in order of first
@@ -576,24 +662,33 @@ pub(crate) struct RankMap {
     pub group_rank: Vec<usize>,
     /// Per file: its rank number.
     pub numbers: Vec<i64>,
+    /// How `numbers` were chosen.
+    pub source: RankSource,
 }
 
 impl RankMap {
     pub fn of(trace: &Trace) -> RankMap {
         let mut files: Vec<Option<StrId>> = Vec::new();
+        let mut neuron: Vec<bool> = Vec::new();
         let group_rank: Vec<usize> = trace
             .groups
             .iter()
-            .map(|g| match files.iter().position(|f| *f == g.source_file) {
-                Some(p) => p,
-                None => {
-                    files.push(g.source_file);
-                    files.len() - 1
-                }
+            .map(|g| {
+                let p = match files.iter().position(|f| *f == g.source_file) {
+                    Some(p) => p,
+                    None => {
+                        files.push(g.source_file);
+                        neuron.push(false);
+                        files.len() - 1
+                    }
+                };
+                neuron[p] |= g.device.is_some();
+                p
             })
             .collect();
-        let numbers = rank_numbers(trace, files.len());
-        RankMap { files, group_rank, numbers }
+        let names: Vec<Option<&str>> = files.iter().map(|f| f.map(|s| trace.str(s))).collect();
+        let (numbers, source) = rank_numbers(trace, &names, &neuron);
+        RankMap { files, group_rank, numbers, source }
     }
 
     /// The rank number of a track's file.
@@ -634,7 +729,7 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     let round = |s: i64, e: i64| if opts.hta_rounding { hta_round(s, e) } else { (s, e) };
 
     // ranks: one per input file, in order of first appearance
-    let RankMap { files, group_rank, numbers } = RankMap::of(trace);
+    let RankMap { files, group_rank, numbers, .. } = RankMap::of(trace);
     let rank_of_track = |t: usize| group_rank.get(trace.tracks[t].group.idx()).copied().unwrap_or(0);
 
     // launches: flow from a non-stream slice into a stream slice

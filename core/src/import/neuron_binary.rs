@@ -809,6 +809,9 @@ fn add_ntff(
             })
             .collect(),
         traffic,
+        neff_uuid: (!m.uuid_raw.is_empty()).then(|| b.intern(&m.uuid_hex())),
+        neff_uuid_truncated: m.uuid_truncated,
+        neuron_core: export.as_deref().and_then(|x| x.nc_idx),
     };
     b.set_group_device(group, info);
     // the Tensor engine's FLOPs per instruction, for the HFU counter (`add_device_counters`)
