@@ -21,8 +21,8 @@
 
 use loupe_core::analysis::gpu::GpuOptions;
 use loupe_core::analysis::ranks::{
-    distinct_ranks, group_offsets, group_ranks, rank_group_labels, ranks_report, Align, RankKind, RankSource,
-    RankWarning, RanksReport,
+    distinct_ranks, group_offsets, group_ranks, ranks_report, Align, RankKind, RankSource, RankWarning,
+    RanksReport,
 };
 use loupe_core::import::{import_files, InputFile, NoProgress};
 use loupe_core::model::{
@@ -110,9 +110,12 @@ fn ntff_copies_are_ranks_numbered_by_their_names() {
         let file = trace.str(group.source_file.expect("a group records its file"));
         assert_eq!(file, name(gr[g]), "group {g} is numbered by its file's name");
     }
-    let labels = rank_group_labels(&trace);
-    for (g, l) in labels.iter().enumerate() {
-        assert_eq!(l.as_deref(), Some(format!("rank {}", gr[g]).as_str()), "no NeuronCore in these names");
+    // each rank one top-level group, labelled with its rank (the import's group names)
+    assert_eq!(trace.groups.len(), 4);
+    for (g, group) in trace.groups.iter().enumerate() {
+        let label = trace.str(group.name);
+        assert!(label.starts_with(&format!("rank {} — ", gr[g])), "{label}");
+        assert!(label.ends_with(&format!("job_rank_{}.ntff", gr[g])), "{label}");
     }
 
     let rep = ranks_report(&trace, &GpuOptions::default(), Align::AsRecorded).expect("a report");
@@ -285,10 +288,9 @@ fn a_generated_job_recovers_offsets_the_straggler_and_the_skews() {
     let base_span = base_rep.ranks[0].kernel_ns;
     let job = generated_job(&base, true, None);
     assert_eq!(distinct_ranks(&job), vec![0, 1, 2, 3]);
-    let labels = rank_group_labels(&job);
-    assert_eq!(labels.iter().flatten().count(), job.groups.len());
-    for r in 0..4 {
-        assert!(labels.contains(&Some(format!("rank {r}"))), "a group labelled rank {r}: {labels:?}");
+    let labels: Vec<&str> = job.groups.iter().map(|g| job.str(g.name)).collect();
+    for (g, r) in group_ranks(&job).iter().enumerate() {
+        assert!(labels[g].starts_with(&format!("rank {r} — ")), "{labels:?}");
     }
 
     // as recorded: each execution starts at its offset

@@ -138,31 +138,6 @@ pub fn group_ranks(trace: &Trace) -> Vec<i64> {
     map.group_rank.iter().map(|&k| map.numbers.get(k).copied().unwrap_or(k as i64)).collect()
 }
 
-/// Each group's label as a rank of one job (by `GroupId`): `rank N` — with the NeuronCore a
-/// Neuron capture's input or file name states, `rank N · NeuronCore c` — when the profile has two
-/// or more ranks; `None` when it has one (a single file is not a job of ranks).
-pub fn rank_group_labels(trace: &Trace) -> Vec<Option<String>> {
-    let map = RankMap::of(trace);
-    if map.files.len() < 2 {
-        return vec![None; trace.groups.len()];
-    }
-    trace
-        .groups
-        .iter()
-        .enumerate()
-        .map(|(g, group)| {
-            let k = map.group_rank.get(g).copied().unwrap_or(0);
-            let rank = map.numbers.get(k).copied().unwrap_or(k as i64);
-            let file = group.source_file.map(|f| trace.str(f));
-            let core = group.device.as_ref().and_then(|d| neuron_core_of(d, file));
-            Some(match core {
-                Some((c, _)) => format!("rank {rank} · NeuronCore {c}"),
-                None => format!("rank {rank}"),
-            })
-        })
-        .collect()
-}
-
 /// The NeuronCore of a device group: the input's, else its file name's (module doc).
 fn neuron_core_of(info: &crate::model::DeviceInfo, file: Option<&str>) -> Option<(u32, CoreSource)> {
     info.neuron_core.map(|c| (c, CoreSource::Input)).or_else(|| {
@@ -1223,12 +1198,6 @@ mod tests {
         // one name without a rank: positions
         let m = RankMap::of(&trace(&["a_rank_2.ntff", "b.ntff"], true));
         assert_eq!((m.numbers, m.source), (vec![0, 1], RankSource::Position));
-        let t = trace(&["p_nc_4.ntff", "p_nc_6.ntff"], true);
-        assert_eq!(
-            rank_group_labels(&t),
-            vec![Some("rank 4 · NeuronCore 4".to_string()), Some("rank 6 · NeuronCore 6".to_string())]
-        );
-        assert_eq!(rank_group_labels(&trace(&["one.ntff"], true)), vec![None]);
     }
 
     #[test]
