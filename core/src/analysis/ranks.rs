@@ -436,22 +436,24 @@ pub fn ranks_report(trace: &Trace, gpu: &GpuOptions, align: Align) -> Result<Ran
         Some(gpu_analysis_with_events(trace, gpu)?)
     };
 
+    let is_neuron: std::collections::HashSet<i64, crate::strings::FxBuildHasher> =
+        neuron.iter().map(|n| n.rank).collect();
     let mut steps = steps(trace, &map);
     // a Neuron rank without ProfilerStep#k: its NEFF executions are its iterations
-    for n in &neuron {
-        if let Some(rs) = steps.iter_mut().find(|s| s.rank == n.rank && s.steps.is_empty()) {
-            rs.steps = n.execution.iter().copied().collect();
+    let execution: FxHashMap<i64, Option<Step>> = neuron.iter().map(|n| (n.rank, n.execution)).collect();
+    for rs in steps.iter_mut().filter(|s| s.steps.is_empty()) {
+        if let Some(e) = execution.get(&rs.rank) {
+            rs.steps = e.iter().copied().collect();
         }
     }
-    let iterations = |rank: i64| steps.iter().find(|s| s.rank == rank).map_or(0, |s| s.steps.len());
-    let file_of = |rank: i64| {
-        let k = map.numbers.iter().position(|&r| r == rank)?;
-        Some(trace.str((*map.files.get(k)?)?).to_string())
-    };
+    let iterations: FxHashMap<i64, usize> = steps.iter().map(|s| (s.rank, s.steps.len())).collect();
+    let iterations = |rank: i64| iterations.get(&rank).copied().unwrap_or(0);
+    let file_of: FxHashMap<i64, usize> = map.numbers.iter().enumerate().map(|(k, &r)| (r, k)).collect();
+    let file_of = |rank: i64| Some(trace.str((*map.files.get(*file_of.get(&rank)?)?)?).to_string());
     let mut ranks: Vec<RankRow> = Vec::new();
     if let Some((breakdown, _)) = &gpu_part {
         for r in &breakdown.temporal_breakdown.ranks {
-            if neuron.iter().any(|n| n.rank == r.rank) {
+            if is_neuron.contains(&r.rank) {
                 continue;
             }
             let exposed = breakdown.exposed_time.iter().find(|e| e.rank == r.rank);
@@ -482,7 +484,7 @@ pub fn ranks_report(trace: &Trace, gpu: &GpuOptions, align: Align) -> Result<Ran
             iterations: iterations(n.rank),
             idle_ns: n.idle_ns,
             compute_ns: n.compute_ns,
-            non_compute_ns: n.span_ns - n.compute_ns - n.idle_ns,
+            non_compute_ns: n.span_ns.saturating_sub(n.compute_ns).saturating_sub(n.idle_ns),
             kernel_ns: n.span_ns,
             exposed_comm_ns: n.exposed_comm_ns,
             neuron_core: n.core.map(|c| c.0),
@@ -513,7 +515,7 @@ pub fn ranks_report(trace: &Trace, gpu: &GpuOptions, align: Align) -> Result<Ran
     if let Some((_, events)) = &gpu_part {
         let keys = ArgKeys::of(trace);
         for a in events.activities().iter().filter(|a| a.ty == KernelType::Communication) {
-            if neuron.iter().any(|n| n.rank == a.rank) {
+            if is_neuron.contains(&a.rank) {
                 continue;
             }
             let (pg, bytes) = keys.read(trace, a.slice);
@@ -622,10 +624,16 @@ struct NeuronRank {
 fn neuron_ranks(trace: &Trace, map: &RankMap) -> Vec<NeuronRank> {
     let wait = crate::analysis::device_summary::semaphore_wait_opcode(trace);
     let mut out: Vec<NeuronRank> = Vec::new();
+    let mut devices_of: Vec<Vec<usize>> = vec![Vec::new(); map.numbers.len()];
+    for (g, group) in trace.groups.iter().enumerate() {
+        if let Some(v) = map.group_rank.get(g).and_then(|&k| devices_of.get_mut(k)) {
+            if group.kind == GroupKind::Device {
+                v.push(g);
+            }
+        }
+    }
     for (k, &rank) in map.numbers.iter().enumerate() {
-        let groups: Vec<usize> = (0..trace.groups.len())
-            .filter(|&g| map.group_rank.get(g) == Some(&k) && trace.groups[g].kind == GroupKind::Device)
-            .collect();
+        let groups: &[usize] = devices_of.get(k).map_or(&[], Vec::as_slice);
         let is_engine = |t: &crate::model::Track| t.role.engine().is_some();
         let tracks: Vec<usize> =
             groups.iter().flat_map(|&g| trace.groups[g].tracks.iter().map(|t| t.idx())).collect();
@@ -671,7 +679,7 @@ fn neuron_ranks(trace: &Trace, map: &RankMap) -> Vec<NeuronRank> {
         let active_ns = total(&crate::spans::union(active));
         let execution = match (first, last) {
             (Some((start_ns, slice)), Some(end)) => {
-                Some(Step { number: 0, start_ns, dur_ns: end - start_ns, slice })
+                Some(Step { number: 0, start_ns, dur_ns: end.saturating_sub(start_ns), slice })
             }
             _ => None,
         };
@@ -679,7 +687,7 @@ fn neuron_ranks(trace: &Trace, map: &RankMap) -> Vec<NeuronRank> {
         let info = groups.iter().find_map(|&g| trace.groups[g].device.as_ref());
         let exposed_comm_ns = if !collectives.is_empty() {
             let comm = crate::spans::union(comm);
-            Some(total(&comm) - overlap(&comm, &busy))
+            Some(total(&comm).saturating_sub(overlap(&comm, &busy)))
         } else if info.and_then(|d| d.memory).is_some_and(|m| m.collectives_bytes == 0) {
             // the program has no memory for collectives: none can run (the device summary's rule)
             Some(0)
@@ -693,7 +701,7 @@ fn neuron_ranks(trace: &Trace, map: &RankMap) -> Vec<NeuronRank> {
             execution,
             span_ns,
             compute_ns,
-            idle_ns: span_ns - active_ns,
+            idle_ns: span_ns.saturating_sub(active_ns),
             exposed_comm_ns,
             collectives,
             core,
@@ -707,14 +715,14 @@ fn neuron_ranks(trace: &Trace, map: &RankMap) -> Vec<NeuronRank> {
 
 /// Total length of disjoint sorted spans.
 fn total(spans: &[(i64, i64)]) -> i64 {
-    spans.iter().map(|&(s, e)| e - s).sum()
+    spans.iter().fold(0i64, |sum, &(s, e)| sum.saturating_add(e.saturating_sub(s)))
 }
 
 /// Length of the intersection of two unions (disjoint, sorted spans).
 fn overlap(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
     let (mut i, mut j, mut sum) = (0, 0, 0i64);
     while let (Some(&(s1, e1)), Some(&(s2, e2))) = (a.get(i), b.get(j)) {
-        sum += (e1.min(e2) - s1.max(s2)).max(0);
+        sum = sum.saturating_add(e1.min(e2).saturating_sub(s1.max(s2)).max(0));
         if e1 < e2 {
             i += 1;
         } else {
