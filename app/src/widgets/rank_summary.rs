@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use loupe_core::analysis::measures::{
     Definition, EXPOSED_COMMUNICATION, GPU_COMPUTE, GPU_IDLE_IN_SPAN, GPU_NON_COMPUTE, GPU_SPAN, STEP_TIME,
 };
-use loupe_core::analysis::ranks::{RanksReport, StepGrid};
+use loupe_core::analysis::ranks::{RankKind, RanksReport, StepGrid};
 use loupe_core::time::format_duration_ns;
 
 use super::deferred::{deferred, shown, spinner, Deferred};
@@ -86,7 +86,7 @@ pub fn RankSummaryWidget() -> impl IntoView {
                 )}
             </p>
             <h4 title=STEP_TIME.text>"Step time per iteration"</h4>
-            {heatmap(state, grid)}
+            {heatmap(state, grid, neuron_ranks(&rep))}
             <h4>"Per rank"</h4>
             {table(&rep)}
             <p class="hint">{move || format!("Computed in {:.0} ms.", compute_ms.get())}</p>
@@ -100,7 +100,21 @@ pub fn RankSummaryWidget() -> impl IntoView {
     }
 }
 
-fn heatmap(state: crate::state::AppState, grid: StepGrid) -> AnyView {
+/// The ranks that are Neuron captures: their iterations are NEFF executions.
+fn neuron_ranks(rep: &RanksReport) -> Vec<i64> {
+    rep.ranks.iter().filter(|r| r.kind == RankKind::Neuron).map(|r| r.rank).collect()
+}
+
+/// What iteration k of a rank is called.
+fn iteration_name(neuron: &[i64], rank: i64, k: i64) -> String {
+    if neuron.contains(&rank) {
+        format!("NEFF execution {k}")
+    } else {
+        format!("ProfilerStep#{k}")
+    }
+}
+
+fn heatmap(state: crate::state::AppState, grid: StepGrid, neuron: Vec<i64>) -> AnyView {
     if grid.steps.is_empty() {
         return view! {
             <p class="empty-state" data-testid="ranks-empty" data-why="no-iterations" role="status">
@@ -137,7 +151,8 @@ fn heatmap(state: crate::state::AppState, grid: StepGrid) -> AnyView {
                     } else {
                         String::new()
                     };
-                    let title = format!("rank {rank} · ProfilerStep#{k}: {}{vs}", format_duration_ns(step.dur_ns));
+                    let title =
+                        format!("rank {rank} · {}: {}{vs}", iteration_name(&neuron, rank, k), format_duration_ns(step.dur_ns));
                     let go = move |_| {
                         let o = state.clock.get_untracked().rank(rank).unwrap_or(0);
                         state.selection.set(Some(Selection::Slice(step.slice)));
@@ -156,7 +171,7 @@ fn heatmap(state: crate::state::AppState, grid: StepGrid) -> AnyView {
                     .into_any()
                 }
                 None => view! {
-                    <span class="heat-cell heat-none" style=style title=format!("rank {rank} has no ProfilerStep#{k}")
+                    <span class="heat-cell heat-none" style=style title=format!("rank {rank} has no {}", iteration_name(&neuron, rank, k))
                         data-rank=rank.to_string() data-step=k.to_string()></span>
                 }
                 .into_any(),
