@@ -67,12 +67,17 @@ const USAGE: &str = "usage:
         region's name, start, end, duration, and the durations by name (count, total, min,
         median, max); a method the files cannot support says why
   loupe ranks FILE... [--json] [--align recorded|iteration:K|collective:N] [--definitions loupe|hta]
-        one job, one rank per FILE (rank = distributedInfo.rank, else the file's position): per rank
-        iterations, GPU span (kernel_ns), idle, compute, non-compute and exposed communication
-        (communication kernels not overlapped by compute); collective kernels matched across ranks
+        one job, one rank per FILE (rank = distributedInfo.rank, else the rank_N / rank-N every
+        file name states, else for NTFFs the nc_N / vnc_N they state, else the file's position):
+        per rank iterations, GPU span (kernel_ns), idle, compute, non-compute and exposed
+        communication (communication kernels not overlapped by compute); an NTFF per NeuronCore is
+        a Neuron rank: one iteration (its execution), its device span, engines' busy time, DMA-only
+        time, NeuronCore and NEFF UUID (ranks of different NEFFs are a warning); collective kernels
+        (Neuron: collective operations) matched across ranks
         (process group, name, occurrence index): start skew, duration min/median/max, last rank,
         bytes and algorithmic bandwidth when the args give them; stragglers (times last, mean
-        lateness). --align: the clocks as recorded (default), by the start of ProfilerStep#K, or by
+        lateness). --align: the clocks as recorded (default), by the start of ProfilerStep#K (the
+        K-th NEFF execution on a Neuron rank), or by
         the end of the N-th complete collective (from 0); the offsets are printed. --definitions,
         --exact, --keep-last-step as for analyze (the breakdown only; collectives use exact ns)
   loupe formats                               list supported formats

@@ -1,8 +1,9 @@
 //! `loupe ranks FILE... [--json] [--align recorded|iteration:K|collective:N]`: one job, one rank
 //! per file (`loupe_core::analysis::ranks`): per-rank breakdown, collectives matched across
-//! ranks, stragglers, as JSON or text.
+//! ranks, stragglers, as JSON or text. GPU ranks (Kineto, …) and Neuron ranks (one NTFF per
+//! NeuronCore: `kind`, `neuron_core`, `neff_uuid`; the NEFF check's `warnings`).
 
-use loupe_core::analysis::ranks::{Collective, RanksReport};
+use loupe_core::analysis::ranks::{Collective, RankKind, RanksReport};
 use loupe_core::time::format_duration_ns as dur;
 
 pub fn json(files: &[String], r: &RanksReport) -> serde_json::Value {
@@ -13,12 +14,18 @@ pub fn json(files: &[String], r: &RanksReport) -> serde_json::Value {
             serde_json::json!({
                 "rank": x.rank,
                 "file": x.file,
+                "kind": x.kind,
+                "numbered_by": x.numbered_by,
                 "iterations": x.iterations,
                 "idle_ns": x.idle_ns,
                 "compute_ns": x.compute_ns,
                 "non_compute_ns": x.non_compute_ns,
                 "kernel_ns": x.kernel_ns,
                 "exposed_comm_ns": x.exposed_comm_ns,
+                "neuron_core": x.neuron_core,
+                "neuron_core_from": x.neuron_core_from,
+                "neff_uuid": x.neff_uuid,
+                "neff_uuid_truncated": x.neff_uuid_truncated,
                 "step_ns": r.steps.iter().find(|s| s.rank == x.rank).map(|s| {
                     s.steps.iter().map(|k| serde_json::json!({"step": k.number, "dur_ns": k.dur_ns})).collect::<Vec<_>>()
                 }),
@@ -47,6 +54,13 @@ pub fn json(files: &[String], r: &RanksReport) -> serde_json::Value {
         "collectives": collectives,
         "stragglers": stragglers,
         "mismatches": r.mismatches,
+        "warnings": r.warnings.iter().map(|w| {
+            let mut v = serde_json::to_value(w).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert("message".into(), w.message().into());
+            }
+            v
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -73,20 +87,31 @@ const LISTED: usize = 20;
 pub fn text_report(r: &RanksReport) -> Vec<String> {
     let mut v = vec![format!(
         "{:>6}  {:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>14}  file",
-        "rank", "iterations", "GPU span", "idle", "compute", "non-compute", "exposed comm"
+        "rank", "iterations", "span", "idle", "compute", "non-compute", "exposed comm"
     )];
     for x in &r.ranks {
+        let what = match x.kind {
+            RankKind::Gpu => String::new(),
+            RankKind::Neuron => format!(
+                " (Neuron{}{})",
+                x.neuron_core.map_or(String::new(), |c| format!(", NeuronCore {c}")),
+                x.neff_uuid.as_deref().map_or(String::new(), |u| format!(", NEFF {u}"))
+            ),
+        };
         v.push(format!(
-            "{:>6}  {:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>14}  {}",
+            "{:>6}  {:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>14}  {}{what}",
             x.rank,
             x.iterations,
             dur(x.kernel_ns),
             dur(x.idle_ns),
             dur(x.compute_ns),
             dur(x.non_compute_ns),
-            dur(x.exposed_comm_ns),
+            x.exposed_comm_ns.map_or("not known".into(), dur),
             x.file.as_deref().unwrap_or("")
         ));
+    }
+    for w in &r.warnings {
+        v.push(format!("warning: {}", w.message()));
     }
     for s in &r.steps {
         if !s.steps.is_empty() {

@@ -47,7 +47,9 @@ fn round_trips_keep_the_model() {
 /// `incomplete`) and the NTFF's summary facts (versions, memory, throttling, DMA blocks, traffic):
 /// older files are refused with the message to re-open the original files; version 7 added a
 /// device group's per-instruction Tensor FLOPs, `Group::tensor_flops`, for the device summary
-/// over a time window.)
+/// over a time window; version 8 added the device facts' NEFF UUID and NeuronCore
+/// (`DeviceInfo::neff_uuid` / `neff_uuid_truncated` / `neuron_core`, the ranks of a Neuron job)
+/// and the collective-operations track role (`TrackRole::CollectiveOps`).)
 /// When this fails, the model's bincode layout changed: bump `FORMAT_VERSION` in
 /// `core/src/loupe_file.rs` (and write a migration if old files matter), then update both numbers.
 #[test]
@@ -56,7 +58,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (7, 18350295441821454340),
+        (8, 18350295441821454340),
         "model layout changed: bump FORMAT_VERSION"
     );
 }

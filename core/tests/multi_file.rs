@@ -85,7 +85,13 @@ fn two_files_groups_carry_their_file() {
     assert_eq!(two.groups.len(), 2);
     assert_eq!(group_files(&two), vec![Some("dir/a.ntff".to_string()), Some("b.ntff".to_string())]);
     let names = group_names(&two);
-    assert_eq!(names[0], format!("{}{GROUP_FILE_SEPARATOR}a.ntff", group_names(&one)[0]), "{names:?}");
+    // several captures are the ranks of a job: each device group says its rank
+    assert_eq!(
+        names[0],
+        format!("rank 0{GROUP_FILE_SEPARATOR}{}{GROUP_FILE_SEPARATOR}a.ntff", group_names(&one)[0]),
+        "{names:?}"
+    );
+    assert!(names[1].starts_with(&format!("rank 1{GROUP_FILE_SEPARATOR}")), "{names:?}");
     assert!(names[1].ends_with(&format!("{GROUP_FILE_SEPARATOR}b.ntff")), "{names:?}");
     assert_eq!(two.slice_count(), 2 * one.slice_count());
 

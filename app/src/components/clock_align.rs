@@ -1,6 +1,7 @@
 //! The ranks' clock alignment control in the timeline's toolbar (issue 41 §1): as recorded, by
 //! the start of `ProfilerStep#k`, or by the end of the n-th complete collective, and the offsets
-//! that gives ("rank 1 +12.3 µs"). Shown when the profile has two or more ranks with GPU streams.
+//! that gives ("rank 1 +12.3 µs"). Shown when the profile has two or more ranks with GPU streams
+//! or Neuron engines (a Neuron rank's step k is its k-th NEFF execution: one per NTFF, step 0).
 //! It owns the one `Effect` that turns [`AppState::align`] into [`AppState::clock`]
 //! (`crate::clock::shift`), which the painter, the tooltip and Event Details read.
 
@@ -17,11 +18,12 @@ use crate::state::use_app_state;
 #[component]
 pub fn ClockAlign() -> impl IntoView {
     let state = use_app_state();
-    // several ranks (one per input file) with GPU streams: the alignments apply
+    // several ranks (one per input file) with GPU streams or Neuron engines (one NTFF per
+    // NeuronCore): the alignments apply
     let multi = Memo::new(move |_| {
         let d = state.tracked_data();
         ranks::distinct_ranks(&d.trace).len() >= 2
-            && d.trace.tracks.iter().any(|t| t.role == TrackRole::GpuStream)
+            && d.trace.tracks.iter().any(|t| t.role == TrackRole::GpuStream || t.role.engine().is_some())
     });
     // the chosen alignment → the offsets drawn (the report is computed on the first alignment
     // that needs it, once per load)

@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use loupe_core::analysis::measures::{
     Definition, EXPOSED_COMMUNICATION, GPU_COMPUTE, GPU_IDLE_IN_SPAN, GPU_NON_COMPUTE, GPU_SPAN, STEP_TIME,
 };
-use loupe_core::analysis::ranks::{RanksReport, StepGrid};
+use loupe_core::analysis::ranks::{RankKind, RanksReport, StepGrid};
 use loupe_core::time::format_duration_ns;
 
 use super::deferred::{deferred, shown, spinner, Deferred};
@@ -86,7 +86,7 @@ pub fn RankSummaryWidget() -> impl IntoView {
                 )}
             </p>
             <h4 title=STEP_TIME.text>"Step time per iteration"</h4>
-            {heatmap(state, grid)}
+            {heatmap(state, grid, neuron_ranks(&rep))}
             <h4>"Per rank"</h4>
             {table(&rep)}
             <p class="hint">{move || format!("Computed in {:.0} ms.", compute_ms.get())}</p>
@@ -100,7 +100,21 @@ pub fn RankSummaryWidget() -> impl IntoView {
     }
 }
 
-fn heatmap(state: crate::state::AppState, grid: StepGrid) -> AnyView {
+/// The ranks that are Neuron captures: their iterations are NEFF executions.
+fn neuron_ranks(rep: &RanksReport) -> Vec<i64> {
+    rep.ranks.iter().filter(|r| r.kind == RankKind::Neuron).map(|r| r.rank).collect()
+}
+
+/// What iteration k of a rank is called.
+fn iteration_name(neuron: &[i64], rank: i64, k: i64) -> String {
+    if neuron.contains(&rank) {
+        format!("NEFF execution {k}")
+    } else {
+        format!("ProfilerStep#{k}")
+    }
+}
+
+fn heatmap(state: crate::state::AppState, grid: StepGrid, neuron: Vec<i64>) -> AnyView {
     if grid.steps.is_empty() {
         return view! {
             <p class="empty-state" data-testid="ranks-empty" data-why="no-iterations" role="status">
@@ -137,7 +151,8 @@ fn heatmap(state: crate::state::AppState, grid: StepGrid) -> AnyView {
                     } else {
                         String::new()
                     };
-                    let title = format!("rank {rank} · ProfilerStep#{k}: {}{vs}", format_duration_ns(step.dur_ns));
+                    let title =
+                        format!("rank {rank} · {}: {}{vs}", iteration_name(&neuron, rank, k), format_duration_ns(step.dur_ns));
                     let go = move |_| {
                         let o = state.clock.get_untracked().rank(rank).unwrap_or(0);
                         state.selection.set(Some(Selection::Slice(step.slice)));
@@ -156,7 +171,7 @@ fn heatmap(state: crate::state::AppState, grid: StepGrid) -> AnyView {
                     .into_any()
                 }
                 None => view! {
-                    <span class="heat-cell heat-none" style=style title=format!("rank {rank} has no ProfilerStep#{k}")
+                    <span class="heat-cell heat-none" style=style title=format!("rank {rank} has no {}", iteration_name(&neuron, rank, k))
                         data-rank=rank.to_string() data-step=k.to_string()></span>
                 }
                 .into_any(),
@@ -187,6 +202,16 @@ fn heatmap(state: crate::state::AppState, grid: StepGrid) -> AnyView {
     .into_any()
 }
 
+/// The ranks' problems as one job (a Neuron rank of another NEFF, …).
+fn warnings(rep: &RanksReport) -> impl IntoView {
+    rep.warnings
+        .iter()
+        .map(
+            |w| view! { <p class="hint warning" data-testid="ranks-warning" role="status">{w.message()}</p> },
+        )
+        .collect_view()
+}
+
 fn table(rep: &RanksReport) -> impl IntoView {
     let rows = rep
         .ranks
@@ -204,7 +229,10 @@ fn table(rep: &RanksReport) -> impl IntoView {
             };
             view! {
                 <tr data-testid="ranks-row" data-rank=x.rank.to_string() title=x.file.clone().unwrap_or_default()>
-                    <th>{format!("rank {}", x.rank)}</th>
+                    <th>{match x.neuron_core {
+                        Some(c) => format!("rank {} · NeuronCore {c}", x.rank),
+                        None => format!("rank {}", x.rank),
+                    }}</th>
                     <td class="num">{x.iterations}</td>
                     <td class="num">{mean.map(|m| format_duration_ns(m as i64)).unwrap_or_else(|| "–".into())}</td>
                     <td class="num">{max.map(format_duration_ns).unwrap_or_else(|| "–".into())}</td>
@@ -212,7 +240,13 @@ fn table(rep: &RanksReport) -> impl IntoView {
                     {cell(x.idle_ns, x.kernel_ns)}
                     {cell(x.compute_ns, x.kernel_ns)}
                     {cell(x.non_compute_ns, x.kernel_ns)}
-                    {cell(x.exposed_comm_ns, x.kernel_ns)}
+                    {match x.exposed_comm_ns {
+                        Some(ns) => cell(ns, x.kernel_ns).into_any(),
+                        None => view! {
+                            <td class="num" title="not in this input: the capture's collective records are not decoded">"not known"</td>
+                        }
+                        .into_any(),
+                    }}
                 </tr>
             }
         })
@@ -226,6 +260,7 @@ fn table(rep: &RanksReport) -> impl IntoView {
             </tr></thead>
             <tbody>{rows}</tbody>
         </table>
-        <p class="hint">"Percentages are of the rank's GPU span. Hover a header for its definition."</p>
+        <p class="hint">"Percentages are of the rank's GPU span (a Neuron rank's: its execution's span; compute = its engines' busy time, non-compute = time only DMA moves). Hover a header for its definition."</p>
+        {warnings(rep)}
     }
 }

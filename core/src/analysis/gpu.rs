@@ -23,7 +23,8 @@
 //! events, and (as HTA does) also counts a host slice that carries a `stream` argument, such as
 //! the `triton_…` CPU op Inductor records around each Triton launch.
 //! A *rank* is one input file (several files dropped together are several ranks); its number is
-//! the file's `distributedInfo.rank` when every file has one, else the file's position.
+//! the file's `distributedInfo.rank` when every file has one, else the `rank_N` its name states
+//! when every name states a distinct one, else the file's position ([`rank_numbers`]).
 //!
 //! **HTA's preprocessing**, applied to every analysis here unless switched off in [`GpuOptions`]:
 //! - Times in whole µs: each start is rounded up and each end down (HTA does this to float
@@ -543,27 +544,15 @@ struct Rank {
     cutoff: Option<i64>,
 }
 
-/// The rank numbers of the input files, in file order: `distributedInfo.rank` when there is one
-/// per file, else the file positions (one file without it: 0). The one definition of a rank's
-/// number: the critical path numbers ranks with it too.
-pub(crate) fn rank_numbers(trace: &Trace, files: usize) -> Vec<i64> {
-    let infos: Vec<Option<i64>> = trace
-        .metadata
-        .entries
-        .iter()
-        .filter(|(k, _)| k == "distributedInfo")
-        .map(|(_, v)| serde_json::from_str::<serde_json::Value>(v).ok().and_then(|j| j.get("rank")?.as_i64()))
-        .collect();
-    if infos.len() == files && infos.iter().all(Option::is_some) {
-        let r: Vec<i64> = infos.into_iter().flatten().collect();
-        let mut u = r.clone();
-        u.sort_unstable();
-        u.dedup();
-        if u.len() == r.len() {
-            return r;
-        }
-    }
-    (0..files as i64).collect()
+pub use crate::import::ranks::{neuron_core_in_file_name, rank_in_file_name, RankSource};
+
+/// The rank numbers of the input files (`names`, in order of first appearance; `neuron[i]`: the
+/// file is a Neuron capture) and how they were chosen: [`crate::import::ranks::number_files`]
+/// over the profile's `distributedInfo` records. The one definition of a rank's number: the GPU
+/// analyses, `analysis::ranks`, the critical path and the import's group labels number ranks
+/// with it.
+pub(crate) fn rank_numbers(trace: &Trace, names: &[Option<&str>], neuron: &[bool]) -> (Vec<i64>, RankSource) {
+    crate::import::ranks::number_files(&trace.metadata.entries, names, neuron)
 }
 
 /// The ranks of a profile: one per input file (`Group::source_file`), in order of first
@@ -576,24 +565,33 @@ pub(crate) struct RankMap {
     pub group_rank: Vec<usize>,
     /// Per file: its rank number.
     pub numbers: Vec<i64>,
+    /// How `numbers` were chosen.
+    pub source: RankSource,
 }
 
 impl RankMap {
     pub fn of(trace: &Trace) -> RankMap {
         let mut files: Vec<Option<StrId>> = Vec::new();
+        let mut neuron: Vec<bool> = Vec::new();
         let group_rank: Vec<usize> = trace
             .groups
             .iter()
-            .map(|g| match files.iter().position(|f| *f == g.source_file) {
-                Some(p) => p,
-                None => {
-                    files.push(g.source_file);
-                    files.len() - 1
-                }
+            .map(|g| {
+                let p = match files.iter().position(|f| *f == g.source_file) {
+                    Some(p) => p,
+                    None => {
+                        files.push(g.source_file);
+                        neuron.push(false);
+                        files.len() - 1
+                    }
+                };
+                neuron[p] |= g.device.is_some();
+                p
             })
             .collect();
-        let numbers = rank_numbers(trace, files.len());
-        RankMap { files, group_rank, numbers }
+        let names: Vec<Option<&str>> = files.iter().map(|f| f.map(|s| trace.str(s))).collect();
+        let (numbers, source) = rank_numbers(trace, &names, &neuron);
+        RankMap { files, group_rank, numbers, source }
     }
 
     /// The rank number of a track's file.
@@ -634,7 +632,7 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
     let round = |s: i64, e: i64| if opts.hta_rounding { hta_round(s, e) } else { (s, e) };
 
     // ranks: one per input file, in order of first appearance
-    let RankMap { files, group_rank, numbers } = RankMap::of(trace);
+    let RankMap { files, group_rank, numbers, .. } = RankMap::of(trace);
     let rank_of_track = |t: usize| group_rank.get(trace.tracks[t].group.idx()).copied().unwrap_or(0);
 
     // launches: flow from a non-stream slice into a stream slice

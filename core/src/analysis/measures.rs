@@ -275,8 +275,10 @@ pub const STEP_TIME: Definition = Definition {
     key: "step_ns",
     label: "step time",
     text: "The duration of the rank's ProfilerStep#k slice on its host (CPU) tracks, as recorded \
-           (the earliest one when a rank has several of the same k). A ranks × iterations heatmap \
-           colours it from the shortest to the longest step of the profile.",
+           (the earliest one when a rank has several of the same k); on a Neuron rank (one NTFF per \
+           NeuronCore) its NEFF execution, iteration 0: first start to last end of its engine \
+           instructions and DMA packets. A ranks × iterations heatmap colours it from the shortest \
+           to the longest step of the profile.",
     reference: None,
 };
 /// The shift applied to a rank's clock.
@@ -284,7 +286,8 @@ pub const CLOCK_OFFSET: Definition = Definition {
     key: "offset_ns",
     label: "clock offset",
     text: "Added to every recorded time of a rank to align it with the reference rank (the lowest \
-           rank number, offset 0): by the start of ProfilerStep#k (reference start − the rank's), \
+           rank number, offset 0): by the start of ProfilerStep#k or a Neuron rank's k-th NEFF \
+           execution (reference start − the rank's), \
            or by the end of the n-th complete collective (reference end − the rank's). A view \
            setting: the files' own times are unchanged.",
     reference: None,

@@ -1,7 +1,10 @@
 //! Many ranks, one job: per-rank breakdowns, iterations, collectives matched across ranks,
 //! stragglers and clock alignment (issue 41 §1–§2). A *rank* is one input file, numbered as the
-//! GPU analyses number it (`gpu::rank_numbers`: `distributedInfo.rank` when every file has one,
-//! else the file's position).
+//! GPU analyses number it (`gpu::rank_numbers`, [`RankSource`]: `distributedInfo.rank` when every
+//! file has one, else the `rank_N` / `rank-N` every file name states, else — Neuron captures only
+//! — the NeuronCore every file name states (`nc_N`, `vnc_N`), else the file's position). A rank is
+//! a *GPU rank* ([`RankKind::Gpu`]) or, when its file has a device group with Neuron engine
+//! tracks, a *Neuron rank* ([`RankKind::Neuron`]: one NTFF per NeuronCore of one job).
 //!
 //! **Per rank** ([`RankRow`]): the GPU breakdown of `analysis::gpu` under the chosen
 //! definitions (Loupe's by default, HTA's for parity): `kernel_ns` is the GPU span (HTA's
@@ -11,6 +14,34 @@
 //! (`measures::EXPOSED_COMMUNICATION`: communication not overlapped by any compute kernel of
 //! that rank; memory copies neither hide nor count). `iterations` = the distinct `ProfilerStep#k`
 //! of the rank's host tracks; a step's time is its slice's duration ([`Step`]).
+//!
+//! **Neuron ranks** (one definition, the device summary's: `analysis::device_summary`,
+//! `measures::ENGINE_ACTIVE_TIME`). An engine is *busy* during its instructions, semaphore waits
+//! (`EVENT_SEMAPHORE`, `device_summary::semaphore_wait_opcode`) left out; the device is *active*
+//! while an engine is busy or a DMA packet moves (the device summary's `total_active_time`).
+//! - Iterations = the NEFF executions of the capture. An NTFF holds one (the profiled execution:
+//!   `docs/formats/ntff-v5.md` §10.1 — several per file are untested), so a Neuron rank has one
+//!   iteration, number 0, [`Step`] = its execution: first start to last end of its engine
+//!   instructions (waits included) and DMA packets, in ns on the capture's own clock (0 = the
+//!   capture's profile start). No slice spans an execution, so its `slice` is the earliest of those
+//!   events (where a click goes). A Neuron rank that has `ProfilerStep#k` keeps those instead.
+//! - `kernel_ns` = the execution span (the device's span, as HTA's "kernel time" is the GPU's);
+//!   `compute_ns` = the union of the engines' busy intervals; `idle_ns` = span − the active time;
+//!   `non_compute_ns` = span − compute − idle = time only DMA packets move.
+//! - Communication = the rank's collective operations ([`TrackRole::CollectiveOps`]: Explorer's
+//!   `CcOp` rows); `exposed_comm_ns` = their union minus its intersection with the engines' busy
+//!   union. An NTFF's collective records are not decoded, so a capture has none: then
+//!   `exposed_comm_ns` is 0 when the program has no memory for collectives (`Collectives` + `DMA
+//!   Rings Collectives` = 0 bytes: none can run, the device summary's rule for `cc_op_*`) and
+//!   **`None`** otherwise (not known, never a fake 0).
+//! - Collectives: each collective operation, keyed by (no process group, operation name) and
+//!   matched across ranks by occurrence order, as GPU kernels are; `bytes` is not read (none).
+//! - Identity: `neuron_core` = the NeuronCore the input states (`DeviceInfo::neuron_core`, the
+//!   capture's own export's `model_info.nc_idx`), else the one the file name states; an NTFF does
+//!   not carry it. `neff_uuid` = the NEFF UUID the capture states (`DeviceInfo::neff_uuid`, NTFF
+//!   `/2`, a prefix in captures whose UUID holds a 0x00 byte). Ranks of different NEFFs are
+//!   flagged ([`RankWarning::NeffMismatch`]; a truncated prefix matches the full UUID it starts),
+//!   never merged: each stays its own rank.
 //!
 //! **Collectives** ([`Collective`]): the communication kernels of the GPU analysis (its kernel
 //! types: Loupe's communication families by default, `^nccl.*Kernel` with HTA's definitions),
@@ -46,8 +77,9 @@
 //! rank's (all ranks leave a collective together). The report's collective statistics and
 //! stragglers are computed on the aligned times ([`RanksReport::realign`]).
 
+pub use crate::analysis::gpu::RankSource;
 use crate::analysis::gpu::{gpu_analysis, gpu_analysis_with_events, GpuOptions, KernelType, RankMap};
-use crate::model::{ArgValue, SliceRef, Trace, TrackRole};
+use crate::model::{ArgValue, GroupKind, SliceRef, Trace, TrackRole};
 use crate::strings::FxHashMap;
 
 /// How the ranks' clocks are aligned.
@@ -104,6 +136,14 @@ impl Align {
 pub fn group_ranks(trace: &Trace) -> Vec<i64> {
     let map = RankMap::of(trace);
     map.group_rank.iter().map(|&k| map.numbers.get(k).copied().unwrap_or(k as i64)).collect()
+}
+
+/// The NeuronCore of a device group: the input's, else its file name's (module doc).
+fn neuron_core_of(info: &crate::model::DeviceInfo, file: Option<&str>) -> Option<(u32, CoreSource)> {
+    info.neuron_core.map(|c| (c, CoreSource::Input)).or_else(|| {
+        let n = crate::analysis::gpu::neuron_core_in_file_name(file?)?;
+        Some((u32::try_from(n).ok()?, CoreSource::FileName))
+    })
 }
 
 /// The distinct rank numbers of a profile's groups, ascending (one per input file).
@@ -179,19 +219,98 @@ impl StepGrid {
     }
 }
 
+/// What a rank's work is recorded as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankKind {
+    /// GPU streams (Kineto, …): the breakdown of `analysis::gpu`.
+    Gpu,
+    /// A Neuron device profile (one NTFF per NeuronCore): engines and DMA queues.
+    Neuron,
+}
+
+/// Where a Neuron rank's NeuronCore index comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoreSource {
+    /// The input states it (`DeviceInfo::neuron_core`: the export's `model_info.nc_idx`).
+    Input,
+    /// The file's name (`nc_N`, `vnc_N`: `gpu::neuron_core_in_file_name`).
+    FileName,
+}
+
 /// One rank's row of the rank summary.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RankRow {
     pub rank: i64,
     pub file: Option<String>,
-    /// Distinct `ProfilerStep#k` of the rank.
+    pub kind: RankKind,
+    /// How the rank numbers of the profile were chosen.
+    pub numbered_by: RankSource,
+    /// Distinct `ProfilerStep#k` of the rank; a Neuron rank's NEFF executions.
     pub iterations: usize,
     pub idle_ns: i64,
     pub compute_ns: i64,
     pub non_compute_ns: i64,
-    /// The GPU span (HTA's "kernel time").
+    /// The GPU span (HTA's "kernel time"); a Neuron rank's device span (module doc).
     pub kernel_ns: i64,
-    pub exposed_comm_ns: i64,
+    /// `None`: the rank's communication is not in the input (a Neuron capture whose program has
+    /// memory for collectives and no decoded collective operations, module doc).
+    pub exposed_comm_ns: Option<i64>,
+    /// A Neuron rank's NeuronCore, where the input or the file name states it.
+    pub neuron_core: Option<u32>,
+    pub neuron_core_from: Option<CoreSource>,
+    /// A Neuron rank's NEFF UUID as its capture states it (hex; a prefix when truncated).
+    pub neff_uuid: Option<String>,
+    pub neff_uuid_truncated: bool,
+}
+
+/// A problem with the ranks as one job, typed (the CLI prints it, the app shows it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RankWarning {
+    /// Neuron ranks captured from different NEFFs (by their UUIDs): they are not the cores of one
+    /// job running one program. They stay separate ranks and are compared as asked, but their
+    /// iterations and collectives are not the same work.
+    NeffMismatch { neffs: Vec<NeffRanks> },
+    /// Neuron ranks whose capture states no NEFF UUID: whether they ran one NEFF is not known.
+    NeffUnknown { ranks: Vec<i64> },
+}
+
+impl RankWarning {
+    /// For people.
+    pub fn message(&self) -> String {
+        match self {
+            RankWarning::NeffMismatch { neffs } => format!(
+                "the Neuron ranks were captured from {} different NEFFs ({}): not the cores of one job",
+                neffs.len(),
+                neffs
+                    .iter()
+                    .map(|n| format!(
+                        "{}{} on rank {}",
+                        n.uuid,
+                        if n.truncated { "…" } else { "" },
+                        n.ranks.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            RankWarning::NeffUnknown { ranks } => format!(
+                "rank {} states no NEFF UUID: whether it ran the others' NEFF is not known",
+                ranks.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+}
+
+/// The Neuron ranks that ran one NEFF.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct NeffRanks {
+    /// The longest UUID text of the group (a truncated capture's prefix joins the full one).
+    pub uuid: String,
+    /// Every member's UUID is a prefix (no member has the full 16 bytes).
+    pub truncated: bool,
+    pub ranks: Vec<i64>,
 }
 
 /// One `ProfilerStep#k` of a rank (as recorded).
@@ -293,40 +412,87 @@ pub struct RanksReport {
     pub align: Align,
     /// The offsets applied (one per rank of `ranks`, ascending).
     pub offsets: Vec<RankOffset>,
+    pub warnings: Vec<RankWarning>,
 }
 
 /// The per-rank breakdown, steps and collectives of a profile, with the collective statistics
-/// on clocks aligned by `align`. `gpu` chooses the breakdown's definitions (see the module doc).
+/// on clocks aligned by `align`. `gpu` chooses the GPU breakdown's definitions (see the module
+/// doc); Neuron ranks have one definition.
 pub fn ranks_report(trace: &Trace, gpu: &GpuOptions, align: Align) -> Result<RanksReport, String> {
     let map = RankMap::of(trace);
+    let neuron = neuron_ranks(trace, &map);
+    let has_gpu = trace.tracks.iter().any(|t| t.role == TrackRole::GpuStream);
+    if !has_gpu && neuron.is_empty() {
+        return Err("no GPU stream tracks and no Neuron engine tracks in this profile".into());
+    }
     // collectives: the same kernel types, exact ns, every step (one pass when the breakdown's
     // options are those already)
-    let (breakdown, events) = if gpu.hta_rounding || gpu.drop_last_step {
+    let gpu_part = if !has_gpu {
+        None
+    } else if gpu.hta_rounding || gpu.drop_last_step {
         let exact = GpuOptions { hta_rounding: false, drop_last_step: false, ..gpu.clone() };
-        (gpu_analysis(trace, gpu)?, gpu_analysis_with_events(trace, &exact)?.1)
+        Some((gpu_analysis(trace, gpu)?, gpu_analysis_with_events(trace, &exact)?.1))
     } else {
-        gpu_analysis_with_events(trace, gpu)?
+        Some(gpu_analysis_with_events(trace, gpu)?)
     };
 
-    let steps = steps(trace, &map);
-    let mut ranks: Vec<RankRow> = breakdown
-        .temporal_breakdown
-        .ranks
-        .iter()
-        .map(|r| {
+    let is_neuron: std::collections::HashSet<i64, crate::strings::FxBuildHasher> =
+        neuron.iter().map(|n| n.rank).collect();
+    let mut steps = steps(trace, &map);
+    // a Neuron rank without ProfilerStep#k: its NEFF executions are its iterations
+    let execution: FxHashMap<i64, Option<Step>> = neuron.iter().map(|n| (n.rank, n.execution)).collect();
+    for rs in steps.iter_mut().filter(|s| s.steps.is_empty()) {
+        if let Some(e) = execution.get(&rs.rank) {
+            rs.steps = e.iter().copied().collect();
+        }
+    }
+    let iterations: FxHashMap<i64, usize> = steps.iter().map(|s| (s.rank, s.steps.len())).collect();
+    let iterations = |rank: i64| iterations.get(&rank).copied().unwrap_or(0);
+    let file_of: FxHashMap<i64, usize> = map.numbers.iter().enumerate().map(|(k, &r)| (r, k)).collect();
+    let file_of = |rank: i64| Some(trace.str((*map.files.get(*file_of.get(&rank)?)?)?).to_string());
+    let mut ranks: Vec<RankRow> = Vec::new();
+    if let Some((breakdown, _)) = &gpu_part {
+        for r in &breakdown.temporal_breakdown.ranks {
+            if is_neuron.contains(&r.rank) {
+                continue;
+            }
             let exposed = breakdown.exposed_time.iter().find(|e| e.rank == r.rank);
-            RankRow {
+            ranks.push(RankRow {
                 rank: r.rank,
                 file: r.file.clone(),
-                iterations: steps.iter().find(|s| s.rank == r.rank).map_or(0, |s| s.steps.len()),
+                kind: RankKind::Gpu,
+                numbered_by: map.source,
+                iterations: iterations(r.rank),
                 idle_ns: r.temporal.idle_ns,
                 compute_ns: r.temporal.compute_ns,
                 non_compute_ns: r.temporal.non_compute_ns,
                 kernel_ns: r.temporal.kernel_ns,
-                exposed_comm_ns: exposed.map_or(0, |e| e.exposed_comm_ns),
-            }
-        })
-        .collect();
+                exposed_comm_ns: Some(exposed.map_or(0, |e| e.exposed_comm_ns)),
+                neuron_core: None,
+                neuron_core_from: None,
+                neff_uuid: None,
+                neff_uuid_truncated: false,
+            });
+        }
+    }
+    for n in &neuron {
+        ranks.push(RankRow {
+            rank: n.rank,
+            file: file_of(n.rank),
+            kind: RankKind::Neuron,
+            numbered_by: map.source,
+            iterations: iterations(n.rank),
+            idle_ns: n.idle_ns,
+            compute_ns: n.compute_ns,
+            non_compute_ns: n.span_ns.saturating_sub(n.compute_ns).saturating_sub(n.idle_ns),
+            kernel_ns: n.span_ns,
+            exposed_comm_ns: n.exposed_comm_ns,
+            neuron_core: n.core.map(|c| c.0),
+            neuron_core_from: n.core.map(|c| c.1),
+            neff_uuid: n.neff_uuid.clone(),
+            neff_uuid_truncated: n.neff_uuid_truncated,
+        });
+    }
     ranks.sort_by_key(|r| r.rank);
     let rank_numbers: Vec<i64> = {
         let mut v = map.numbers.clone();
@@ -335,25 +501,42 @@ pub fn ranks_report(trace: &Trace, gpu: &GpuOptions, align: Align) -> Result<Ran
         v
     };
 
-    // communication kernels per rank and key
-    let keys = ArgKeys::of(trace);
+    // communication per rank and key: GPU communication kernels, Neuron collective operations
     type Key = (Option<String>, String);
     let mut by_key: FxHashMap<Key, FxHashMap<i64, Vec<Arrival>>> = FxHashMap::default();
     let mut key_order: Vec<Key> = Vec::new();
-    for a in events.activities().iter().filter(|a| a.ty == KernelType::Communication) {
-        let (pg, bytes) = keys.read(trace, a.slice);
-        let key = (pg, trace.str(a.name).to_string());
+    let mut arrive = |key: Key, a: Arrival| {
         let per_rank = by_key.entry(key.clone()).or_insert_with(|| {
-            key_order.push(key.clone());
+            key_order.push(key);
             FxHashMap::default()
         });
-        per_rank.entry(a.rank).or_default().push(Arrival {
-            rank: a.rank,
-            start_ns: a.start_ns,
-            dur_ns: a.end_ns - a.start_ns,
-            slice: a.slice,
-            bytes,
-        });
+        per_rank.entry(a.rank).or_default().push(a);
+    };
+    if let Some((_, events)) = &gpu_part {
+        let keys = ArgKeys::of(trace);
+        for a in events.activities().iter().filter(|a| a.ty == KernelType::Communication) {
+            if is_neuron.contains(&a.rank) {
+                continue;
+            }
+            let (pg, bytes) = keys.read(trace, a.slice);
+            let arrival = Arrival {
+                rank: a.rank,
+                start_ns: a.start_ns,
+                dur_ns: a.end_ns - a.start_ns,
+                slice: a.slice,
+                bytes,
+            };
+            arrive((pg, trace.str(a.name).to_string()), arrival);
+        }
+    }
+    for n in &neuron {
+        for &slice in &n.collectives {
+            let c = &trace.track(slice.track).slices;
+            let i = slice.index as usize;
+            let arrival =
+                Arrival { rank: n.rank, start_ns: c.start_ns[i], dur_ns: c.dur_ns[i], slice, bytes: None };
+            arrive((None, trace.str(c.name[i]).to_string()), arrival);
+        }
     }
     let mut collectives = Vec::new();
     let mut mismatches = Vec::new();
@@ -412,9 +595,177 @@ pub fn ranks_report(trace: &Trace, gpu: &GpuOptions, align: Align) -> Result<Ran
         mismatches,
         align: Align::AsRecorded,
         offsets: Vec::new(),
+        warnings: neff_warnings(&neuron),
     };
     report.realign(align)?;
     Ok(report)
+}
+
+/// What a Neuron rank's device groups give the report (module doc, "Neuron ranks").
+#[derive(Debug, Clone, PartialEq)]
+struct NeuronRank {
+    rank: i64,
+    /// The execution: first start to last end of the rank's instructions and DMA packets.
+    execution: Option<Step>,
+    span_ns: i64,
+    /// Union of the engines' busy intervals (semaphore waits left out).
+    compute_ns: i64,
+    /// Span − union of the engines' busy intervals and the DMA packets.
+    idle_ns: i64,
+    exposed_comm_ns: Option<i64>,
+    collectives: Vec<SliceRef>,
+    core: Option<(u32, CoreSource)>,
+    neff_uuid: Option<String>,
+    neff_uuid_truncated: bool,
+}
+
+/// The Neuron ranks of a profile: the files with a device group holding engine tracks, in rank
+/// order.
+fn neuron_ranks(trace: &Trace, map: &RankMap) -> Vec<NeuronRank> {
+    let wait = crate::analysis::device_summary::semaphore_wait_opcode(trace);
+    let mut out: Vec<NeuronRank> = Vec::new();
+    let mut devices_of: Vec<Vec<usize>> = vec![Vec::new(); map.numbers.len()];
+    for (g, group) in trace.groups.iter().enumerate() {
+        if let Some(v) = map.group_rank.get(g).and_then(|&k| devices_of.get_mut(k)) {
+            if group.kind == GroupKind::Device {
+                v.push(g);
+            }
+        }
+    }
+    for (k, &rank) in map.numbers.iter().enumerate() {
+        let groups: &[usize] = devices_of.get(k).map_or(&[], Vec::as_slice);
+        let is_engine = |t: &crate::model::Track| t.role.engine().is_some();
+        let tracks: Vec<usize> =
+            groups.iter().flat_map(|&g| trace.groups[g].tracks.iter().map(|t| t.idx())).collect();
+        if !tracks.iter().any(|&t| is_engine(&trace.tracks[t])) {
+            continue;
+        }
+        // (start, end) of busy engine instructions, of DMA packets; the earliest event
+        let (mut busy, mut dma, mut comm) = (Vec::new(), Vec::new(), Vec::new());
+        let mut collectives = Vec::new();
+        let (mut first, mut last): (Option<(i64, SliceRef)>, Option<i64>) = (None, None);
+        for &ti in &tracks {
+            let t = &trace.tracks[ti];
+            let c = &t.slices;
+            let (engine, packets) = (is_engine(t), t.role == TrackRole::DmaQueue);
+            if t.role == TrackRole::CollectiveOps {
+                for i in 0..c.len() {
+                    comm.push((c.start_ns[i], c.end_ns(i)));
+                    collectives.push(SliceRef { track: crate::model::TrackId(ti as u32), index: i as u32 });
+                }
+                continue;
+            }
+            if !engine && !packets {
+                continue;
+            }
+            for i in 0..c.len() {
+                let (s, e) = (c.start_ns[i], c.end_ns(i));
+                let here = SliceRef { track: crate::model::TrackId(ti as u32), index: i as u32 };
+                if first.is_none_or(|f| (s, here) < f) {
+                    first = Some((s, here));
+                }
+                last = Some(last.map_or(e, |l| l.max(e)));
+                if packets {
+                    dma.push((s, e));
+                } else if wait.is_none_or(|w| c.opcode_of(i) != w) {
+                    busy.push((s, e));
+                }
+            }
+        }
+        let busy = crate::spans::union(busy);
+        let compute_ns = total(&busy);
+        let mut active = busy.clone();
+        active.extend(dma);
+        let active_ns = total(&crate::spans::union(active));
+        let execution = match (first, last) {
+            (Some((start_ns, slice)), Some(end)) => {
+                Some(Step { number: 0, start_ns, dur_ns: end.saturating_sub(start_ns), slice })
+            }
+            _ => None,
+        };
+        let span_ns = execution.map_or(0, |s| s.dur_ns);
+        let info = groups.iter().find_map(|&g| trace.groups[g].device.as_ref());
+        let exposed_comm_ns = if !collectives.is_empty() {
+            let comm = crate::spans::union(comm);
+            Some(total(&comm).saturating_sub(overlap(&comm, &busy)))
+        } else if info.and_then(|d| d.memory).is_some_and(|m| m.collectives_bytes == 0) {
+            // the program has no memory for collectives: none can run (the device summary's rule)
+            Some(0)
+        } else {
+            None
+        };
+        let file = map.files.get(k).copied().flatten().map(|f| trace.str(f));
+        let core = info.and_then(|d| neuron_core_of(d, file));
+        out.push(NeuronRank {
+            rank,
+            execution,
+            span_ns,
+            compute_ns,
+            idle_ns: span_ns.saturating_sub(active_ns),
+            exposed_comm_ns,
+            collectives,
+            core,
+            neff_uuid: info.and_then(|d| d.neff_uuid).map(|u| trace.str(u).to_string()),
+            neff_uuid_truncated: info.is_some_and(|d| d.neff_uuid_truncated),
+        });
+    }
+    out.sort_by_key(|n| n.rank);
+    out
+}
+
+/// Total length of disjoint sorted spans.
+fn total(spans: &[(i64, i64)]) -> i64 {
+    spans.iter().fold(0i64, |sum, &(s, e)| sum.saturating_add(e.saturating_sub(s)))
+}
+
+/// Length of the intersection of two unions (disjoint, sorted spans).
+fn overlap(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
+    let (mut i, mut j, mut sum) = (0, 0, 0i64);
+    while let (Some(&(s1, e1)), Some(&(s2, e2))) = (a.get(i), b.get(j)) {
+        sum = sum.saturating_add(e1.min(e2).saturating_sub(s1.max(s2)).max(0));
+        if e1 < e2 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    sum
+}
+
+/// The NEFF UUID check of the Neuron ranks (module doc).
+fn neff_warnings(neuron: &[NeuronRank]) -> Vec<RankWarning> {
+    let mut out = Vec::new();
+    let unknown: Vec<i64> = neuron.iter().filter(|n| n.neff_uuid.is_none()).map(|n| n.rank).collect();
+    // longest UUID first, so a truncated prefix joins the full UUID it starts
+    let mut known: Vec<&NeuronRank> = neuron.iter().filter(|n| n.neff_uuid.is_some()).collect();
+    known.sort_by_key(|n| (std::cmp::Reverse(n.neff_uuid.as_ref().map_or(0, String::len)), n.rank));
+    let mut neffs: Vec<NeffRanks> = Vec::new();
+    for n in known {
+        let Some(u) = n.neff_uuid.as_deref() else { continue };
+        let joins = |g: &NeffRanks| g.uuid == u || (n.neff_uuid_truncated && g.uuid.starts_with(u));
+        match neffs.iter_mut().find(|g| joins(g)) {
+            Some(g) => {
+                g.ranks.push(n.rank);
+                g.truncated &= n.neff_uuid_truncated;
+            }
+            None => neffs.push(NeffRanks {
+                uuid: u.to_string(),
+                truncated: n.neff_uuid_truncated,
+                ranks: vec![n.rank],
+            }),
+        }
+    }
+    for g in &mut neffs {
+        g.ranks.sort_unstable();
+    }
+    neffs.sort_by_key(|g| g.ranks.first().copied());
+    if neffs.len() > 1 {
+        out.push(RankWarning::NeffMismatch { neffs });
+    }
+    if !unknown.is_empty() && neuron.len() > 1 {
+        out.push(RankWarning::NeffUnknown { ranks: unknown });
+    }
+    out
 }
 
 impl RanksReport {
@@ -431,7 +782,9 @@ impl RanksReport {
         let offs = offsets(&ranks, &self.steps, &self.collectives, align)?;
         if let Some(r) = offs.iter().find(|o| o.offset_ns.is_none()) {
             return Err(match align {
-                Align::Iteration(k) => format!("rank {} has no ProfilerStep#{k}", r.rank),
+                Align::Iteration(k) => {
+                    format!("rank {} has no iteration {k} (ProfilerStep#{k} or NEFF execution)", r.rank)
+                }
                 Align::Collective(n) => format!("rank {} lacks complete collective {n}", r.rank),
                 Align::AsRecorded => unreachable!("as recorded has every offset"),
             });
@@ -800,6 +1153,94 @@ mod tests {
         // a rank the alignment cannot place keeps its recorded clock
         let offs = [RankOffset { rank: 1, offset_ns: None }];
         assert_eq!(group_offsets(&gr, &offs), vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn rank_and_core_numbers_from_file_names() {
+        use crate::analysis::gpu::{neuron_core_in_file_name as nc, rank_in_file_name as rank};
+        assert_eq!(rank("job/job_rank_3.ntff"), Some(3));
+        assert_eq!(rank("hta__trace_filter_sampled_rank-1.json.gz"), Some(1));
+        assert_eq!(rank("profile_rank_12.ntff"), Some(12));
+        assert_eq!(rank("RANK_7.json"), Some(7));
+        assert_eq!(rank("rank_0"), Some(0));
+        assert_eq!(rank("dir_rank_9/worker.json"), None, "the last path component only");
+        assert_eq!(rank("crank_3.json"), None, "a word of its own");
+        assert_eq!(rank("rank_3a.json"), None);
+        assert_eq!(rank("rank_.json"), None);
+        assert_eq!(rank("rank_1234567890.json"), None, "at most 9 digits");
+        assert_eq!(rank("ranks_3.json"), None);
+        assert_eq!(rank("a_rank_x_rank_4.json"), Some(4), "the first match");
+        assert_eq!(nc("profile_nc_0_session_0.ntff"), Some(0));
+        assert_eq!(nc("i-0abc_pid_12_nc_5_session_0.json"), Some(5));
+        assert_eq!(nc("nrt-nc-003.ntff"), Some(3));
+        assert_eq!(nc("2a8f_instid_0_vnc_1.ntff"), Some(1));
+        assert_eq!(nc("sync_3.ntff"), None);
+        assert_eq!(nc("core_3.ntff"), None, "not a name a Neuron tool writes");
+        assert_eq!(rank("é_rank_2.ntff"), Some(2), "non-ASCII text around it");
+    }
+
+    #[test]
+    fn ranks_are_numbered_by_names_then_cores_then_positions() {
+        use crate::analysis::gpu::{RankMap, RankSource};
+        let trace = |files: &[&str], device: bool| {
+            let mut b = crate::model::TraceBuilder::new("test");
+            for f in files {
+                let g = b.add_group(f, crate::model::GroupKind::Device);
+                b.set_group_source_file(g, f);
+                if device {
+                    b.set_group_device(g, crate::model::DeviceInfo::default());
+                }
+            }
+            b.finish()
+        };
+        let m = RankMap::of(&trace(&["a_rank_2.ntff", "a_rank_0.ntff", "a_rank_1.ntff"], true));
+        assert_eq!((m.numbers, m.source), (vec![2, 0, 1], RankSource::FileName));
+        // a repeated number is not a numbering
+        let m = RankMap::of(&trace(&["x/rank_1.json", "y/rank_1.json"], false));
+        assert_eq!((m.numbers, m.source), (vec![0, 1], RankSource::Position));
+        let m = RankMap::of(&trace(&["profile_nc_3_session_0.ntff", "profile_nc_1_session_0.ntff"], true));
+        assert_eq!((m.numbers, m.source), (vec![3, 1], RankSource::NeuronCoreInFileName));
+        // not Neuron captures: a core in the name is not read
+        let m = RankMap::of(&trace(&["profile_nc_3.json", "profile_nc_1.json"], false));
+        assert_eq!((m.numbers, m.source), (vec![0, 1], RankSource::Position));
+        // one name without a rank: positions
+        let m = RankMap::of(&trace(&["a_rank_2.ntff", "b.ntff"], true));
+        assert_eq!((m.numbers, m.source), (vec![0, 1], RankSource::Position));
+    }
+
+    #[test]
+    fn neff_uuids_group_ranks_and_a_prefix_joins_its_uuid() {
+        let n = |rank: i64, uuid: Option<&str>, truncated: bool| NeuronRank {
+            rank,
+            execution: None,
+            span_ns: 0,
+            compute_ns: 0,
+            idle_ns: 0,
+            exposed_comm_ns: None,
+            collectives: Vec::new(),
+            core: None,
+            neff_uuid: uuid.map(str::to_string),
+            neff_uuid_truncated: truncated,
+        };
+        let full = "5ee240ec1e134d12b7b0ccdf8eff1e5e";
+        // a truncated capture's prefix is the same NEFF
+        assert!(neff_warnings(&[n(0, Some(full), false), n(1, Some("5ee240ec"), true)]).is_empty());
+        // a full UUID that only starts the same is not
+        let w =
+            neff_warnings(&[n(0, Some(full), false), n(1, Some("5ee240ec"), false), n(2, Some(full), false)]);
+        let [RankWarning::NeffMismatch { neffs }] = w.as_slice() else { panic!("{w:?}") };
+        assert_eq!(neffs.iter().map(|g| g.ranks.clone()).collect::<Vec<_>>(), vec![vec![0, 2], vec![1]]);
+        let w = neff_warnings(&[n(0, Some(full), false), n(1, None, false)]);
+        assert_eq!(w, vec![RankWarning::NeffUnknown { ranks: vec![1] }]);
+        assert!(w[0].message().contains("rank 1"));
+        assert!(neff_warnings(&[n(0, None, false)]).is_empty(), "one rank is not a job");
+    }
+
+    #[test]
+    fn spans_total_and_overlap() {
+        assert_eq!(total(&[(0, 10), (20, 25)]), 15);
+        assert_eq!(overlap(&[(0, 10), (20, 30)], &[(5, 22), (25, 26), (40, 50)]), 5 + 2 + 1);
+        assert_eq!(overlap(&[], &[(0, 1)]), 0);
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub fn role_name(r: TrackRole) -> &'static str {
         TrackRole::DmaQueue => "dma_queue",
         TrackRole::DmaTransfers => "dma_transfers",
         TrackRole::Throttle => "throttle",
+        TrackRole::CollectiveOps => "collective_ops",
         TrackRole::OperatorSpans(crate::model::WorkKind::Compute) => "operator_spans_compute",
         TrackRole::OperatorSpans(crate::model::WorkKind::Control) => "operator_spans_control",
         TrackRole::OperatorSpans(crate::model::WorkKind::DataTransfer) => "operator_spans_data_transfer",

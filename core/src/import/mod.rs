@@ -13,7 +13,8 @@
 //! [`Importer::import_group`]; an importer that does not implement it gets its files one by one.
 //!
 //! Several files: every group records the file it was read from ([`crate::model::Group::source_file`]);
-//! only when more than one file produced groups does the group's name also say it (`nc0 — a.ntff`).
+//! only when more than one file produced groups does the group's name also say it (`nc0 — a.ntff`),
+//! and a Neuron device group's its rank (`rank 1 — nc0 — a_rank_1.ntff`: [`ranks`]).
 //! An NTFF dropped with its own neuron-profile JSON export loads as one profile: the NTFF's
 //! timeline, with the export's per-instruction attribution (operators, FLOPs, dependencies)
 //! joined onto its rows, plus the export's tables as metadata ([`neuron_json::import_own_export`],
@@ -32,6 +33,7 @@ pub mod neuron_parquet;
 pub mod neuron_tb_ops;
 mod ntff_identity;
 pub mod perfetto;
+pub mod ranks;
 pub mod rocprof;
 pub mod sqlite;
 pub mod xprof;
@@ -197,6 +199,46 @@ fn name_groups_by_file(b: &mut TraceBuilder) {
     }
 }
 
+/// When more than one input file produced groups, label each Neuron device group of them
+/// (a group with device facts: one NTFF per NeuronCore of a job, …) with its rank, as the
+/// analyses number it ([`ranks::number_files`]): `rank 2 — NeuronCore 0 — graph.neff — x.ntff`.
+/// Other groups keep their names.
+fn name_groups_by_rank(b: &mut TraceBuilder) {
+    let ids: Vec<crate::model::GroupId> = (0..b.group_count() as u32).map(crate::model::GroupId).collect();
+    // the input files in order of first appearance, as the analyses' rank map lists them
+    let mut files: Vec<Option<crate::strings::StrId>> = Vec::new();
+    let mut neuron: Vec<bool> = Vec::new();
+    let mut file_of: Vec<usize> = Vec::with_capacity(ids.len());
+    for &g in &ids {
+        let f = b.group_source_file(g);
+        let k = match files.iter().position(|x| *x == f) {
+            Some(k) => k,
+            None => {
+                files.push(f);
+                neuron.push(false);
+                files.len() - 1
+            }
+        };
+        neuron[k] |= b.group_device(g).is_some();
+        file_of.push(k);
+    }
+    if files.len() < 2 || !neuron.iter().any(|&n| n) {
+        return;
+    }
+    let (numbers, _) = {
+        let names: Vec<Option<&str>> = files.iter().map(|f| f.map(|s| b.string(s))).collect();
+        ranks::number_files(&b.metadata.entries, &names, &neuron)
+    };
+    for (g, k) in ids.into_iter().zip(file_of) {
+        if b.group_device(g).is_none() {
+            continue;
+        }
+        let Some(&rank) = numbers.get(k) else { continue };
+        let name = format!("rank {rank}{GROUP_FILE_SEPARATOR}{}", b.string(b.group_name(g)));
+        b.set_group_name(g, &name);
+    }
+}
+
 /// Refuse `files` up front ([`ImportError::TooLarge`]) when importing them whole would take more
 /// than `limit` bytes of memory at its peak, as far as Loupe can estimate it from their sizes
 /// (NTFF captures: [`neuron_binary::estimate_peak_bytes`]; other formats are not estimated
@@ -349,6 +391,7 @@ pub fn import_files_with(
         }
     }
     name_groups_by_file(&mut b);
+    name_groups_by_rank(&mut b);
     b.add_operator_timeline();
     b.add_device_counters();
     formats.dedup();

@@ -641,10 +641,17 @@ fn add_ntff(
     let metadata_at = b.metadata.entries.len();
     let m = &opened.metadata;
     let correlator = correlate::Correlator::new(m, neff);
+    // the NeuronCore: the capture's own export's, else the one its file name states, else 0 (an
+    // NTFF does not say which core it was captured on)
+    let core =
+        export.as_deref().and_then(|x| x.nc_idx).map(i64::from).or_else(|| {
+            super::ranks::neuron_core_in_file_name(file_name).filter(|c| u32::try_from(*c).is_ok())
+        });
+    let core = core.unwrap_or(0);
     let name = if m.neff_path.is_empty() {
-        "NeuronCore 0".to_string()
+        format!("NeuronCore {core}")
     } else {
-        format!("NeuronCore 0 — {}", m.neff_path.rsplit('/').next().unwrap_or(""))
+        format!("NeuronCore {core} — {}", m.neff_path.rsplit('/').next().unwrap_or(""))
     };
     let mut devices = Devices::new(name, false);
     let dev = devices.get(b, 0);
@@ -809,6 +816,9 @@ fn add_ntff(
             })
             .collect(),
         traffic,
+        neff_uuid: (!m.uuid_raw.is_empty()).then(|| b.intern(&m.uuid_hex())),
+        neff_uuid_truncated: m.uuid_truncated,
+        neuron_core: export.as_deref().and_then(|x| x.nc_idx),
     };
     b.set_group_device(group, info);
     // the Tensor engine's FLOPs per instruction, for the HFU counter (`add_device_counters`)

@@ -172,6 +172,10 @@ impl Devices {
     pub fn new(base_name: String, multi_core: bool) -> Self {
         Devices { list: Vec::new(), index: HashMap::new(), base_name, multi_core }
     }
+    /// The "other" tracks named `name` ([`Device::other`]) of the devices created so far.
+    pub fn others_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = TrackId> + 'a {
+        self.list.iter().filter_map(move |(_, d)| d.tracks.get(&format!("other:{name}")).copied())
+    }
     /// The groups created so far.
     pub fn groups(&self) -> impl Iterator<Item = GroupId> + '_ {
         self.list.iter().map(|(_, d)| d.group)

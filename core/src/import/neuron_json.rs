@@ -336,12 +336,15 @@ pub struct ExportAttribution {
     /// queue, SBUF address, bytes per partition)`, NEFF information the NTFF lacks (its SBUF
     /// occupancy, `ntff::memory`).
     pub static_sbuf: Vec<(u8, u64, u64)>,
+    /// The NeuronCore the capture ran on (`model_info.nc_idx`), which the NTFF does not carry.
+    pub nc_idx: Option<u32>,
 }
 
 impl ExportAttribution {
     /// Collect the instruction records of the parsed export `top` (moved out of it).
     fn new(file: &str, top: &mut Map<String, Value>) -> Self {
-        let mut out = ExportAttribution { file: file.to_string(), ..Default::default() };
+        let nc_idx = neuron_core_of(top);
+        let mut out = ExportAttribution { file: file.to_string(), nc_idx, ..Default::default() };
         let rows = match top.get_mut("instruction") {
             Some(Value::Array(a)) => std::mem::take(a),
             _ => Vec::new(),
@@ -535,6 +538,17 @@ fn records<'a>(top: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &
     top.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
 }
 
+/// The NeuronCore of an export (`model_info.nc_idx`, its first record), when it states one.
+fn neuron_core_of(top: &Map<String, Value>) -> Option<u32> {
+    first_record(top, "model_info")?.get("nc_idx").and_then(int_of).and_then(|n| u32::try_from(n).ok())
+}
+
+/// The NEFF UUID of an export (`neff_header.uuid`), lower-case hex, when it states one.
+fn neff_uuid_of(top: &Map<String, Value>) -> Option<String> {
+    let u = str_of(first_record(top, "neff_header")?, "uuid").trim().to_ascii_lowercase();
+    (!u.is_empty() && u.bytes().all(|c| c.is_ascii_hexdigit())).then_some(u)
+}
+
 fn first_record<'a>(top: &'a Map<String, Value>, key: &str) -> Option<&'a Map<String, Value>> {
     match top.get(key)? {
         Value::Array(a) => a.first()?.as_object(),
@@ -724,11 +738,14 @@ impl<'b> Conv<'b> {
             .map(|t| (t * 1e12).round() as u64);
         let instance = summary.map(|r| str_of(r, "instance_type")).filter(|s| !s.trim().is_empty());
         let instance_type = instance.map(|s| self.b.intern(s.trim()));
+        let neff_uuid = neff_uuid_of(top).map(|u| self.b.intern(&u));
         let d = DeviceInfo {
             execution_time_ps: total,
             instance_type,
             event_count: count("event_count"),
             dma_queue_count: count("dma_queue_count"),
+            neff_uuid,
+            neuron_core: neuron_core_of(top),
             ..DeviceInfo::default()
         };
         if d == DeviceInfo::default() {

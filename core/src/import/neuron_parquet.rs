@@ -30,7 +30,8 @@
 //!   Flow → flows between instructions and DMA blocks;
 //! - SemaphoreUpdate → one counter per semaphore id; Throttle → Throttle slices + limit counter;
 //!   DmaUsage, HbmUsage, PendingDma, SbufUsage, PsumUsage, ActiveTime → counters;
-//!   Error → instants; CcOp, CcInstruction, CoreBarriers → slices on their own tracks;
+//!   Error → instants; CcOp, CcInstruction, CoreBarriers → slices on their own tracks (the CcOp
+//!   track typed `TrackRole::CollectiveOps`: `analysis::ranks` matches its operations);
 //! - Summary, Metadata, NeffHeader, TensorInfo, DmaQueuesInfo, OpcodeSummary, KernelStackFrames, …
 //!   → metadata; the Summary row's `total_time`, `event_count`, `dma_queue_count`, instance type →
 //!   the device groups' [`DeviceInfo`] (the device summary's inputs, as from an NTFF), and its
@@ -45,6 +46,7 @@ use super::neuron_device::{
 use super::{container, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{
     ArgValue, ArgsId, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
+    TrackRole,
 };
 use crate::strings::StrId;
 use parquet::basic::{ConvertedType, Encoding, Type as PhysicalType};
@@ -1151,6 +1153,8 @@ impl<'b> Conv<'b> {
         }
         if let Some(x) = t("CcOp") {
             self.generic_slices(x, "cc_op", "operation", |_| "CC operations".to_string());
+            // typed: the ranks analysis matches the operations across ranks by this role
+            self.set_role_of_other("CC operations", TrackRole::CollectiveOps);
         }
         if let Some(x) = t("CcInstruction") {
             self.generic_slices(x, "cc_instruction", "description", |r| {
@@ -1729,6 +1733,13 @@ impl<'b> Conv<'b> {
                 self.b.intern(desc.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("error"));
             let a = self.row_args(&args, i, &[]);
             self.b.add_instant(track, tv, name, cat, a);
+        }
+    }
+
+    /// Give the "other" track `name` of every device that has one a typed role.
+    fn set_role_of_other(&mut self, name: &str, role: TrackRole) {
+        for t in self.devices.others_named(name) {
+            self.b.set_track_role(t, role);
         }
     }
 

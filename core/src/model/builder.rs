@@ -404,6 +404,10 @@ impl TraceBuilder {
             gr.name = name;
         }
     }
+    /// A group's device facts, when set ([`TraceBuilder::set_group_device`]).
+    pub fn group_device(&self, g: GroupId) -> Option<&DeviceInfo> {
+        self.groups.get(g.idx()).and_then(|gr| gr.device.as_ref())
+    }
     /// Device facts of a device group (execution time, instance type, …).
     pub fn set_group_device(&mut self, g: GroupId, info: DeviceInfo) {
         if let Some(gr) = self.groups.get_mut(g.idx()) {

@@ -149,6 +149,11 @@ pub enum TrackRole {
     DmaTransfers,
     /// Throttling periods.
     Throttle,
+    /// Collective-communication operations of one NeuronCore (`AllGather`, `AllReduce`, … as the
+    /// collective engines ran them: Explorer's `CcOp` table), one slice per operation named by
+    /// its operation. `analysis::ranks` matches them across ranks. An NTFF importer's capture has
+    /// none: its collective records are not decoded.
+    CollectiveOps,
     /// Spans of framework / HLO operators over one kind of device work (derived from the
     /// instructions: the operator timeline, `model::builder::op_timeline`). Not device work
     /// itself: analyses that sum device time skip these tracks.
@@ -993,6 +998,16 @@ pub struct DeviceInfo {
     /// capture, and totals the runtime reported for the whole execution (`execution_time_ps`)
     /// describe events that are not there.
     pub incomplete: Option<Incomplete>,
+    /// The UUID of the NEFF the capture was recorded from, lower-case hex, as the input states it
+    /// (NTFF metadata `/2`; the export's `neff_header.uuid`). From an NTFF it is only a prefix
+    /// when the runtime's copy stopped at a 0x00 byte of the UUID (`neff_uuid_truncated`: fewer
+    /// than 16 bytes recovered). The ranks of one job run one NEFF: `analysis::ranks` compares it.
+    pub neff_uuid: Option<StrId>,
+    pub neff_uuid_truncated: bool,
+    /// The NeuronCore the capture ran on, where the input states it: the export's
+    /// `model_info.nc_idx`. An NTFF does not carry it (no metadata field of it is known,
+    /// `docs/formats/ntff-v5.md` §2); with its own export dropped beside it, the export's.
+    pub neuron_core: Option<u32>,
 }
 
 /// Device memory the runtime allocated for the program, by kind (bytes).

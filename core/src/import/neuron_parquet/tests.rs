@@ -871,3 +871,38 @@ fn two_profiles_in_one_drop_are_refused() {
     assert!(e.contains("profile/Instruction_0.parquet") && e.contains("other/Instruction_0.parquet"), "{e}");
     assert!(e.contains("two profiles"), "{e}");
 }
+
+#[test]
+fn collective_operations_are_typed_for_the_ranks_analysis() {
+    use crate::analysis::ranks::{ranks_report, Align, RankKind};
+    let cc = write_table(
+        &[
+            i64s("start_ts", &[170, 500]),
+            i64s("end_ts", &[300, 600]),
+            i64s("duration_ns", &[130, 100]),
+            strs("operation", &["AllReduce", "AllGather"]),
+            strs("algorithm", &["Ring", "Ring"]),
+            i64s("num_elements", &[1024, 2048]),
+            i64s("op_id", &[1, 2]),
+            strs("dtype", &["fp16", "fp16"]),
+        ],
+        1000,
+        Compression::SNAPPY,
+    );
+    let files = [("p/Instruction_0.parquet", instruction_table()), ("p/CcOp.parquet", cc)];
+    let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
+    let t = import_files(&inputs, &mut NoProgress).unwrap();
+    let tr = find_track(&t, "CC operations");
+    assert_eq!(tr.role, TrackRole::CollectiveOps);
+    assert_eq!(tr.slices.len(), 2);
+    let rep = ranks_report(&t, &crate::analysis::gpu::GpuOptions::default(), Align::AsRecorded).unwrap();
+    let [r] = rep.ranks.as_slice() else { panic!("one rank: {:?}", rep.ranks) };
+    assert_eq!(r.kind, RankKind::Neuron);
+    // engines busy [100, 180], [400, 450], [1e12 + 123, + 223] (semaphore waits: none)
+    assert_eq!(r.compute_ns, 80 + 50 + 100);
+    // AllReduce [170, 300] under compute for 10 ns, AllGather [500, 600] not at all
+    assert_eq!(r.exposed_comm_ns, Some(130 - 10 + 100));
+    let names: Vec<&str> = rep.collectives.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["AllReduce", "AllGather"], "in start order");
+    assert!(rep.collectives.iter().all(|c| c.ranks == vec![0] && !c.is_complete()), "one rank");
+}
