@@ -163,6 +163,8 @@ fn split(horizontal: bool, parts: Vec<(f64, Node)>) -> Node {
 pub enum ProfileKind {
     /// A Neuron device profile (NTFF, JSON export, Parquet), possibly with its NEFF.
     Device,
+    /// Several Neuron device profiles of one job (one NTFF per NeuronCore: ranks).
+    DeviceRanks,
     /// A trace with GPU streams (Kineto, Nsight, rocprof, …).
     GpuTrace,
     /// A trace without device work (CPU threads only: Chrome, Perfetto, a CPU-only Kineto run).
@@ -183,6 +185,22 @@ impl Node {
     pub fn default_for(kind: ProfileKind) -> Node {
         use WidgetKind::*;
         let (main, below, side, side_share): (&[WidgetKind], &[WidgetKind], &[WidgetKind], f64) = match kind {
+            // the ranks' question first: which core is slow
+            ProfileKind::DeviceRanks => (
+                &[Timeline, Program],
+                &[
+                    RankSummary,
+                    Details,
+                    OperatorTable,
+                    OperatorViews,
+                    Regions,
+                    Memory,
+                    SelectionSummary,
+                    Annotations,
+                ],
+                &[Summary, Code],
+                0.30,
+            ),
             ProfileKind::Device => (
                 &[Timeline, Program],
                 &[
@@ -532,6 +550,7 @@ mod tests {
     fn default_layouts_hold_the_expected_widgets_and_tile_the_area() {
         let kinds = [
             ProfileKind::Device,
+            ProfileKind::DeviceRanks,
             ProfileKind::GpuTrace,
             ProfileKind::Trace,
             ProfileKind::ProgramOnly,
@@ -548,6 +567,9 @@ mod tests {
             }
             assert!(slots.len() <= 4, "{kind:?}: {} panes", slots.len());
         }
+        let r = Node::default_for(ProfileKind::DeviceRanks);
+        assert!(r.contains(RankSummary) && r.is_shown(RankSummary), "a job's ranks: the Rank Summary in front");
+        assert!(!Node::default_for(ProfileKind::Device).contains(RankSummary));
         let d = Node::default_for(ProfileKind::Device);
         for w in [Timeline, Details, Search, Summary, SelectionSummary, Program, Annotations, OperatorTable] {
             assert!(d.contains(w), "{w:?}");

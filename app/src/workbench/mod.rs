@@ -33,7 +33,20 @@ pub fn profile_kind(t: &Trace) -> ProfileKind {
     } else if t.slice_count() == 0 && !t.tables.is_empty() {
         ProfileKind::Reports
     } else if t.tracks.iter().any(|tr| tr.role.engine().is_some()) || t.program.is_some() {
-        ProfileKind::Device
+        // one rank per input file with device groups (analysis::ranks' numbering)
+        let device_ranks = {
+            let ranks = loupe_core::analysis::ranks::group_ranks(t);
+            let mut r: Vec<i64> =
+                t.groups.iter().zip(&ranks).filter(|(g, _)| g.device.is_some()).map(|(_, &r)| r).collect();
+            r.sort_unstable();
+            r.dedup();
+            r.len()
+        };
+        if device_ranks >= 2 {
+            ProfileKind::DeviceRanks
+        } else {
+            ProfileKind::Device
+        }
     } else if t.tracks.iter().any(|tr| tr.role == loupe_core::model::TrackRole::GpuStream) {
         ProfileKind::GpuTrace
     } else {
