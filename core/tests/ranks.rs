@@ -365,3 +365,33 @@ fn message_sizes_from_kineto_args() {
         assert_eq!((c.start_skew_ns, c.last_rank, c.ranks.as_slice()), (0, None, &[0][..]));
     }
 }
+
+/// Several files that say they are ranks (here `rank-N` in their names): every group is labelled
+/// with its rank, as the analyses number it; unrelated files (numbered only by their order) keep
+/// their names.
+#[test]
+fn groups_of_ranks_say_their_rank() {
+    let t = pair();
+    let names: Vec<String> = t.groups.iter().map(|g| t.strings.get(g.name).to_string()).collect();
+    assert!(names.len() >= 2, "{names:?}");
+    let ranks = loupe_core::analysis::ranks::group_ranks(&t);
+    for (n, r) in names.iter().zip(&ranks) {
+        assert!(n.starts_with(&format!("rank {r} — ")), "{n:?} is rank {r}");
+        assert!(n.ends_with(&format!("rank-{r}.json")), "{n:?}: rank {r}'s file");
+    }
+    assert!(ranks.contains(&0) && ranks.contains(&1));
+
+    let doc = |pid: u32| {
+        format!(r#"{{"traceEvents":[{{"name":"a","ph":"X","ts":1,"dur":2,"pid":{pid},"tid":1}}]}}"#)
+    };
+    let (a, b) = (doc(1), doc(2));
+    let inputs = [
+        InputFile { name: "first.json", bytes: a.as_bytes() },
+        InputFile { name: "second.json", bytes: b.as_bytes() },
+    ];
+    let t = import_files(&inputs, &mut NoProgress).expect("loads");
+    for g in &t.groups {
+        let n = t.strings.get(g.name);
+        assert!(!n.starts_with("rank "), "{n:?}: files that do not say they are ranks keep their names");
+    }
+}

@@ -568,7 +568,10 @@ mod tests {
             assert!(slots.len() <= 4, "{kind:?}: {} panes", slots.len());
         }
         let r = Node::default_for(ProfileKind::DeviceRanks);
-        assert!(r.contains(RankSummary) && r.is_shown(RankSummary), "a job's ranks: the Rank Summary in front");
+        assert!(
+            r.contains(RankSummary) && r.is_shown(RankSummary),
+            "a job's ranks: the Rank Summary in front"
+        );
         assert!(!Node::default_for(ProfileKind::Device).contains(RankSummary));
         let d = Node::default_for(ProfileKind::Device);
         for w in [Timeline, Details, Search, Summary, SelectionSummary, Program, Annotations, OperatorTable] {

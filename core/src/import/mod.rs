@@ -199,10 +199,11 @@ fn name_groups_by_file(b: &mut TraceBuilder) {
     }
 }
 
-/// When more than one input file produced groups, label each Neuron device group of them
-/// (a group with device facts: one NTFF per NeuronCore of a job, …) with its rank, as the
-/// analyses number it ([`ranks::number_files`]): `rank 2 — NeuronCore 0 — graph.neff — x.ntff`.
-/// Other groups keep their names.
+/// When more than one input file produced groups, label each group of them with its rank, as
+/// the analyses number it ([`ranks::number_files`]): `rank 2 — NeuronCore 0 — graph.neff — x.ntff`,
+/// `rank 1 — python (pid 7) — trace_rank-1.json`. Neuron device groups (one NTFF per NeuronCore of
+/// a job, …) always; other groups when the files say they are ranks (`distributedInfo.rank`, or
+/// `rank_N` in every name), not for unrelated files numbered by their order.
 fn name_groups_by_rank(b: &mut TraceBuilder) {
     let ids: Vec<crate::model::GroupId> = (0..b.group_count() as u32).map(crate::model::GroupId).collect();
     // the input files in order of first appearance, as the analyses' rank map lists them
@@ -222,15 +223,16 @@ fn name_groups_by_rank(b: &mut TraceBuilder) {
         neuron[k] |= b.group_device(g).is_some();
         file_of.push(k);
     }
-    if files.len() < 2 || !neuron.iter().any(|&n| n) {
+    if files.len() < 2 {
         return;
     }
-    let (numbers, _) = {
+    let (numbers, source) = {
         let names: Vec<Option<&str>> = files.iter().map(|f| f.map(|s| b.string(s))).collect();
         ranks::number_files(&b.metadata.entries, &names, &neuron)
     };
+    let stated = matches!(source, ranks::RankSource::DistributedInfo | ranks::RankSource::FileName);
     for (g, k) in ids.into_iter().zip(file_of) {
-        if b.group_device(g).is_none() {
+        if b.group_device(g).is_none() && !stated {
             continue;
         }
         let Some(&rank) = numbers.get(k) else { continue };
