@@ -73,7 +73,7 @@ if [ ! -x target/venv-duckdb/bin/python ] || ! target/venv-duckdb/bin/python -c 
   log "DuckDB for the Parquet export test (python venv in target/venv-duckdb)"
   mkdir -p target
   python3 -m venv target/venv-duckdb && target/venv-duckdb/bin/pip install -q duckdb \
-    || log "DuckDB could not be installed: the Parquet read-back test will skip"
+    || log "DuckDB could not be installed: the Parquet read-back test (cli/tests/parquet_duckdb.rs) will fail"
 fi
 # `trunk serve` refuses to start when a path in Trunk.toml's [watch] ignore list is missing
 mkdir -p target

@@ -11,8 +11,7 @@ use std::path::{Path, PathBuf};
 fn samples(dir: &str) -> Vec<PathBuf> {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples").join(dir);
     let Ok(rd) = std::fs::read_dir(&d) else {
-        eprintln!("skipping: {} not found", d.display());
-        return Vec::new();
+        panic!("{} not found (the shared samples beside the repository are required)", d.display());
     };
     let mut v: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect();
     v.sort();

@@ -15,8 +15,7 @@ fn sample(rel: &str) -> Option<(String, Vec<u8>)> {
     match std::fs::read(&p) {
         Ok(b) => Some((p, b)),
         Err(_) => {
-            println!("skipping: {p} absent");
-            None
+            panic!("{p} absent (the shared samples beside the repository are required)");
         }
     }
 }

@@ -40,7 +40,7 @@ async function showCode(page) {
 const line = (page, n) => page.locator(`[data-testid=widget-code] .code-line[data-line="${n}"]`);
 
 test('code: sources dropped with the profile, both ways between events and lines', async (t) => {
-  if (fixtureError) { t.skip(fixtureError); return; }
+  if (fixtureError) assert.fail(fixtureError);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 900 });
   await load(page, [NEFF, NTFF, MODEL, KERNEL]);
   assert.equal((await loupe(page)).format, 'ntff+neff', 'the .py files were not sent to the importers');
@@ -111,7 +111,7 @@ test('code: sources dropped with the profile, both ways between events and lines
 });
 
 test('code: empty state names the debug-info paths; sources dropped later join the open profile', async (t) => {
-  if (fixtureError) { t.skip(fixtureError); return; }
+  if (fixtureError) assert.fail(fixtureError);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 900 });
   await load(page, [NEFF, NTFF]);
   const code = await showCode(page);
@@ -137,8 +137,8 @@ test('code: empty state names the debug-info paths; sources dropped later join t
 });
 
 test('code: a folder (Open folder…) gives its sources and its Neuron captures', async (t) => {
-  if (fixtureError) { t.skip(fixtureError); return; }
-  if (!existsSync(FIX)) { t.skip('no fixtures'); return; }
+  if (fixtureError) assert.fail(fixtureError);
+  if (!existsSync(FIX)) assert.fail('no fixtures');
   const { page, errors, context } = await openApp(env, { width: 1500, height: 900 });
   await page.getByTestId('open-folder').setInputFiles(FIX);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.loupeState), null, { timeout: 60000 });

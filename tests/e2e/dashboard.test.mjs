@@ -39,7 +39,7 @@ async function inked(page, testid) {
 }
 
 test('Kineto sample: utilisation, pie, top ops, recommendations, range, highlight', async (t) => {
-  if (!kineto) { t.skip(`no Kineto sample in ${KINETO}`); return; }
+  if (!kineto) assert.fail(`no Kineto sample in ${KINETO}`);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 950 });
   await load(page, join(KINETO, kineto));
   await page.locator('.wb-tab[data-widget=dashboard]').click();
@@ -90,7 +90,7 @@ test('Kineto sample: utilisation, pie, top ops, recommendations, range, highligh
 });
 
 test('DLProf report CSVs open as tables', async (t) => {
-  if (dlprofCsvs.length === 0) { t.skip(`no DLProf CSV samples in ${DLPROF}`); return; }
+  if (dlprofCsvs.length === 0) assert.fail(`no DLProf CSV samples in ${DLPROF}`);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 950 });
   await load(page, dlprofCsvs.map((f) => join(DLPROF, f)));
   const w = page.getByTestId('widget-dashboard');
@@ -109,7 +109,7 @@ test('DLProf report CSVs open as tables', async (t) => {
 
 test('a CPU-only trace says why the dashboard does not apply', async (t) => {
   const cpuOnly = existsSync(KINETO) ? readdirSync(KINETO).find((f) => f.includes('cpu_only')) : undefined;
-  if (!cpuOnly) { t.skip('no CPU-only Kineto sample'); return; }
+  if (!cpuOnly) assert.fail('no CPU-only Kineto sample');
   const { page, errors, context } = await openApp(env);
   await load(page, join(KINETO, cpuOnly));
   // a CPU-only trace's default layout has no GPU widgets: add the Dashboard from the menu

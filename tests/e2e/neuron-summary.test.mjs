@@ -89,7 +89,7 @@ async function check(page, cli, what) {
 }
 
 test('NTFF alone: headline cells equal the CLI, insights listed, an insight shows its events', async (t) => {
-  if (!existsSync(NTFF)) { t.skip('no Neuron samples'); return; }
+  if (!existsSync(NTFF)) assert.fail('no Neuron samples');
   const cli = cliSummary(NTFF);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 1000 });
   await load(page, NTFF);
@@ -112,7 +112,7 @@ test('NTFF alone: headline cells equal the CLI, insights listed, an insight show
 });
 
 test('NEFF + NTFF: the same cells as `loupe summary --neff`', async (t) => {
-  if (!existsSync(NTFF) || !existsSync(NEFF)) { t.skip('no Neuron samples'); return; }
+  if (!existsSync(NTFF) || !existsSync(NEFF)) assert.fail('no Neuron samples');
   const cli = cliSummary(NTFF, NEFF);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 1000 });
   await load(page, [NEFF, NTFF]);
@@ -173,7 +173,7 @@ async function zoomIn(page, times) {
 
 for (const colorScheme of ['light', 'dark']) {
   test(`NTFF, ${colorScheme}: the current view after a zoom, each cell as \`loupe summary --window\``, async (t) => {
-    if (!existsSync(NTFF)) { t.skip('no Neuron samples'); return; }
+    if (!existsSync(NTFF)) assert.fail('no Neuron samples');
     const { page, errors, context } = await openApp(env, { width: 1440, height: 900, colorScheme });
     await load(page, NTFF);
     await page.locator('.wb-tab[data-widget=summary]').click();

@@ -14,7 +14,7 @@ before(async () => { env = await setup(); });
 after(async () => { await env?.close(); });
 
 test('NTFF: device timeline with engine tracks, instruction details', async (t) => {
-  if (!existsSync(NTFF)) { t.skip(`no sample ${NTFF}`); return; }
+  if (!existsSync(NTFF)) assert.fail(`no sample ${NTFF}`);
   const { page, errors, context } = await openApp(env, { dpr: 2 });
   await load(page, NTFF);
   const l = await loupe(page);
@@ -37,7 +37,7 @@ test('NTFF: device timeline with engine tracks, instruction details', async (t) 
 });
 
 test('NEFF + NTFF together load as one paired profile', async (t) => {
-  if (!existsSync(NTFF) || !existsSync(NEFF)) { t.skip('no Neuron samples'); return; }
+  if (!existsSync(NTFF) || !existsSync(NEFF)) assert.fail('no Neuron samples');
   const { page, errors, context } = await openApp(env);
   await load(page, [NEFF, NTFF]);
   const l = await loupe(page);

@@ -53,7 +53,7 @@ async function highlightCount(page) {
 }
 
 test('Operator Table on a Kineto trace: call tree → kernels, sort, filter, expand, highlight, zoom', async (t) => {
-  if (!existsSync(KINETO)) { t.skip(`no sample ${KINETO}`); return; }
+  if (!existsSync(KINETO)) assert.fail(`no sample ${KINETO}`);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 950 });
   await load(page, KINETO);
   const w = await openTable(page, 'call-tree');
@@ -108,7 +108,7 @@ test('Operator Table on a Kineto trace: call tree → kernels, sort, filter, exp
 });
 
 test('Operator Table on an NTFF: instructions per engine, sort by engine, filter, highlight', async (t) => {
-  if (!existsSync(NTFF)) { t.skip(`no sample ${NTFF}`); return; }
+  if (!existsSync(NTFF)) assert.fail(`no sample ${NTFF}`);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 950 });
   await load(page, NTFF);
   const w = await openTable(page, 'operators');

@@ -21,7 +21,7 @@ async function load(page, file) {
 }
 
 test('Nsight Systems SQLite export: timeline, kernel details', async (t) => {
-  if (!existsSync(NSYS)) { t.skip(`no sample ${NSYS}`); return; }
+  if (!existsSync(NSYS)) assert.fail(`no sample ${NSYS}`);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 900 });
   await load(page, NSYS);
   if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
@@ -40,7 +40,7 @@ test('Nsight Systems SQLite export: timeline, kernel details', async (t) => {
 });
 
 test('DLProf database: timeline and dashboard tables', async (t) => {
-  if (!existsSync(DLDB)) { t.skip(`no sample ${DLDB}`); return; }
+  if (!existsSync(DLDB)) assert.fail(`no sample ${DLDB}`);
   const { page, errors, context } = await openApp(env, { width: 1500, height: 900 });
   await load(page, DLDB);
   if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
@@ -58,7 +58,7 @@ test('DLProf database: timeline and dashboard tables', async (t) => {
 });
 
 test('a binary .nsys-rep is answered with the export command', async (t) => {
-  if (!existsSync(REP)) { t.skip(`no sample ${REP}`); return; }
+  if (!existsSync(REP)) assert.fail(`no sample ${REP}`);
   const { page, context } = await openApp(env);
   await load(page, REP);
   assert.equal(await state(page), 'error');

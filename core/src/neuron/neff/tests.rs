@@ -178,8 +178,7 @@ fn sample(name: &str) -> Option<Vec<u8>> {
     match std::fs::read(&p) {
         Ok(b) => Some(b),
         Err(_) => {
-            println!("skipping: sample {p} not present");
-            None
+            panic!("sample {p} not present (the shared samples beside the repository are required)");
         }
     }
 }
