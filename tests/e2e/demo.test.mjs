@@ -1,7 +1,7 @@
 // The demo shows without errors, and hover / click / drag / keys work on it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, openApp, canvasColours, loupe, state, nextFrame, shot, findSlicePoint } from './helpers.mjs';
+import { setup, openApp, canvasColours, waitCanvasPainted, loupe, state, nextFrame, shot, findSlicePoint } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
@@ -18,7 +18,7 @@ test('demo renders without errors, sharp at devicePixelRatio 2', async () => {
   assert.equal(l.dpr, 2);
   const c = await page.evaluate(() => { const c = document.querySelector('[data-testid=timeline]'); return { w: c.width, cssW: c.clientWidth }; });
   assert.equal(c.w, c.cssW * 2, 'backing store scaled by devicePixelRatio');
-  assert.ok((await canvasColours(page)) > 12, 'canvas is not blank');
+  assert.ok((await waitCanvasPainted(page, 12)) > 12, 'canvas is not blank');
   console.log(`demo: first paint ${l.paintMs} ms`); // printed, not asserted (no wall-clock asserts)
   await shot(page, 'demo.png');
   assert.deepEqual(errors, []);

@@ -120,6 +120,21 @@ export async function load(page, files) {
   if ((await state(page)) === 'error') throw new Error(`load failed: ${await page.getByTestId('load-error').textContent()}`);
 }
 
+/**
+ * Wait until the timeline canvas shows more than `min` colours (a load's "ready" comes a frame
+ * before its paint, and a new profile's layout may mount a fresh canvas); returns the count.
+ */
+export async function waitCanvasPainted(page, min, timeout = 10000) {
+  const end = Date.now() + timeout;
+  let n = 0;
+  while (Date.now() < end) {
+    n = await canvasColours(page);
+    if (n > min) return n;
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  }
+  return n;
+}
+
 /** Wait for the next painted frame after an action. */
 export async function nextFrame(page, before) {
   await page.waitForFunction((f) => window.__loupe.frames > f, before.frames, { timeout: 5000 });

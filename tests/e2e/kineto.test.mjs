@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, canvasColours, loupe, state, nextFrame, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
+import { setup, openApp, canvasColours, waitCanvasPainted, loupe, state, nextFrame, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
 
 const DIR = join(SAMPLES, 'pytorch-kineto');
 const file = readdirSync(DIR).find((f) => f.includes('cupti_profiler_benchmark') && f.endsWith('.json.gz'));
@@ -23,7 +23,7 @@ test('Kineto sample: load, render, hover, click, keys', async () => {
   const l = await loupe(page);
   assert.equal(l.demo, false);
   assert.ok(l.sliceCount > 0);
-  assert.ok((await canvasColours(page)) > 12, 'canvas is not blank');
+  assert.ok((await waitCanvasPainted(page, 12)) > 12, 'canvas is not blank');
   await shot(page, 'kineto.png');
 
   const p = await findSlicePoint(page);

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, load, canvasColours, loupe, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
+import { setup, openApp, load, canvasColours, waitCanvasPainted, loupe, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
 
 const NTFF = join(SAMPLES, 'neuron', 'profile_128x128x1024.ntff');
 const NEFF = join(SAMPLES, 'neuron', 'matmul_small.neff');
@@ -23,7 +23,7 @@ test('NTFF: device timeline with engine tracks, instruction details', async (t) 
   assert.ok(l.sliceCount > 300, `slices: ${l.sliceCount}`);
   const tracks = await page.getByTestId('track-list').textContent();
   for (const name of ['Tensor', 'Vector', 'Scalar', 'GpSimd', 'Sync']) assert.ok(tracks.includes(name), `track ${name} listed`);
-  assert.ok((await canvasColours(page)) > 8, 'canvas is not blank');
+  assert.ok((await waitCanvasPainted(page, 8)) > 8, 'canvas is not blank');
   const p = await findSlicePoint(page);
   assert.ok(p, 'a slice is painted');
   await page.mouse.click(p.x, p.y);

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, canvasColours, loupe, state, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
+import { setup, openApp, canvasColours, waitCanvasPainted, loupe, state, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
 
 const CASES = [
   {
@@ -36,7 +36,7 @@ for (const c of CASES) {
     assert.equal(l.demo, false);
     assert.equal(l.format, c.format);
     assert.equal(l.sliceCount, c.slices);
-    assert.ok((await canvasColours(page)) > 8, 'canvas is not blank');
+    assert.ok((await waitCanvasPainted(page, 8)) > 8, 'canvas is not blank');
     await shot(page, `proto-${c.label}.png`);
     const p = await findSlicePoint(page);
     assert.ok(p, 'a slice is painted');

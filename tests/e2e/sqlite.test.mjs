@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, openApp, canvasColours, loupe, state, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
+import { setup, openApp, canvasColours, waitCanvasPainted, loupe, state, shot, findSlicePoint, SAMPLES } from './helpers.mjs';
 
 const NSYS = join(SAMPLES, 'nsight-systems-sqlite', 'odema_nsys_profile.sqlite');
 const REP = join(SAMPLES, 'nsight-systems-sqlite', 'odema_nsys_profile.nsys-rep');
@@ -28,7 +28,7 @@ test('Nsight Systems SQLite export: timeline, kernel details', async (t) => {
   const l = await loupe(page);
   assert.equal(l.format, 'nsys-sqlite');
   assert.equal(l.sliceCount, 502); // = core/sqlite/tests/count_sqlite.py on this file
-  assert.ok((await canvasColours(page)) > 12, 'canvas is not blank');
+  assert.ok((await waitCanvasPainted(page, 12)) > 12, 'canvas is not blank');
   await shot(page, 'sqlite-nsys.png');
   const p = await findSlicePoint(page);
   assert.ok(p, 'a slice is painted');
@@ -47,7 +47,7 @@ test('DLProf database: timeline and dashboard tables', async (t) => {
   const l = await loupe(page);
   assert.equal(l.format, 'dlprof-sqlite');
   assert.equal(l.sliceCount, 104);
-  assert.ok((await canvasColours(page)) > 8, 'canvas is not blank');
+  assert.ok((await waitCanvasPainted(page, 8)) > 8, 'canvas is not blank');
   await shot(page, 'sqlite-dlprof.png');
   await page.locator('.wb-tab[data-widget=dashboard]').click();
   const w = page.getByTestId('widget-dashboard');
