@@ -94,6 +94,12 @@ fn two_files_groups_carry_their_file() {
     assert!(names[1].starts_with(&format!("rank 1{GROUP_FILE_SEPARATOR}")), "{names:?}");
     assert!(names[1].ends_with(&format!("{GROUP_FILE_SEPARATOR}b.ntff")), "{names:?}");
     assert_eq!(two.slice_count(), 2 * one.slice_count());
+    // shown in rank order, whatever the order they were given in
+    let rev = load(&[("job_rank_1.ntff", &b), ("job_rank_0.ntff", &a)]);
+    let shown: Vec<&str> =
+        rev.ordered_groups().into_iter().map(|g| rev.str(rev.groups[g.idx()].name)).collect();
+    assert!(shown[0].starts_with("rank 0") && shown[0].ends_with("job_rank_0.ntff"), "{shown:?}");
+    assert!(shown[1].starts_with("rank 1") && shown[1].ends_with("job_rank_1.ntff"), "{shown:?}");
 
     // formats mixed: a Chrome trace and an NTFF
     let chrome = br#"{"traceEvents":[{"name":"step","ph":"X","ts":1,"dur":2,"pid":7,"tid":1}]}"#;

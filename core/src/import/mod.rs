@@ -238,6 +238,11 @@ fn name_groups_by_rank(b: &mut TraceBuilder) {
         let Some(&rank) = numbers.get(k) else { continue };
         let name = format!("rank {rank}{GROUP_FILE_SEPARATOR}{}", b.string(b.group_name(g)));
         b.set_group_name(g, &name);
+        // a job's device groups (one per NeuronCore) shown in rank order, whatever the input's
+        // order (importers of other formats order their groups themselves: pids, devices)
+        if b.group_device(g).is_some() {
+            b.set_group_sort(g, rank);
+        }
     }
 }
 
