@@ -32,7 +32,9 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   loupe summary FILE... [--json] [--neff F]   headline numbers of each profile (one JSON object per input with --json);
         Neuron device profiles add `device_summary` (neuron-profile's summary keys and units)
-        and `insights` (rule, threshold, outcome: fired / passed / not_evaluated with the reason);
+        and `insights` (rule, threshold, outcome: fired / passed / not_evaluated with the reason),
+        and, when the input has collective operations (Explorer's Parquet CcOp), `collectives`
+        (per device group and operation: count, total, min, quartiles, median, max in ns);
         --window T0:T1 (ns, the model's times) adds `device_summary_window`: the keys defined over
         that part of the timeline, percentages over its length
   loupe events FILE... [--csv] [--kind K] [--neff F]
@@ -308,6 +310,10 @@ fn run(a: &Args) -> Result<(), String> {
                         v["device_summary"] = serde_json::to_value(ds).map_err(|e| e.to_string())?;
                         let insights = loupe_core::analysis::neuron_insights::neuron_insights(&t, ds);
                         v["insights"] = serde_json::to_value(&insights).map_err(|e| e.to_string())?;
+                        let cc = loupe_core::analysis::device_collectives::collective_durations(&t);
+                        if !cc.is_empty() {
+                            v["collectives"] = serde_json::to_value(&cc).map_err(|e| e.to_string())?;
+                        }
                         if let Some((t0, t1)) = a.window {
                             let w = loupe_core::analysis::device_summary::device_summary_over(&t, t0, t1);
                             v["device_summary_window"] = serde_json::json!({

@@ -6,7 +6,7 @@
 //!
 //! There are no public Explorer Parquet outputs: the rows are synthetic (a deterministic
 //! pseudo-random program on five engines, DMA packets on static and dynamic queues, semaphore
-//! updates), the columns those of the published schema reference (neuron.md §3.7), plus one
+//! updates, collective operations), the columns those of the published schema reference (neuron.md §3.7), plus one
 //! column the schema does not have (`loupe_test_note`, on split 2 of `Instruction`) that must be
 //! kept as an argument.
 
@@ -198,6 +198,32 @@ fn main() {
         val.push((k / 3) as i32);
     }
     write(dir, "SemaphoreUpdate.parquet", &[C::I64("timestamp", ts), C::S("id", sid), C::I32("value", val)]);
+
+    // CcOp: collective operations (Explorer's Summary: their durations; the outlier insight):
+    // six AllReduce, the fifth 3× the others' length, and two AllGather
+    let cc: [(&str, i64, i64); 8] = [
+        ("AllReduce", 100, 200),
+        ("AllGather", 400, 120),
+        ("AllReduce", 700, 210),
+        ("AllReduce", 1100, 190),
+        ("AllReduce", 1500, 220),
+        ("AllReduce", 1900, 630),
+        ("AllGather", 2700, 130),
+        ("AllReduce", 3000, 205),
+    ];
+    write(
+        dir,
+        "CcOp.parquet",
+        &[
+            C::I64("start_ts", cc.iter().map(|c| c.1).collect()),
+            C::I64("end_ts", cc.iter().map(|c| c.1 + c.2).collect()),
+            C::I64("duration_ns", cc.iter().map(|c| c.2).collect()),
+            C::S("operation", cc.iter().map(|c| c.0.to_string()).collect()),
+            C::S("algorithm", vec!["Ring".into(); cc.len()]),
+            C::I64("num_elements", vec![1024; cc.len()]),
+            C::I64("op_id", (1..=cc.len() as i64).collect()),
+        ],
+    );
 
     let total_s = (last_end + 1000) as f64 * 1e-9;
     write(

@@ -1,7 +1,7 @@
 // Neuron Explorer's Parquet output directory as one profile in the page: a folder of schema-7.4.0
 // tables (written by `cargo run -p loupe-core --example gen_neuron_parquet`, or
 // `$LOUPE_GEN_NEURON_PARQUET_BIN`: `Instruction` in three splits, DmaPacket, SemaphoreUpdate,
-// Summary, Metadata, NeffHeader, TensorInfo) opened with "Open folder…" loads as one profile whose
+// CcOp, Summary, Metadata, NeffHeader, TensorInfo) opened with "Open folder…" loads as one profile whose
 // slice count and Summary headline cells equal `loupe summary --json DIR` (the CLI reads a folder
 // as one profile too), and the Tensor view lists TensorInfo. A folder of another MAJOR schema
 // version is refused with a message naming Metadata.parquet and both versions.
@@ -49,8 +49,8 @@ test('an Explorer Parquet directory opens as one profile: the CLI\'s numbers, it
   if ((await state(page)) === 'error') assert.fail(`load failed: ${await page.getByTestId('load-error').textContent()}`);
   const l = await loupe(page);
   assert.equal(l.format, 'neuron-explorer-parquet');
-  assert.equal(l.sliceCount, cli.slices, 'every row of the three Instruction splits and of DmaPacket');
-  assert.equal(cli.slices, 3 * 400 + 300, 'the generator wrote 1200 instructions and 300 packets');
+  assert.equal(l.sliceCount, cli.slices, 'every row of the three Instruction splits, DmaPacket and CcOp');
+  assert.equal(cli.slices, 3 * 400 + 300 + 8, 'the generator wrote 1200 instructions, 300 packets, 8 collectives');
   // the Summary overview: the same headline cells as the CLI's device summary
   await page.locator('.wb-tab[data-widget=summary]').click();
   const head = page.getByTestId('ns-headline');
@@ -66,6 +66,24 @@ test('an Explorer Parquet directory opens as one profile: the CLI\'s numbers, it
       assert.equal(await cell.getAttribute('data-missing'), 'true', `${key}: missing in both`);
     }
   }
+  // the collectives' durations (CcOp): the CLI's, per operation; the outlier insight fired on
+  // the one AllReduce 3× its group's median
+  assert.deepEqual(cli.collectives.map((c) => c.name), ['AllReduce', 'AllGather']);
+  for (const c of cli.collectives) {
+    const row = page.locator(`[data-testid=ns-collective][data-name="${c.name}"]`);
+    assert.equal(Number(await row.locator('td[data-count]').getAttribute('data-count')), c.count);
+    assert.deepEqual(await row.locator('td[data-ns]').evaluateAll((els) => els.map((e) => Number(e.dataset.ns))),
+      [c.min_ns, c.q1_ns, c.median_ns, c.q3_ns, c.max_ns]);
+  }
+  // (an independent count: AllReduce 190 200 205 210 220 630 ns → numpy's quartiles 201.25, 207.5, 217.5)
+  const ar = cli.collectives.find((c) => c.name === 'AllReduce');
+  assert.deepEqual([ar.count, ar.min_ns, ar.q1_ns, ar.median_ns, ar.q3_ns, ar.max_ns], [6, 190, 201, 208, 218, 630]);
+  const outliers = cli.insights.find((i) => i.rule.id === 'collective_outliers');
+  assert.equal(outliers.outcome, 'fired');
+  assert.equal(outliers.event_count, 1, 'the 630 ns AllReduce');
+  const fired = page.locator('[data-testid=ns-insights] [data-insight=collective_outliers]');
+  assert.equal(await fired.count(), 1, 'the insight is shown as fired');
+  assert.equal(await fired.getAttribute('data-events'), '1');
   await shot(page, 'parquet-directory.png');
   // the Tensor view from TensorInfo: stated sizes, IN/OUT/WEIGHT as input/output/const
   await page.locator('.wb-tab[data-widget=tensors]').click();

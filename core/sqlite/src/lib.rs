@@ -3,7 +3,7 @@
 //!
 //! They are a separate crate because SQLite on wasm32 brings wasm-bindgen and js-sys, which
 //! loupe-core must not depend on (ARCHITECTURE.md). They implement loupe-core's
-//! [`Importer`](loupe_core::import::Importer) and write only through its `TraceBuilder`; callers
+//! [`Importer`] and write only through its `TraceBuilder`; callers
 //! that read SQLite (the CLI, the app's worker) import through [`import_files`], which offers
 //! [`IMPORTERS`] each file before loupe-core's registry. loupe-core's own sniff still names a
 //! SQLite file (and a binary `.nsys-rep`) when no importer here takes it.

@@ -118,7 +118,7 @@ pub enum BoundBy {
 }
 
 impl BoundBy {
-    /// What the class means ([`measures`](crate::analysis::measures)); dependencies have none.
+    /// What the class means ([`measures`]); dependencies have none.
     pub fn definition(self) -> Option<&'static Definition> {
         Some(match self {
             BoundBy::CpuBound => &measures::CP_CPU_BOUND,

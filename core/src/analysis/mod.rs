@@ -5,6 +5,7 @@ pub mod annotations;
 pub mod busy;
 pub mod compare;
 pub mod critical_path;
+pub mod device_collectives;
 pub mod device_summary;
 pub mod dlprof;
 pub mod evidence;

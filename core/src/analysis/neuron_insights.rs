@@ -22,8 +22,9 @@
 //!   transpose MATMUL from a regular one).
 //! - `collective_outliers` (Explorer): a collective operation longer than
 //!   [`COLLECTIVE_OUTLIER_FACTOR`] × the median of its group. Premise: collectives ran and their
-//!   records are decoded. When `cc_op_count` = 0 there are none (not evaluated: nothing to
-//!   compare); Loupe does not decode collective records yet, so otherwise not evaluated either.
+//!   durations are in the input: `analysis::device_collectives` (Explorer's Parquet `CcOp`
+//!   operations, grouped by name; groups of 3 or more). Otherwise not evaluated: `cc_op_count` = 0
+//!   (none ran), or an NTFF's collective records, which Loupe does not decode yet.
 //! - `spill_reload` (Explorer): `spill_reload_bytes / hbm_read_bytes` > [`SPILL_RELOAD_MAX`]
 //!   (25 %). Premise: both keys known and HBM reads > 0.
 //! - `low_active` (Loupe): `total_active_time_percent` < [`ACTIVE_MIN`] (50 %): engines and DMA
@@ -389,13 +390,37 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
             );
             fired(v, msg, Events::default())
         }
-        "collective_outliers" => match num(ds, "cc_op_count") {
-            Some(0.0) => not_evaluated("no collective operation ran in this profile (cc_op_count = 0)"),
-            _ => not_evaluated(
-                "Loupe does not decode the capture's collective records yet, so there are no collective \
-                 durations to compare",
-            ),
-        },
+        "collective_outliers" => {
+            // the collective operations the input carries (Explorer's Parquet CcOp table)
+            let (outliers, worst) =
+                super::device_collectives::collective_outliers(trace, COLLECTIVE_OUTLIER_FACTOR);
+            let Some(worst) = worst else {
+                return match num(ds, "cc_op_count") {
+                    Some(0.0) => not_evaluated("no collective operation ran in this profile (cc_op_count = 0)"),
+                    _ => not_evaluated(format!(
+                        "no group of {} or more collective operations in these files (they come from Explorer's \
+                         Parquet CcOp table; an NTFF's own collective records are not decoded yet)",
+                        super::device_collectives::MIN_GROUP
+                    )),
+                };
+            };
+            if outliers.is_empty() {
+                return Outcome::Passed { value: worst };
+            }
+            let mut ev = Events::default();
+            for r in &outliers {
+                let s = &trace.tracks[r.track.idx()].slices;
+                let i = r.index as usize;
+                ev.add(r.track, i, s.start_ns[i], s.end_ns(i));
+            }
+            let msg = format!(
+                "{} collective operation(s) took more than {th} their group's median (the longest {}): a \
+                 straggling core, contention or a slow link.",
+                outliers.len(),
+                shown(worst)
+            );
+            fired(worst, msg, ev)
+        }
         "spill_reload" => {
             let (Some(reload), Some(reads)) = (num(ds, "spill_reload_bytes"), num(ds, "hbm_read_bytes"))
             else {

@@ -363,6 +363,47 @@ fn overview_body(state: AppState, sh: Shown, insights: &[Insight]) -> AnyView {
         insights.iter().filter(|i| matches!(i.outcome, Outcome::NotEvaluated { .. })).cloned().collect();
     let (n_passed, n_skipped) = (passed.len(), skipped.len());
 
+    // collective operations' durations (Explorer's Parquet CcOp), the whole profile's
+    let collectives = {
+        let d = state.data();
+        let t = &d.trace;
+        let cc = loupe_core::analysis::device_collectives::collective_durations(t);
+        let groups = {
+            let mut g: Vec<_> = cc.iter().map(|c| c.group).collect();
+            g.dedup();
+            g.len()
+        };
+        let rows = cc
+            .into_iter()
+            .map(|c| {
+                let name = if groups > 1 {
+                    format!("{}: {}", t.str(t.groups[c.group.idx()].name), c.name)
+                } else {
+                    c.name.clone()
+                };
+                let td =
+                    |ns: i64| view! { <td class="num" data-ns=ns.to_string()>{format_duration_ns(ns)}</td> };
+                view! {
+                    <tr data-testid="ns-collective" data-name=c.name.clone()>
+                        <th>{name}</th><td class="num" data-count=c.count.to_string()>{c.count}</td>
+                        {td(c.min_ns)}{td(c.q1_ns)}{td(c.median_ns)}{td(c.q3_ns)}{td(c.max_ns)}
+                    </tr>
+                }
+            })
+            .collect::<Vec<_>>();
+        (!rows.is_empty()).then(|| {
+            view! {
+                <h4>{if sh.win.is_some() { "Collectives (whole profile †)" } else { "Collectives" }}</h4>
+                <table class="grid ns-collectives" data-testid="ns-collectives"
+                    title="Durations of the collective operations per operation name; quartiles interpolate linearly (numpy's default)">
+                    <thead><tr><th>"operation"</th><th class="num">"count"</th><th class="num">"min"</th>
+                        <th class="num">"25 %"</th><th class="num">"median"</th><th class="num">"75 %"</th><th class="num">"max"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            }
+        })
+    };
+
     // engine utilisation: active % per engine stream, as bars (HTML, exact widths)
     let base = if sh.win.is_some() { "the window's length" } else { "total_time" };
     let scope = sh.scope();
@@ -516,6 +557,7 @@ fn overview_body(state: AppState, sh: Shown, insights: &[Insight]) -> AnyView {
             } else {
                 view! { <p class="dim ns-note">"The capture has no throttle records."</p> }.into_any()
             }}
+            {collectives}
             {insights_end}
         </div>
     }
