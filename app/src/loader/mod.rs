@@ -720,6 +720,11 @@ fn warm_page() {
     fn loading() -> bool {
         ACTIVE_JOBS.with(Cell::get) > 0
     }
+    // each step in a task of its own; false when a load started meanwhile
+    async fn next_step() -> bool {
+        crate::platform::yield_now().await;
+        !loading()
+    }
     wasm_bindgen_futures::spawn_local(async {
         // each step's time, in order: the demo built, encoded, decoded, validated, indexed (the
         // index build's frames included)
@@ -727,30 +732,26 @@ fn warm_page() {
         let took = |since: f64| steps.push(&JsValue::from_f64(now_ms() - since));
         // not in the task that scheduled it (the prewarm's, which builds the cache's model
         // identity and starts a worker)
-        crate::platform::yield_now().await;
-        if loading() {
+        if !next_step().await {
             return;
         }
         let t = now_ms();
         let demo = loupe_core::demo::demo_trace();
         took(t);
-        crate::platform::yield_now().await;
-        if loading() {
+        if !next_step().await {
             return;
         }
         let t = now_ms();
         let Ok(bytes) = loupe_core::model::wire::encode(demo) else { return };
         took(t);
-        crate::platform::yield_now().await;
-        if loading() {
+        if !next_step().await {
             return;
         }
         let t = now_ms();
         let Ok(trace) = loupe_core::model::wire::decode(&bytes) else { return };
         drop(bytes);
         took(t);
-        crate::platform::yield_now().await;
-        if loading() {
+        if !next_step().await {
             return;
         }
         let t = now_ms();
@@ -758,8 +759,7 @@ fn warm_page() {
             return;
         }
         took(t);
-        crate::platform::yield_now().await;
-        if loading() {
+        if !next_step().await {
             return;
         }
         // the loader's own stepped build (its legend pass too), so no step is a long task; its

@@ -14,6 +14,7 @@
 //!   least [`MIN_GROUP`] operations: a median of one or two says little).
 
 use crate::model::{GroupId, SliceRef, Trace, TrackId, TrackRole};
+use crate::strings::{FxHashMap, StrId};
 
 /// The fewest operations of a group for its outliers to be looked for.
 pub const MIN_GROUP: usize = 3;
@@ -32,23 +33,35 @@ pub struct CollectiveDurations {
     pub max_ns: i64,
 }
 
-/// Every collective operation of the profile by (device group, name): `(group, name, slices)`,
-/// in the order the groups and names first appear.
-fn by_group(trace: &Trace) -> Vec<(GroupId, String, Vec<SliceRef>)> {
-    let mut out: Vec<(GroupId, String, Vec<SliceRef>)> = Vec::new();
+/// The collective operations of one device group and name, with their durations, ascending.
+struct Ops {
+    group: GroupId,
+    name: StrId,
+    refs: Vec<SliceRef>,
+    sorted_ns: Vec<i64>,
+}
+
+/// Every collective operation of the profile by (device group, name), in the order the groups
+/// and names first appear.
+fn by_group(trace: &Trace) -> Vec<Ops> {
+    let mut out: Vec<Ops> = Vec::new();
+    let mut index: FxHashMap<(GroupId, StrId), usize> = FxHashMap::default();
     for (ti, tr) in trace.tracks.iter().enumerate() {
         if tr.role != TrackRole::CollectiveOps {
             continue;
         }
         let s = &tr.slices;
         for i in 0..s.len() {
-            let name = trace.str(s.name[i]);
-            let r = SliceRef { track: TrackId(ti as u32), index: i as u32 };
-            match out.iter_mut().find(|(g, n, _)| *g == tr.group && n == name) {
-                Some((_, _, v)) => v.push(r),
-                None => out.push((tr.group, name.to_string(), vec![r])),
-            }
+            let k = *index.entry((tr.group, s.name[i])).or_insert_with(|| {
+                out.push(Ops { group: tr.group, name: s.name[i], refs: Vec::new(), sorted_ns: Vec::new() });
+                out.len() - 1
+            });
+            out[k].refs.push(SliceRef { track: TrackId(ti as u32), index: i as u32 });
+            out[k].sorted_ns.push(s.dur_ns[i].max(0));
         }
+    }
+    for o in &mut out {
+        o.sorted_ns.sort_unstable();
     }
     out
 }
@@ -70,18 +83,17 @@ fn percentile(v: &[i64], p: f64) -> i64 {
 pub fn collective_durations(trace: &Trace) -> Vec<CollectiveDurations> {
     by_group(trace)
         .into_iter()
-        .map(|(group, name, refs)| {
-            let mut d: Vec<i64> = refs.iter().map(|&r| dur_ns(trace, r)).collect();
-            d.sort_unstable();
+        .map(|o| {
+            let d = &o.sorted_ns;
             CollectiveDurations {
-                group,
-                name,
+                group: o.group,
+                name: trace.str(o.name).to_string(),
                 count: d.len(),
                 total_ns: d.iter().fold(0i64, |a, &x| a.saturating_add(x)),
                 min_ns: d[0],
-                q1_ns: percentile(&d, 25.0),
-                median_ns: percentile(&d, 50.0),
-                q3_ns: percentile(&d, 75.0),
+                q1_ns: percentile(d, 25.0),
+                median_ns: percentile(d, 50.0),
+                q3_ns: percentile(d, 75.0),
                 max_ns: d[d.len() - 1],
             }
         })
@@ -93,17 +105,12 @@ pub fn collective_durations(trace: &Trace) -> Vec<CollectiveDurations> {
 pub fn collective_outliers(trace: &Trace, factor: f64) -> (Vec<SliceRef>, Option<f64>) {
     let mut out = Vec::new();
     let mut worst: Option<f64> = None;
-    for (_, _, refs) in by_group(trace) {
-        if refs.len() < MIN_GROUP {
+    for o in by_group(trace) {
+        let median = percentile(&o.sorted_ns, 50.0);
+        if o.refs.len() < MIN_GROUP || median <= 0 {
             continue;
         }
-        let mut d: Vec<i64> = refs.iter().map(|&r| dur_ns(trace, r)).collect();
-        d.sort_unstable();
-        let median = percentile(&d, 50.0);
-        if median <= 0 {
-            continue;
-        }
-        for &r in &refs {
+        for &r in &o.refs {
             let ratio = dur_ns(trace, r) as f64 / median as f64;
             worst = Some(worst.map_or(ratio, |w: f64| w.max(ratio)));
             if ratio > factor {
@@ -118,7 +125,6 @@ pub fn collective_outliers(trace: &Trace, factor: f64) -> (Vec<SliceRef>, Option
 mod tests {
     use super::*;
     use crate::model::{ArgsId, GroupKind, TraceBuilder, TrackKind};
-    use crate::strings::StrId;
 
     fn trace(durs: &[(&str, i64)]) -> Trace {
         let mut b = TraceBuilder::new("test");

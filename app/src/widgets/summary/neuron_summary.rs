@@ -368,11 +368,7 @@ fn overview_body(state: AppState, sh: Shown, insights: &[Insight]) -> AnyView {
         let d = state.data();
         let t = &d.trace;
         let cc = loupe_core::analysis::device_collectives::collective_durations(t);
-        let groups = {
-            let mut g: Vec<_> = cc.iter().map(|c| c.group).collect();
-            g.dedup();
-            g.len()
-        };
+        let groups = cc.iter().map(|c| c.group).collect::<std::collections::BTreeSet<_>>().len();
         let rows = cc
             .into_iter()
             .map(|c| {
