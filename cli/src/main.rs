@@ -329,7 +329,7 @@ fn run(a: &Args) -> Result<(), String> {
                 } else {
                     writeln!(out, "{}: {} — {} tracks, {} slices, {} instants, {} counter samples, {} flows, {} .. {} ns, {} warnings", text(f), text(&s.format), s.tracks, s.slices, s.instants, s.counter_samples, s.flows, s.start_ns, s.end_ns, s.warnings).map_err(io)?;
                     for w in &t.warnings.entries {
-                        writeln!(out, "  warning {} ×{}: {}", text(&w.kind), w.count, text(&w.example))
+                        writeln!(out, "  warning {} ×{}: {}", w.kind.code(), w.count, text(&w.example))
                             .map_err(io)?;
                     }
                     for n in &s.top {

@@ -3,6 +3,7 @@
 //! operators made of instructions, DMA queues, counters, host→device flows and iterations.
 //! Deterministic (fixed-seed PRNG) and built only through [`TraceBuilder`], like any importer.
 
+use crate::model::WarningKind;
 use crate::model::{
     ArgValue, ArgsId, Engine, FlowEnd, GroupKind, OpId, OpLevel, SliceDomain, SliceHandle, Trace,
     TraceBuilder, TrackId, TrackKind, TrackRole,
@@ -417,7 +418,7 @@ fn large_demo_capped(slices: usize, cap: usize, progress: &mut dyn FnMut(u64, u6
     let mut b = TraceBuilder::new("demo");
     b.add_metadata("source", format!("Loupe large demo (generated, {n} slices)"));
     if slices > n {
-        b.warn("demo_capped", || {
+        b.warn(WarningKind::DemoCapped, || {
             format!(
                 "asked for {slices} slices; the demo is capped at {cap} so that the model \
                  and its copies fit in the browser's 4 GiB of wasm memory"
@@ -523,7 +524,7 @@ mod large_tests {
         let tr = large_demo_capped(5_000, 1_000, &mut |_, _| {});
         tr.validate().unwrap();
         assert_eq!(tr.slice_count(), 1_000);
-        assert_eq!(tr.warnings.count_of("demo_capped"), 1);
+        assert_eq!(tr.warnings.count_of(WarningKind::DemoCapped), 1);
         let tr = large_demo(0, &mut |_, _| {});
         assert_eq!(tr.slice_count(), 0);
         assert_eq!(tr.warnings.total(), 0);

@@ -5,6 +5,7 @@
 
 use loupe_core::lod::{self, LodItem};
 use loupe_core::model::builder::MAX_LANES;
+use loupe_core::model::WarningKind;
 use loupe_core::model::{
     ArgValue, ArgsId, FlowEnd, GroupKind, Layout, SliceDomain, SliceHandle, SliceRef, Trace, TraceBuilder,
     TrackId, TrackKind, TrackRole,
@@ -205,7 +206,7 @@ fn overlapping_slices_move_to_an_overlapping_track() {
     // counted once per track that spilled; the number of slices is in the example
     let w = &tr.warnings;
     assert_eq!(w.entries.len(), 1, "{w:?}");
-    assert_eq!(w.count_of("overlapping_slices"), 2);
+    assert_eq!(w.count_of(WarningKind::OverlappingSlices), 2);
     assert_eq!(
         w.entries[0].example,
         "2 slice(s) on track 'T' overlap a neighbour without nesting; moved to an '(overlapping)' track"
@@ -334,9 +335,9 @@ fn lanes_past_the_limit_move_to_an_overlapping_track() {
     assert_eq!(s.kind, TrackKind::Overlap);
     assert_eq!(s.slices.start_ns, vec![MAX_LANES as i64]);
     assert_eq!(tr.slice_count(), MAX_LANES + 1);
-    assert_eq!(tr.warnings.count_of("lane_limit"), 1, "{:?}", tr.warnings);
+    assert_eq!(tr.warnings.count_of(WarningKind::LaneLimit), 1, "{:?}", tr.warnings);
     assert_eq!(
-        tr.warnings.entries.iter().find(|w| w.kind == "lane_limit").unwrap().example,
+        tr.warnings.entries.iter().find(|w| w.kind == WarningKind::LaneLimit).unwrap().example,
         format!(
             "1 slice(s) on track 'A' need more than {MAX_LANES} lanes; moved to an '(overlapping)' track"
         )
@@ -353,7 +354,7 @@ fn lane_overflow_is_reported_once() {
         b.add_slice(t, i, 1_000_000, n, StrId::EMPTY, ArgsId::NONE);
     }
     let tr = finish_valid(b);
-    let kinds: Vec<(&str, u64)> = tr.warnings.entries.iter().map(|w| (w.kind.as_str(), w.count)).collect();
+    let kinds: Vec<(&str, u64)> = tr.warnings.entries.iter().map(|w| (w.kind.code(), w.count)).collect();
     assert_eq!(kinds, vec![("lane_limit", 1)]);
 }
 
@@ -421,7 +422,7 @@ fn flows_bind_to_slices_by_handle_and_by_time() {
             ("f4", p, q),
         ]
     );
-    assert_eq!(tr.warnings.count_of("flow_unbound"), 3, "{:?}", tr.warnings);
+    assert_eq!(tr.warnings.count_of(WarningKind::FlowUnbound), 3, "{:?}", tr.warnings);
     assert_eq!(tr.flows_of(q).count(), 3);
 }
 
@@ -536,7 +537,7 @@ fn negative_durations_are_clamped_and_counted() {
     slice(&mut b, t, 200, i64::MIN, "min");
     let tr = finish_valid(b);
     assert_eq!(layout(&tr, 0), vec![row(0, 100, 0, "neg"), row(0, 200, 0, "min"), row(0, 300, 10, "ok")]);
-    assert_eq!(tr.warnings.count_of("negative_duration"), 2);
+    assert_eq!(tr.warnings.count_of(WarningKind::NegativeDuration), 2);
     assert_eq!(tr.warnings.entries[0].example, "slice at 100 ns has duration -5 ns; clamped to 0");
     assert_eq!((tr.start_ns, tr.end_ns), (100, 310));
 }

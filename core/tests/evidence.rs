@@ -13,6 +13,7 @@
 
 use loupe_core::analysis::evidence::device_summary_withheld;
 use loupe_core::import::{import_files, ImportError, InputFile, NoProgress};
+use loupe_core::model::WarningKind;
 use loupe_core::model::{Attribution, GroupKind, OpId, SourceId, TrackRole};
 use loupe_core::neuron::neff::writer as neff_writer;
 use loupe_core::neuron::ntff::{self, writer as ntff_writer};
@@ -168,7 +169,12 @@ fn shared_pairs_ntff_with_export_have_the_exports_attribution() {
         assert_eq!(device_attribution(&both), vec![Attribution::Export], "{s}");
         let join = metadata(&both, "neuron.export_join").unwrap_or_default();
         assert!(join.matches("(100.00 %)").count() == 2, "{s}: {join}");
-        assert_eq!(both.warnings.count_of("neuron_export_join_incomplete"), 0, "{s}: {:?}", both.warnings);
+        assert_eq!(
+            both.warnings.count_of(WarningKind::NeuronExportJoinIncomplete),
+            0,
+            "{s}: {:?}",
+            both.warnings
+        );
         // the FLOPs reach the device summary (hardware_flops, MFU): the export's own numbers
         let ds = loupe_core::analysis::device_summary::device_summary(&both).unwrap();
         let hw = ds.rows().iter().find(|m| m.key == "hardware_flops").map(|m| m.value.clone());
@@ -223,7 +229,7 @@ fn fixture_export_joins_by_engine_pc_start_and_duration() {
     let with_neff = load(&[("m.neff", &neff), ("p.ntff", &bytes)]).unwrap();
     let t = load(&[("m.neff", &neff), ("p.ntff", &bytes), ("p.json", export.as_bytes())]).unwrap();
     t.validate().unwrap();
-    assert_eq!(t.warnings.count_of("neuron_json_export_of_ntff"), 1, "{:?}", t.warnings);
+    assert_eq!(t.warnings.count_of(WarningKind::NeuronJsonExportOfNtff), 1, "{:?}", t.warnings);
     assert_eq!(events(&t), events(&with_neff), "{:?}", t.warnings);
     let got = instructions(&t);
     for (k, i) in decoded.instructions.iter().enumerate() {
@@ -249,8 +255,8 @@ fn fixture_export_joins_by_engine_pc_start_and_duration() {
     }
     assert_eq!(dependency_flows(&t), 1);
     // one NTFF row is not in the export: the join rate says so
-    assert_eq!(t.warnings.count_of("neuron_export_join_incomplete"), 1, "{:?}", t.warnings);
-    let w = t.warnings.entries.iter().find(|w| w.kind == "neuron_export_join_incomplete").unwrap();
+    assert_eq!(t.warnings.count_of(WarningKind::NeuronExportJoinIncomplete), 1, "{:?}", t.warnings);
+    let w = t.warnings.entries.iter().find(|w| w.kind == WarningKind::NeuronExportJoinIncomplete).unwrap();
     assert!(w.example.contains(&format!("{} of {n} NTFF instruction rows", n - 1)), "{}", w.example);
     assert!(matches!(device_attribution(&t)[..], [Attribution::Export] | [Attribution::Neff]));
 }
@@ -300,7 +306,7 @@ fn neff_mismatch_flags_the_attribution_unverified() {
     let real = std::fs::read(samples().join("matmul_small.neff")).expect("shared sample matmul_small.neff");
     let ntff = std::fs::read(samples().join("profile_128x128x1024.ntff")).expect("shared sample NTFF");
     let t = load(&[("matmul_small.neff", &real), ("p.ntff", &ntff)]).unwrap();
-    assert_eq!(t.warnings.count_of("neff_uuid_mismatch"), 1, "{:?}", t.warnings);
+    assert_eq!(t.warnings.count_of(WarningKind::NeffUuidMismatch), 1, "{:?}", t.warnings);
     let resolved = instructions(&t).into_values().flatten().filter(|a| !a.ops.is_empty()).count();
     let expect = if resolved > 0 { Attribution::NeffMismatch } else { Attribution::Unstated };
     assert_eq!(
@@ -356,14 +362,14 @@ fn truncated_ntff_says_so_and_withholds_the_device_summary() {
                 let (_, inc) = t.incomplete_capture().unwrap_or_else(|| panic!("cut {cut}: not flagged"));
                 assert_eq!(inc.file_bytes, cut as u64);
                 assert!(inc.expected_bytes > cut as u64);
-                let w = t.warnings.entries.iter().find(|w| w.kind == "ntff_truncated");
+                let w = t.warnings.entries.iter().find(|w| w.kind == WarningKind::NtffTruncated);
                 let w = w.unwrap_or_else(|| panic!("cut {cut}: {:?}", t.warnings));
                 assert!(
                     w.example.contains(&format!("the NTFF ends at byte {cut}: the capture is incomplete")),
                     "{}",
                     w.example
                 );
-                assert_eq!(t.warnings.count_of("ntff_blockoutofrange"), 0, "said once, plainly");
+                assert_eq!(t.warnings.count_of(WarningKind::NtffBlockOutOfRange), 0, "said once, plainly");
                 let why =
                     device_summary_withheld(&t).unwrap_or_else(|| panic!("cut {cut}: summary not withheld"));
                 assert!(why.contains("incomplete") && why.contains(&format!("byte {cut}")), "{why}");

@@ -75,7 +75,7 @@ fn check_chrome(t: &Trace, label: &str) {
     assert_eq!(back.start_ns, t.start_ns, "{label}: start");
     assert_eq!(back.end_ns, t.end_ns, "{label}: end");
     assert!(
-        back.warnings.entries.iter().all(|w| w.kind != "overlap_spilled"),
+        back.warnings.entries.iter().all(|w| w.kind != loupe_core::model::WarningKind::OverlappingSlices),
         "{label}: re-import spilled overlaps: {:?}",
         back.warnings.entries
     );

@@ -12,6 +12,7 @@
 mod cases;
 
 use cases::*;
+use loupe_core::model::WarningKind;
 use loupe_core::model::{GroupKind, Layout, Trace, TraceBuilder, TrackKind};
 
 // ---------------------------------------------------------------- invariants
@@ -118,7 +119,7 @@ fn lanes_300k_fully_overlapping_slices() {
     assert_eq!(t.tracks.len(), 2);
     assert_eq!(t.tracks[1].kind, TrackKind::Overlap);
     assert_eq!(t.slice_count(), 2 * lanes);
-    assert!(t.warnings.count_of("lane_limit") >= 2, "{:?}", t.warnings);
+    assert!(t.warnings.count_of(WarningKind::LaneLimit) >= 2, "{:?}", t.warnings);
 }
 
 #[test]
@@ -129,8 +130,8 @@ fn nested_300k_identical_slices() {
     let t = lanes_trace(&slices, Layout::Nested);
     assert_depth_invariant(&t, "300k identical, nested");
     assert!(t.slice_count() <= n);
-    assert!(t.warnings.count_of("overlapping_slices") >= 1);
-    assert!(t.warnings.count_of("lane_limit") >= 1);
+    assert!(t.warnings.count_of(WarningKind::OverlappingSlices) >= 1);
+    assert!(t.warnings.count_of(WarningKind::LaneLimit) >= 1);
 }
 
 #[test]
@@ -617,12 +618,12 @@ fn gzip_trailing_bytes_load_with_a_warning() {
     trailing.extend_from_slice(b"\x00garbage after the stream");
     let t = import("t.json.gz", &trailing).expect("the stream loads");
     assert_eq!(t.slice_count(), clean.slice_count());
-    assert_eq!(t.warnings.count_of("container_trailing_bytes"), 1, "{:?}", t.warnings);
+    assert_eq!(t.warnings.count_of(WarningKind::ContainerTrailingBytes), 1, "{:?}", t.warnings);
     // zero padding is normal (block-padded copies): no warning
     let mut padded = gz(json);
     padded.extend_from_slice(&[0; 512]);
     let t = import("t.json.gz", &padded).expect("loads");
-    assert_eq!(t.warnings.count_of("container_trailing_bytes"), 0);
+    assert_eq!(t.warnings.count_of(WarningKind::ContainerTrailingBytes), 0);
     // two members: both read
     let two =
         [gz(b"[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}"), gz(b"]")].concat();
@@ -634,7 +635,7 @@ fn gzip_trailing_bytes_load_with_a_warning() {
     let z = gz(format!("[{big}").as_bytes());
     let t = import("t.json.gz", &z[..z.len() / 2]).expect("partial load");
     assert!(t.slice_count() > 0);
-    assert_eq!(t.warnings.count_of("container_truncated"), 1, "{:?}", t.warnings);
+    assert_eq!(t.warnings.count_of(WarningKind::ContainerTruncated), 1, "{:?}", t.warnings);
 }
 
 #[test]

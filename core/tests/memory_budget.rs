@@ -8,6 +8,7 @@
 
 use loupe_core::import::{import_bytes, ImportError, NoProgress};
 use loupe_core::model::Trace;
+use loupe_core::model::WarningKind;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -516,7 +517,7 @@ fn rocprof_json_of_80_mb_of_unshown_records_is_only_counted() {
         .warnings
         .entries
         .iter()
-        .any(|w| w.kind == "rocprof_skipped_records" && w.example.contains("x (")));
+        .any(|w| w.kind == WarningKind::RocprofSkippedRecords && w.example.contains("x (")));
     assert!(peak < 200_000_000, "the records are counted, not held: peak {peak}");
 }
 
@@ -532,7 +533,8 @@ fn rocprof_json_of_80_mb_of_records_without_times_is_not_held() {
     json.push_str("]}}]}");
     let (r, peak) = measured("results.json", json.into_bytes());
     let t = r.expect("imports");
-    let missing = t.warnings.entries.iter().find(|w| w.kind == "rocprof_missing_time").expect("the warning");
+    let missing =
+        t.warnings.entries.iter().find(|w| w.kind == WarningKind::RocprofMissingTime).expect("the warning");
     assert!(missing.count > 39_000_000, "{}", missing.count);
     assert!(peak < 200_000_000, "peak {peak}");
 }

@@ -5,6 +5,7 @@
 //! present.
 
 use loupe_core::import::{import_files, InputFile, NoProgress, GROUP_FILE_SEPARATOR};
+use loupe_core::model::WarningKind;
 use loupe_core::neuron::neff::writer as neff_writer;
 use loupe_core::neuron::ntff::writer::{self as ntff_writer, Capture, InstrEvent, Program};
 use loupe_core::Trace;
@@ -12,7 +13,7 @@ use std::path::Path;
 
 const NS: i64 = 1000;
 const UUID: &str = "0123456789abcdef0123456789abcdef";
-const OWN_EXPORT: &str = "neuron_json_export_of_ntff";
+const OWN_EXPORT: loupe_core::model::WarningKind = loupe_core::model::WarningKind::NeuronJsonExportOfNtff;
 
 fn load(files: &[(&str, &[u8])]) -> Trace {
     let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
@@ -165,14 +166,14 @@ fn neff_uuid_mismatch_is_a_trace_warning() {
     let neff = neff_writer::minimal_neff();
     let other = capture("ffffffffffffffffffffffffffffffff", 0);
     let t = load(&[("a.neff", &neff), ("b.ntff", &other)]);
-    assert_eq!(t.warnings.count_of("neff_uuid_mismatch"), 1, "{:?}", t.warnings);
-    let w = t.warnings.entries.iter().find(|w| w.kind == "neff_uuid_mismatch").unwrap();
+    assert_eq!(t.warnings.count_of(WarningKind::NeffUuidMismatch), 1, "{:?}", t.warnings);
+    let w = t.warnings.entries.iter().find(|w| w.kind == WarningKind::NeffUuidMismatch).unwrap();
     assert!(w.example.contains("b.ntff") && w.example.contains("UUID mismatch"), "{}", w.example);
     // the correlation report keeps its note
     assert!(t.correlation.as_ref().unwrap().notes.iter().any(|n| n.contains("UUID mismatch")));
 
     let matching = load(&[("a.neff", &neff), ("a.ntff", &capture(UUID, 0))]);
-    assert_eq!(matching.warnings.count_of("neff_uuid_mismatch"), 0, "{:?}", matching.warnings);
+    assert_eq!(matching.warnings.count_of(WarningKind::NeffUuidMismatch), 0, "{:?}", matching.warnings);
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //!
 //! Skips with a message when the samples are absent.
 
+use loupe_core::model::WarningKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -204,7 +205,7 @@ fn xprof_tool_json_samples_are_tables() {
         assert_eq!(t.slice_count(), 0);
         assert!(!t.tables.is_empty(), "{}", p.display());
         assert!(t.tables.iter().all(|tb| tb.kind == TableKind::XprofTool));
-        assert_eq!(t.warnings.count_of("xprof_tool_not_drawn"), 1);
+        assert_eq!(t.warnings.count_of(WarningKind::XprofToolNotDrawn), 1);
         let text = std::fs::read_to_string(p).expect("text");
         let v: serde_json::Value = serde_json::from_str(&text).expect("json");
         // DataTables: one table per element with exactly its rows

@@ -31,6 +31,7 @@
 
 use crate::db::{Db, Val};
 use loupe_core::import::{ImportError, Importer, InputFile, Progress, Sniff};
+use loupe_core::model::WarningKind;
 use loupe_core::model::{
     ArgValue, Cell, Column, ColumnUnit, DataTable, FlowEnd, GpuWork, GroupId, GroupKind, SliceDomain,
     TableKind, TrackId, TrackKind,
@@ -147,14 +148,16 @@ impl<'a> Dl<'a> {
         }) {
             Ok(Some(missing)) => {
                 for m in missing {
-                    self.b.warn("dlprof_missing_column", || format!("{table} has no column {m}"));
+                    self.b.warn(WarningKind::DlprofMissingColumn, || format!("{table} has no column {m}"));
                 }
             }
-            Ok(None) if required => self.b.warn("dlprof_missing_table", || format!("no {table} table")),
-            Ok(None) => {}
-            Err(e) => {
-                self.b.warn("sqlite_read_error", || format!("{table}: {e}; the rows before it were kept"))
+            Ok(None) if required => {
+                self.b.warn(WarningKind::DlprofMissingTable, || format!("no {table} table"))
             }
+            Ok(None) => {}
+            Err(e) => self
+                .b
+                .warn(WarningKind::SqliteReadError, || format!("{table}: {e}; the rows before it were kept")),
         }
         rows
     }
@@ -216,7 +219,9 @@ impl<'a> Dl<'a> {
     fn run(mut self) -> Result<(), ImportError> {
         self.dict = self.db.strings("dictionary", "id", "string").unwrap_or_default();
         if !self.db.has_table("dictionary") {
-            self.b.warn("dlprof_missing_table", || "no dictionary table: names are shown as numbers".into());
+            self.b.warn(WarningKind::DlprofMissingTable, || {
+                "no dictionary table: names are shown as numbers".into()
+            });
         }
         for r in self.scan("metric", &["id", "count", "max", "min", "sum", "avg"], true) {
             if let Some(id) = r[0].int() {
@@ -239,7 +244,7 @@ impl<'a> Dl<'a> {
         self.op_type_table();
         self.recommendations();
         if self.b.slice_count() == 0 {
-            self.b.warn("dlprof_no_events", || {
+            self.b.warn(WarningKind::DlprofNoEvents, || {
                 "the database has no op, kernel, memory or iteration rows".into()
             });
         }
@@ -359,7 +364,7 @@ impl<'a> Dl<'a> {
             true,
         ) {
             let (Some(start), Some(stop)) = (r[1].int(), r[2].int()) else {
-                self.b.warn("dlprof_missing_time", || {
+                self.b.warn(WarningKind::DlprofMissingTime, || {
                     "an op instance has no cpu_start or cpu_stop; skipped".into()
                 });
                 continue;
@@ -430,7 +435,7 @@ impl<'a> Dl<'a> {
             let cat = k(self.b, cat);
             for r in self.scan(tbl, &cols, required) {
                 let (Some(start), Some(stop)) = (r[4].int(), r[5].int()) else {
-                    self.b.warn("dlprof_missing_time", || {
+                    self.b.warn(WarningKind::DlprofMissingTime, || {
                         format!("a {tbl} row has no gpu_start or gpu_stop; skipped")
                     });
                     continue;

@@ -42,6 +42,7 @@
 
 use crate::db::{Db, Val};
 use loupe_core::import::{ImportError, Importer, InputFile, Progress, Sniff};
+use loupe_core::model::WarningKind;
 use loupe_core::model::{
     ArgValue, ArgsId, FlowEnd, GpuWork, GroupId, GroupKind, Layout, SliceDomain, SliceHandle, TrackId,
     TrackKind,
@@ -247,13 +248,15 @@ impl<'a> Nsys<'a> {
         }) {
             Ok(Some(missing)) => {
                 for m in missing {
-                    self.b.warn("nsys_missing_column", || format!("{table} has no column {m}"));
+                    self.b.warn(WarningKind::NsysMissingColumn, || format!("{table} has no column {m}"));
                 }
                 true
             }
             Ok(None) => false,
             Err(e) => {
-                self.b.warn("sqlite_read_error", || format!("{table}: {e}; the rows before it were kept"));
+                self.b.warn(WarningKind::SqliteReadError, || {
+                    format!("{table}: {e}; the rows before it were kept")
+                });
                 true
             }
         }
@@ -280,12 +283,14 @@ impl<'a> Nsys<'a> {
     fn run(mut self, progress: &mut dyn Progress, total: u64) -> Result<(), ImportError> {
         match self.db.strings("StringIds", "id", "value") {
             Ok(s) => self.strings = s,
-            Err(e) => self.b.warn("sqlite_read_error", || {
+            Err(e) => self.b.warn(WarningKind::SqliteReadError, || {
                 format!("StringIds (the names of kernels, API calls and ranges) cannot be read: {e}; names are placeholders")
             }),
         }
         if !self.db.has_table("StringIds") {
-            self.b.warn("nsys_missing_table", || "no StringIds table: names are shown as numbers".into());
+            self.b.warn(WarningKind::NsysMissingTable, || {
+                "no StringIds table: names are shown as numbers".into()
+            });
         }
         self.read_metadata();
         self.read_names();
@@ -310,7 +315,7 @@ impl<'a> Nsys<'a> {
         self.name_streams();
         let unresolved = self.unresolved.get();
         if unresolved > 0 {
-            self.b.warn_n("nsys_unresolved_name", unresolved, || {
+            self.b.warn_n(WarningKind::NsysUnresolvedName, unresolved, || {
                 format!(
                     "{unresolved} names refer to string ids that StringIds ({} entries) does not hold: shown as placeholders such as \"(unnamed kernel)\"",
                     self.strings.len()
@@ -318,7 +323,9 @@ impl<'a> Nsys<'a> {
             });
         }
         if self.b.slice_count() == 0 {
-            self.b.warn("nsys_no_events", || "the export has no kernel, API, NVTX or OS runtime rows".into());
+            self.b.warn(WarningKind::NsysNoEvents, || {
+                "the export has no kernel, API, NVTX or OS runtime rows".into()
+            });
         }
         Ok(())
     }
@@ -496,7 +503,9 @@ impl<'a> Nsys<'a> {
         match (s.int(), e.int()) {
             (Some(s), Some(e)) => Some((s, e.saturating_sub(s))),
             _ => {
-                self.b.warn("nsys_missing_time", || format!("a {table} row has no start or end; skipped"));
+                self.b.warn(WarningKind::NsysMissingTime, || {
+                    format!("a {table} row has no start or end; skipped")
+                });
                 None
             }
         }
@@ -510,7 +519,7 @@ impl<'a> Nsys<'a> {
             |_, r| rows.push(r.to_vec()),
         );
         if !found {
-            self.b.warn("nsys_missing_table", || {
+            self.b.warn(WarningKind::NsysMissingTable, || {
                 "no CUPTI_ACTIVITY_KIND_RUNTIME table (no CUDA API calls)".into()
             });
         }
@@ -597,7 +606,9 @@ impl<'a> Nsys<'a> {
         ];
         let mut rows = Vec::new();
         if !self.scan("CUPTI_ACTIVITY_KIND_KERNEL", COLS, |_, r| rows.push(r.to_vec())) {
-            self.b.warn("nsys_missing_table", || "no CUPTI_ACTIVITY_KIND_KERNEL table (no kernels)".into());
+            self.b.warn(WarningKind::NsysMissingTable, || {
+                "no CUPTI_ACTIVITY_KIND_KERNEL table (no kernels)".into()
+            });
         }
         let keys: Vec<StrId> = [
             "grid",

@@ -3,6 +3,7 @@
 //! damage is made with Python's sqlite3 on a copy of the shared Nsight sample.
 
 use loupe_core::import::NoProgress;
+use loupe_core::model::WarningKind;
 use std::path::Path;
 use std::process::Command;
 
@@ -28,7 +29,7 @@ fn damaged(sql: &str, tag: &str) -> Vec<u8> {
 fn the_healthy_sample_resolves_every_name() {
     let t =
         loupe_sqlite::import_bytes("ok.sqlite", &std::fs::read(SAMPLE).unwrap(), &mut NoProgress).unwrap();
-    assert_eq!(t.warnings.count_of("nsys_unresolved_name"), 0, "{:?}", t.warnings.entries);
+    assert_eq!(t.warnings.count_of(WarningKind::NsysUnresolvedName), 0, "{:?}", t.warnings.entries);
 }
 
 #[test]
@@ -36,18 +37,18 @@ fn names_lost_from_string_ids_are_counted_not_silent() {
     // half the strings gone
     let bytes = damaged("DELETE FROM StringIds WHERE id % 2 = 0", "half");
     let t = loupe_sqlite::import_bytes("half.sqlite", &bytes, &mut NoProgress).unwrap();
-    let n = t.warnings.count_of("nsys_unresolved_name");
+    let n = t.warnings.count_of(WarningKind::NsysUnresolvedName);
     assert!(n > 0, "no warning for unresolved names: {:?}", t.warnings.entries);
     // all of them gone: every name is a placeholder, and the warning says how many
     let bytes = damaged("DELETE FROM StringIds", "all");
     let t = loupe_sqlite::import_bytes("all.sqlite", &bytes, &mut NoProgress).unwrap();
-    let all = t.warnings.count_of("nsys_unresolved_name");
+    let all = t.warnings.count_of(WarningKind::NsysUnresolvedName);
     assert!(all > n, "{all} vs {n}");
     // a StringIds table that cannot be read at all (its value column renamed away)
     let bytes = damaged("ALTER TABLE StringIds RENAME COLUMN value TO v", "renamed");
     let t = loupe_sqlite::import_bytes("renamed.sqlite", &bytes, &mut NoProgress).unwrap();
     assert!(
-        t.warnings.total() > 0 && t.warnings.count_of("nsys_unresolved_name") > 0,
+        t.warnings.total() > 0 && t.warnings.count_of(WarningKind::NsysUnresolvedName) > 0,
         "{:?}",
         t.warnings.entries
     );

@@ -3,6 +3,7 @@
 //! calls, GPU metrics, `ENUM_*` tables) and schema drift (missing tables and columns).
 
 use loupe_core::import::NoProgress;
+use loupe_core::model::WarningKind;
 use loupe_core::model::{ArgValue, TrackKind};
 use rusqlite::{Connection, MAIN_DB};
 
@@ -48,7 +49,7 @@ fn nsys_features_and_schema_drift() {
     // kernels on their own streams of GPU 1; the missing columns are warnings
     let (ti, _) = find("my_kernel");
     assert_eq!(t.str(t.tracks[ti].name), "stream 13");
-    assert!(t.warnings.entries.iter().any(|w| w.kind == "nsys_missing_column"));
+    assert!(t.warnings.entries.iter().any(|w| w.kind == WarningKind::NsysMissingColumn));
     assert!(t.groups.iter().any(|g| t.str(g.name) == "train.py (pid 77)"));
     assert_eq!(t.str(t.counters[0].name), "SM Active [Throughput %]");
 }
@@ -62,7 +63,7 @@ fn nsys_export_with_only_some_tables_loads_with_warnings() {
     let t = loupe_sqlite::import_bytes("a.sqlite", &bytes, &mut NoProgress).unwrap();
     t.validate().unwrap();
     assert_eq!(loupe_core::query::summary(&t).slices, 1);
-    assert!(t.warnings.entries.iter().any(|w| w.kind == "nsys_missing_table"));
+    assert!(t.warnings.entries.iter().any(|w| w.kind == WarningKind::NsysMissingTable));
 }
 
 #[test]
@@ -103,5 +104,5 @@ fn dlprof_database_timeline_tables_and_dashboard() {
     assert_eq!(d.kernel_count, 1);
     let op = d.ops.iter().find(|o| o.name == "/module/conv").unwrap();
     assert_eq!(op.kernels, 1);
-    assert!(t.warnings.entries.iter().any(|w| w.kind == "dlprof_missing_column"));
+    assert!(t.warnings.entries.iter().any(|w| w.kind == WarningKind::DlprofMissingColumn));
 }

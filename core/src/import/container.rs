@@ -13,6 +13,7 @@
 
 use super::ImportError;
 use crate::limits::MAX_EXPANDED_BYTES;
+use crate::model::WarningKind;
 use std::borrow::Cow;
 use std::io::Read;
 
@@ -27,8 +28,8 @@ pub const MAX_DEPTH: u32 = 4;
 pub struct Note {
     /// Name of the unwrapped file the note is about.
     pub file: String,
-    /// Warning kind (`container_truncated`, `container_trailing_bytes`).
-    pub kind: &'static str,
+    /// [`WarningKind::ContainerTruncated`] or [`WarningKind::ContainerTrailingBytes`].
+    pub kind: WarningKind,
     pub message: String,
 }
 
@@ -94,7 +95,11 @@ pub fn gunzip_within(b: &[u8], budget: &mut Budget) -> Result<Vec<u8>, ImportErr
 
 /// [`gunzip_within`] that reports recoverable damage: a truncated stream keeps what was
 /// inflated, bytes after the last gzip member are ignored (zero padding silently).
-fn gunzip_noting(b: &[u8], budget: &mut Budget, notes: &mut Vec<String>) -> Result<Vec<u8>, ImportError> {
+fn gunzip_noting(
+    b: &[u8],
+    budget: &mut Budget,
+    notes: &mut Vec<(WarningKind, String)>,
+) -> Result<Vec<u8>, ImportError> {
     let mut out = Vec::new();
     let mut rest = b;
     loop {
@@ -112,16 +117,22 @@ fn gunzip_noting(b: &[u8], budget: &mut Budget, notes: &mut Vec<String>) -> Resu
             Ok(()) => {}
             // a truncated gzip still yields what was inflated: let the importer judge the damage
             Err(e) if !out.is_empty() && e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                notes.push(format!(
-                    "the gzip stream ends early (truncated file?): kept the {} bytes inflated before the end",
-                    out.len()
+                notes.push((
+                    WarningKind::ContainerTruncated,
+                    format!(
+                        "the gzip stream ends early (truncated file?): kept the {} bytes inflated before the end",
+                        out.len()
+                    ),
                 ));
                 return Ok(out);
             }
             Err(e) if !out.is_empty() => {
-                notes.push(format!(
-                    "the gzip stream is damaged after {} inflated bytes ({e}); kept those",
-                    out.len()
+                notes.push((
+                    WarningKind::ContainerTruncated,
+                    format!(
+                        "the gzip stream is damaged after {} inflated bytes ({e}); kept those",
+                        out.len()
+                    ),
                 ));
                 return Ok(out);
             }
@@ -138,10 +149,13 @@ fn gunzip_noting(b: &[u8], budget: &mut Budget, notes: &mut Vec<String>) -> Resu
             continue; // another gzip member
         }
         if rest.iter().any(|&c| c != 0) {
-            notes.push(format!(
-                "{} bytes after the end of the gzip stream were ignored (starts with {})",
-                rest.len(),
-                hex_head(rest)
+            notes.push((
+                WarningKind::ContainerTrailingBytes,
+                format!(
+                    "{} bytes after the end of the gzip stream were ignored (starts with {})",
+                    rest.len(),
+                    hex_head(rest)
+                ),
             ));
         }
         return Ok(out);
@@ -200,8 +214,7 @@ fn unwrap_depth<'a>(
         let mut said = Vec::new();
         let inner = gunzip_noting(&bytes, budget, &mut said)?;
         let inner_name = name.strip_suffix(".gz").unwrap_or(name).to_string();
-        for m in said {
-            let kind = if m.contains("ignored") { "container_trailing_bytes" } else { "container_truncated" };
+        for (kind, m) in said {
             notes.push(Note {
                 file: inner_name.clone(),
                 kind,

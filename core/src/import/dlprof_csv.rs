@@ -17,6 +17,7 @@
 
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::limits::Item;
+use crate::model::WarningKind;
 use crate::model::{Cell, Column, ColumnUnit, DataTable, TableKind, TraceBuilder};
 
 pub struct DlprofCsv;
@@ -146,12 +147,12 @@ impl Importer for DlprofCsv {
             for (i, r) in records.iter().enumerate().skip(header_at + 1) {
                 if r.len() > n {
                     let extra = r.len() - n;
-                    b.warn("dlprof_extra_fields", || {
+                    b.warn(WarningKind::DlprofExtraFields, || {
                         format!("{section}: record {i} has {extra} field(s) more than the header; cut")
                     });
                 } else if r.len() < n {
                     let have = r.len();
-                    b.warn("dlprof_short_row", || {
+                    b.warn(WarningKind::DlprofShortRow, || {
                         format!("{section}: record {i} has {have} of {n} fields; the rest left empty")
                     });
                 }
@@ -200,7 +201,9 @@ fn read_records(bytes: &[u8], b: &mut TraceBuilder) -> Result<Vec<Vec<String>>, 
                 Ok(s) => fields.push(s.to_string()),
                 Err(_) => {
                     let at = rec.position().map_or(0, |p| p.byte());
-                    b.warn("dlprof_bad_utf8", || format!("record at byte {at}: invalid UTF-8 replaced"));
+                    b.warn(WarningKind::DlprofBadUtf8, || {
+                        format!("record at byte {at}: invalid UTF-8 replaced")
+                    });
                     fields.push(String::from_utf8_lossy(f).into_owned());
                 }
             }
@@ -223,7 +226,9 @@ fn summary_tables(records: &[Vec<String>], source: &str, b: &mut TraceBuilder) {
         let is_title = |r: &Vec<String>| r.len() == 1 || r.iter().skip(1).all(|f| f.trim().is_empty());
         if !is_title(r) {
             let at = i;
-            b.warn("dlprof_orphan_row", || format!("summary record {at} is outside any section; skipped"));
+            b.warn(WarningKind::DlprofOrphanRow, || {
+                format!("summary record {at} is outside any section; skipped")
+            });
             i += 1;
             continue;
         }
@@ -265,7 +270,7 @@ fn summary_tables(records: &[Vec<String>], source: &str, b: &mut TraceBuilder) {
         if !body.is_empty() {
             let n = columns.len();
             if rows.iter().any(|r: &Vec<Cell>| r.len() != n) {
-                b.warn("dlprof_short_row", || {
+                b.warn(WarningKind::DlprofShortRow, || {
                     format!("{section}: a row does not match its header; padded or cut")
                 });
             }
@@ -327,8 +332,8 @@ mod tests {
         assert_eq!(o.rows.len(), 3);
         assert_eq!(o.cell(0, "Stack Trace"), Some(&Cell::Text("a.py:1\nb.py:2".into())));
         assert_eq!(o.cell(1, "No. Calls"), Some(&Cell::Empty));
-        assert_eq!(t.warnings.count_of("dlprof_short_row"), 1);
-        assert_eq!(t.warnings.count_of("dlprof_extra_fields"), 1);
+        assert_eq!(t.warnings.count_of(WarningKind::DlprofShortRow), 1);
+        assert_eq!(t.warnings.count_of(WarningKind::DlprofExtraFields), 1);
     }
 
     #[test]

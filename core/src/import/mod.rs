@@ -41,6 +41,7 @@ pub mod xprof;
 pub use api::*;
 pub use error::*;
 
+use crate::model::WarningKind;
 use crate::model::{Trace, TraceBuilder};
 
 /// The registry, in sniff order (the first `Yes` wins). Binary formats with structure checks
@@ -564,7 +565,7 @@ pub fn diagnose_unknown(name: &str, bytes: &[u8], notes: &[container::Note]) -> 
         };
     }
     let mut hint = String::new();
-    if let Some(n) = notes.iter().find(|n| n.file == name && n.kind == "container_truncated") {
+    if let Some(n) = notes.iter().find(|n| n.file == name && n.kind == WarningKind::ContainerTruncated) {
         hint.push_str(&format!("; {}", n.message));
     }
     if bytes.iter().all(|&c| c == 0) {

@@ -2,13 +2,14 @@
 //! [`super::neuron_binary::NeuronBinary`], which takes NEFFs alone or together with their NTFF.
 
 use crate::model::TraceBuilder;
+use crate::model::WarningKind;
 use crate::neuron::{neff, program::program_from_neff};
 
 /// Attach a parsed NEFF to the builder: program, metadata, warnings.
 pub fn add_neff(n: &neff::Neff, b: &mut TraceBuilder) {
     for w in &n.warnings {
         let w = w.clone();
-        b.warn("neff", || w);
+        b.warn(WarningKind::Neff, || w);
     }
     let p = program_from_neff(n);
     for (k, v) in &p.header {

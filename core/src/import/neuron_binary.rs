@@ -10,6 +10,7 @@ use super::neuron_device::{
 use super::neuron_json::{self, ExportAttribution};
 pub use super::ntff_identity::NtffIdentity;
 use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
+use crate::model::WarningKind;
 use crate::model::{
     ArgValue, Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainShapeRef,
     Engine, FlowEnd, GroupId, Incomplete, InstructionTraffic, SliceDomain, SliceHandle, ThrottlePeriod,
@@ -21,9 +22,6 @@ use crate::strings::{FxHashMap, StrId};
 use std::collections::hash_map::Entry;
 
 pub struct NeuronBinary;
-
-/// Warning kind: the NEFF dropped with an NTFF is not the one the NTFF was captured from.
-pub const NEFF_UUID_MISMATCH: &str = "neff_uuid_mismatch";
 
 /// [`NtffIdentity`] of an NTFF file, `None` when the header or the metadata cannot be read.
 pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
@@ -113,9 +111,6 @@ pub(crate) fn ntff_version_message(version: u8) -> String {
 /// ([`super::neuron_json::import_own_export`]).
 pub type Exports = std::collections::HashMap<String, ExportAttribution>;
 
-/// Warning kind: the NTFF file ends before the data its metadata describes.
-pub const NTFF_TRUNCATED: &str = "ntff_truncated";
-
 /// [`NeuronBinary::import_group`] with the NTFFs' own JSON exports, whose per-instruction
 /// attribution is joined onto the NTFFs' rows (see `add_ntff`).
 pub fn import_group_with_exports(
@@ -195,7 +190,7 @@ fn import_pair(
             opened.truncated().map(|(file_bytes, expected_bytes)| Incomplete { file_bytes, expected_bytes });
         if let Some(inc) = incomplete {
             // (a cut before any event is an error, once the records are read: `add_ntff`)
-            b.warn(NTFF_TRUNCATED, || format!("'{}': {}", f.name, inc.message("NTFF")));
+            b.warn(WarningKind::NtffTruncated, || format!("'{}': {}", f.name, inc.message("NTFF")));
         }
         // pair by UUID: the NEFF whose UUID matches (prefix when truncated), else the only one
         let uuid = opened.metadata.uuid_hex();
@@ -209,11 +204,11 @@ fn import_pair(
         if let Some(n) = neff {
             if let Some(m) = correlate::uuid_mismatch_of(&opened.metadata, n) {
                 neff_mismatch = true;
-                b.warn(NEFF_UUID_MISMATCH, || format!("'{}': {m}", f.name));
+                b.warn(WarningKind::NeffUuidMismatch, || format!("'{}': {m}", f.name));
             }
         } else if !neffs.is_empty() {
             let loaded: Vec<&str> = neffs.iter().map(|n| n.header.uuid.as_str()).collect();
-            b.warn(NEFF_UUID_MISMATCH, || {
+            b.warn(WarningKind::NeffUuidMismatch, || {
                 format!(
                     "'{}' was captured from NEFF {uuid}; none of the loaded NEFFs ({}) has that UUID, \
                      so its events are not correlated",
@@ -439,7 +434,7 @@ impl NtffSink<'_, '_, '_> {
             }
         }
         if unresolved > 0 {
-            b.warnings.add_n("neuron_flow_unresolved", unresolved, || {
+            b.warnings.add_n(WarningKind::NeuronFlowUnresolved, unresolved, || {
                 "a predecessor instruction of the export is not on the NTFF's timeline; flow dropped".into()
             });
         }
@@ -469,7 +464,7 @@ impl NtffSink<'_, '_, '_> {
             b.add_metadata("neuron.export_join", note.clone());
             if joined < n || joined < rows {
                 let file_name = self.file_name;
-                b.warn(neuron_json::EXPORT_JOIN_INCOMPLETE, || format!("'{file_name}': {note}"));
+                b.warn(WarningKind::NeuronExportJoinIncomplete, || format!("'{file_name}': {note}"));
             }
             self.export_note = Some(note);
         }
@@ -731,10 +726,10 @@ fn add_ntff(
             continue;
         }
         let ex = w.example.clone();
-        b.warnings.add_n(&format!("ntff_{:?}", w.kind).to_lowercase(), w.count, || ex);
+        b.warnings.add_n(ntff_warning(w.kind), w.count, || ex);
     }
     for w in later {
-        b.warnings.add_n(&w.kind, w.count, || w.example);
+        b.warnings.add_n(w.kind, w.count, || w.example);
     }
     let mut meta: Vec<(String, String)> = Vec::new();
     let mut add = |k: String, v: String| meta.push((k, v));
@@ -1007,6 +1002,27 @@ impl InstrTemplate {
 
 /// Picoseconds past the floored ns of a start and of a duration (`start_ns = floor(start_ps/1000)`,
 /// `dur_ns = floor((end_ps - start_ps)/1000)`), for [`SliceDomain::start_sub_ps`] / `dur_sub_ps`.
+/// The model's kind of an NTFF decoder warning (codes `ntff_<variant in lower case>`).
+fn ntff_warning(k: ntff::WarningKind) -> WarningKind {
+    use ntff::WarningKind as N;
+    match k {
+        N::HeaderMismatch => WarningKind::NtffHeaderMismatch,
+        N::MetadataMalformed => WarningKind::NtffMetadataMalformed,
+        N::MetadataValue => WarningKind::NtffMetadataValue,
+        N::UuidTruncated => WarningKind::NtffUuidTruncated,
+        N::BlockOutOfRange => WarningKind::NtffBlockOutOfRange,
+        N::BlockMisaligned => WarningKind::NtffBlockMisaligned,
+        N::BlockTiling => WarningKind::NtffBlockTiling,
+        N::UnknownBlockType => WarningKind::NtffUnknownBlockType,
+        N::UnexpectedRecordClass => WarningKind::NtffUnexpectedRecordClass,
+        N::MissingProgram => WarningKind::NtffMissingProgram,
+        N::MissingClock => WarningKind::NtffMissingClock,
+        N::TimestampOverflow => WarningKind::NtffTimestampOverflow,
+        N::ProfileStartNotFound => WarningKind::NtffProfileStartNotFound,
+        N::MultipleProfileStarts => WarningKind::NtffMultipleProfileStarts,
+    }
+}
+
 fn sub_ps(start_ps: i64, end_ps: i64) -> (u16, u16) {
     (start_ps.rem_euclid(1000) as u16, end_ps.saturating_sub(start_ps).max(0).rem_euclid(1000) as u16)
 }
@@ -1025,7 +1041,7 @@ fn add_memory_counters(
     let family = instance_type.split('.').next().unwrap_or("").to_ascii_lowercase();
     if !matches!(family.as_str(), "inf2" | "trn1" | "trn1n") {
         let it = instance_type.to_string();
-        b.warn("ntff_memory_size_unknown", || {
+        b.warn(WarningKind::NtffMemorySizeUnknown, || {
             format!("SBUF/PSUM sizes of instance type '{it}' are not known: no occupancy rows")
         });
         return;

@@ -11,6 +11,7 @@
 //!
 //! Facts: docs/formats/neuron.md §3.3, §3.7, §5.
 
+use crate::model::WarningKind;
 use crate::model::{
     ArgValue, ArgsId, CounterId, CounterRole, Engine, GroupId, GroupKind, Layout, TraceBuilder, TrackId,
     TrackKind, TrackRole,
@@ -425,7 +426,7 @@ pub(crate) fn capped_json(b: &mut TraceBuilder, key: &str, mut text: String) -> 
         }
         text.truncate(cut);
         text.push_str("…(truncated)");
-        b.warn("neuron_metadata_truncated", || {
+        b.warn(WarningKind::NeuronMetadataTruncated, || {
             format!("metadata '{key}' is {len} bytes; kept the first {METADATA_JSON_CAP}")
         });
     }

@@ -22,6 +22,7 @@ use super::neuron_device::{
     self, add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
+use crate::model::WarningKind;
 use crate::model::{ArgValue, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder};
 use crate::strings::StrId;
 use serde_json::{Map, Value};
@@ -303,14 +304,6 @@ pub fn export_identity(bytes: &[u8]) -> Option<ExportIdentity> {
     })
 }
 
-/// Warning kind: a JSON export dropped with the NTFF it was made from: its tables and its
-/// per-instruction attribution join the NTFF's timeline (one profile, not two).
-pub const OWN_EXPORT_OF_NTFF: &str = "neuron_json_export_of_ntff";
-
-/// Warning kind: instruction rows of an NTFF's own export that matched no row of the NTFF (or
-/// the other way round), with the join rate.
-pub const EXPORT_JOIN_INCOMPLETE: &str = "neuron_export_join_incomplete";
-
 /// What identifies one instruction execution in both the NTFF and its export: the instruction
 /// stream (engine), the runtime pc, and the start and duration in ns (the export's `timestamp`
 /// and `duration` are the NTFF's picosecond times floored, exactly: `core/tests/ntff_oracle.rs`
@@ -408,7 +401,7 @@ impl ExportAttribution {
 /// attribution, returned to be joined onto the NTFF's rows ([`ExportAttribution`]). Its timeline
 /// is not imported a second time (the NTFF's is exact), and its `summary` stays a
 /// `neuron.summary` record without `summary.<key>` entries, so the device summary is still
-/// computed from the NTFF. Adds a [`OWN_EXPORT_OF_NTFF`] warning saying so.
+/// computed from the NTFF. Adds a [`WarningKind::NeuronJsonExportOfNtff`] warning saying so.
 pub fn import_own_export(
     file: &InputFile<'_>,
     ntff_name: &str,
@@ -426,7 +419,7 @@ pub fn import_own_export(
     if !progress.report(total, total) {
         return Err(ImportError::Cancelled);
     }
-    b.warn(OWN_EXPORT_OF_NTFF, || {
+    b.warn(WarningKind::NeuronJsonExportOfNtff, || {
         format!(
             "'{}' is the neuron-profile JSON export of '{ntff_name}' ({why}): the NTFF's timeline is \
              shown once, with the export's operator attribution, FLOPs and dependencies joined onto its \
@@ -678,7 +671,7 @@ impl<'b> Conv<'b> {
     fn span(&mut self, r: &Map<String, Value>, what: &str) -> Option<(i64, i64)> {
         let ts = self.time(r, "timestamp").or_else(|| self.time(r, "start_ts"));
         let Some(ts) = ts else {
-            self.b.warn("neuron_missing_timestamp", || {
+            self.b.warn(WarningKind::NeuronMissingTimestamp, || {
                 format!("a '{what}' record has no integer timestamp; skipped")
             });
             return None;
@@ -698,7 +691,7 @@ impl<'b> Conv<'b> {
         }
         // a fractional time would be a different producer: keep it, floored, and say so
         let f = v.as_f64().filter(|f| f.is_finite() && f.abs() < 9.0e18)?;
-        self.b.warn("neuron_fractional_time", || {
+        self.b.warn(WarningKind::NeuronFractionalTime, || {
             format!("field '{k}' holds the non-integer time {f}; floored to ns")
         });
         Some(f.floor() as i64)
@@ -794,7 +787,7 @@ impl<'b> Conv<'b> {
                     let name = self.b.intern(&kind);
                     self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), name, cat);
                 }
-                None => self.b.warn("neuron_flow_unresolved", || {
+                None => self.b.warn(WarningKind::NeuronFlowUnresolved, || {
                     format!("predecessor instruction {pid} is not in the export; flow dropped")
                 }),
             }
@@ -865,7 +858,7 @@ impl<'b> Conv<'b> {
                         Some(from) => {
                             self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), trig_name, trig_cat)
                         }
-                        None => self.b.warn("neuron_dma_trigger_unresolved", || {
+                        None => self.b.warn(WarningKind::NeuronDmaTriggerUnresolved, || {
                             format!("no instruction starts at the DMA trigger time {t} ns")
                         }),
                     }
@@ -900,7 +893,7 @@ impl<'b> Conv<'b> {
         }
         for r in records(top, "semaphore_update") {
             let Some(ts) = self.time(r, "timestamp") else {
-                self.b.warn("neuron_missing_timestamp", || {
+                self.b.warn(WarningKind::NeuronMissingTimestamp, || {
                     "a 'semaphore_update' record has no integer timestamp; skipped".into()
                 });
                 continue;
@@ -1011,7 +1004,7 @@ impl<'b> Conv<'b> {
                 "psum" => ("PSUM", "bank"),
                 other => {
                     let o = other.to_string();
-                    self.b.warn("neuron_unknown_usage_type", || {
+                    self.b.warn(WarningKind::NeuronUnknownUsageType, || {
                         format!("instruction_usage type '{o}' is not sb/psum; skipped")
                     });
                     continue;

@@ -44,6 +44,7 @@ use super::neuron_device::{
     self, add_activity, semaphore_display, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
 use super::{container, ImportError, Importer, InputFile, Progress, Sniff};
+use crate::model::WarningKind;
 use crate::model::{
     ArgValue, ArgsId, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
     TrackRole,
@@ -890,7 +891,7 @@ fn split_index(file_name: &str) -> Option<u64> {
 fn check_schema_version(meta: &Table, b: &mut TraceBuilder) -> Result<(), ImportError> {
     let file = meta.files.first().cloned().unwrap_or_else(|| "Metadata.parquet".into());
     let Some(found) = meta.col("profile_schema_version").and_then(|c| c.text(0)) else {
-        b.warn("parquet_schema_version_missing", || {
+        b.warn(WarningKind::ParquetSchemaVersionMissing, || {
             format!("'{file}' has no profile_schema_version; read as schema {SCHEMA_VERSION}")
         });
         return Ok(());
@@ -909,7 +910,7 @@ fn check_schema_version(meta: &Table, b: &mut TraceBuilder) -> Result<(), Import
         }),
         Some(_) => {
             if minor.is_some_and(|m| m > SCHEMA_MINOR) {
-                b.warn("parquet_schema_newer_minor", || {
+                b.warn(WarningKind::ParquetSchemaNewerMinor, || {
                     format!(
                         "'{file}' is schema {found}, newer than the {SCHEMA_VERSION} Loupe follows: tables and \
                          columns added since are kept as arguments or listed as not imported"
@@ -919,7 +920,7 @@ fn check_schema_version(meta: &Table, b: &mut TraceBuilder) -> Result<(), Import
             Ok(())
         }
         None => {
-            b.warn("parquet_schema_version_unreadable", || {
+            b.warn(WarningKind::ParquetSchemaVersionUnreadable, || {
                 format!("'{file}': profile_schema_version '{found}' is not MAJOR.MINOR.PATCH; read as schema {SCHEMA_VERSION}")
             });
             Ok(())
@@ -961,7 +962,7 @@ fn import_tables(
                             Ok(n) => Some(n),
                             Err(cands) if cands.len() > 1 => {
                                 let (file, c) = (f.name.to_string(), cands.join(", "));
-                                b.warn("parquet_ambiguous_table", || {
+                                b.warn(WarningKind::ParquetAmbiguousTable, || {
                                     format!("'{file}' has the columns of several tables ({c}); not imported")
                                 });
                                 None
@@ -978,7 +979,7 @@ fn import_tables(
                     None => {
                         let base = base_name(f.name).to_string();
                         let file = f.name.to_string();
-                        b.warn("parquet_unknown_table", || {
+                        b.warn(WarningKind::ParquetUnknownTable, || {
                             format!("'{file}' is not a table of Neuron Explorer schema {SCHEMA_VERSION}; not imported")
                         });
                         t.name = base;
@@ -994,7 +995,7 @@ fn import_tables(
                 let file = f.name.to_string();
                 let e = ImportError::Invalid { format: NAME, message: format!("'{file}': {msg}") };
                 if files.len() > 1 {
-                    b.warn("parquet_unreadable_file", || format!("'{file}': {msg}; skipped"));
+                    b.warn(WarningKind::ParquetUnreadableFile, || format!("'{file}': {msg}; skipped"));
                 }
                 first_error.get_or_insert(e);
             }
@@ -1046,7 +1047,7 @@ fn import_tables(
             (0..s.last().copied().unwrap_or(0)).filter(|i| !s.contains(i)).map(|i| i.to_string()).collect();
         if !missing.is_empty() {
             let (name, missing) = (name.clone(), missing.join(", "));
-            b.warn("parquet_split_missing", || {
+            b.warn(WarningKind::ParquetSplitMissing, || {
                 format!("table {name}: split file(s) {missing} missing; the others are read in order")
             });
         }
@@ -1055,7 +1056,7 @@ fn import_tables(
         return Err(first_error.unwrap_or(ImportError::Empty));
     }
     if !tables.get("Metadata").is_some_and(|t| t.known && t.rows > 0) {
-        b.warn("parquet_schema_version_missing", || {
+        b.warn(WarningKind::ParquetSchemaVersionMissing, || {
             format!(
                 "no Metadata table: the profile's schema version is unknown; read as schema {SCHEMA_VERSION}"
             )
@@ -1300,7 +1301,7 @@ impl<'b> Conv<'b> {
 
     fn missing_time(&mut self, table: &str) {
         let t = table.to_string();
-        self.b.warn("neuron_missing_timestamp", || format!("a '{t}' row has no timestamp; skipped"));
+        self.b.warn(WarningKind::NeuronMissingTimestamp, || format!("a '{t}' row has no timestamp; skipped"));
     }
 
     fn hierarchy(
@@ -1321,7 +1322,7 @@ impl<'b> Conv<'b> {
             let Some(t) = t else { continue };
             let (Some(rc), Some(nc)) = (t.col(raw), t.col(name)) else {
                 let tn = t.name.clone();
-                self.b.warn("parquet_missing_column", || {
+                self.b.warn(WarningKind::ParquetMissingColumn, || {
                     format!("{tn} lacks '{raw}' or '{name}'; operator names not linked")
                 });
                 continue;
@@ -1484,7 +1485,7 @@ impl<'b> Conv<'b> {
                     Some(from) => {
                         self.b.add_flow(FlowEnd::Slice(from), FlowEnd::Slice(h), trig_name, trig_cat)
                     }
-                    None => self.b.warn("neuron_dma_trigger_unresolved", || {
+                    None => self.b.warn(WarningKind::NeuronDmaTriggerUnresolved, || {
                         format!("no instruction starts at the DMA trigger time {tt} ns")
                     }),
                 }
@@ -1576,7 +1577,7 @@ impl<'b> Conv<'b> {
                     );
                     self.b.add_flow(FlowEnd::Slice(f), FlowEnd::Slice(to), name, cat);
                 }
-                _ => self.b.warn("neuron_flow_unresolved", || {
+                _ => self.b.warn(WarningKind::NeuronFlowUnresolved, || {
                     format!("Flow row {i} names an event that is not in the imported tables; dropped")
                 }),
             }
@@ -1586,7 +1587,7 @@ impl<'b> Conv<'b> {
     fn semaphores(&mut self, t: &Table) {
         let pcore = Self::pcore(t);
         let (Some(ts), Some(idc)) = (t.col("timestamp"), t.col("id")) else {
-            self.b.warn("parquet_missing_column", || {
+            self.b.warn(WarningKind::ParquetMissingColumn, || {
                 "SemaphoreUpdate lacks 'timestamp' or 'id'; not imported".into()
             });
             return;
@@ -1662,7 +1663,8 @@ impl<'b> Conv<'b> {
         let pcore = Self::pcore(t);
         let Some(ts) = t.col("timestamp") else {
             let tn = t.name.clone();
-            self.b.warn("parquet_missing_column", || format!("{tn} lacks 'timestamp'; not imported"));
+            self.b
+                .warn(WarningKind::ParquetMissingColumn, || format!("{tn} lacks 'timestamp'; not imported"));
             return;
         };
         for &(col, name, unit, role) in specs {

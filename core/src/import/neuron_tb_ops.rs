@@ -10,6 +10,7 @@
 //! `tb_neuron_bad_op` warning.
 
 use crate::limits::Item;
+use crate::model::WarningKind;
 use serde_json::Value;
 
 use super::{ImportError, Importer, InputFile, Progress, Sniff};
@@ -101,7 +102,9 @@ impl Importer for NeuronTbOps {
                 _ => None,
             };
             let Some(Value::Object(fields)) = parsed else {
-                b.warn("tb_neuron_bad_op", || format!("op {i} is not the JSON text of an object; skipped"));
+                b.warn(WarningKind::TbNeuronBadOp, || {
+                    format!("op {i} is not the JSON text of an object; skipped")
+                });
                 continue;
             };
             // the sparse row now, the dense one below: both charged before they are made
@@ -115,7 +118,7 @@ impl Importer for NeuronTbOps {
                         columns.len() - 1
                     }
                     None => {
-                        b.warn("tb_neuron_many_keys", || {
+                        b.warn(WarningKind::TbNeuronManyKeys, || {
                             format!("more than {MAX_COLUMNS} distinct keys; the rest are not shown")
                         });
                         continue;
@@ -193,7 +196,7 @@ mod tests {
         assert_eq!(tb.rows[0][1], Cell::Text(r#"["dot.1","add.2"]"#.into()));
         assert_eq!(tb.rows[1][0], Cell::Empty, "a key an op lacks is empty");
         assert_eq!(tb.section, "2 ops, total_time 1240");
-        assert_eq!(t.warnings.count_of("tb_neuron_bad_op"), 2);
+        assert_eq!(t.warnings.count_of(WarningKind::TbNeuronBadOp), 2);
         t.validate().expect("valid");
     }
 

@@ -40,6 +40,7 @@
 //! model, not of the text. The reading is lenient as a tree's accessors were: a field of the
 //! wrong type counts as missing; only invalid JSON is an error.
 
+use crate::model::WarningKind;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -110,12 +111,14 @@ impl Importer for Rocprof {
         for (i, node) in nodes.into_iter().enumerate() {
             match node {
                 Some(n) => Node::new(b, &n, i as i64).run(),
-                None => b.warn("rocprof_bad_node", || format!("tool node {i} is not an object; skipped")),
+                None => {
+                    b.warn(WarningKind::RocprofBadNode, || format!("tool node {i} is not an object; skipped"))
+                }
             }
         }
         b.release(Item::HeldRecords, n, bytes);
         if b.slice_count() == 0 {
-            b.warn("rocprof_no_records", || "no kernel dispatch, memory copy or API record".into());
+            b.warn(WarningKind::RocprofNoRecords, || "no kernel dispatch, memory copy or API record".into());
         }
         Ok(())
     }
@@ -1097,7 +1100,9 @@ impl<'a> Node<'a> {
         let kernels: HashMap<u64, &str> = self.n.kernels.iter().map(|(id, n)| (*id, n.as_str())).collect();
         let n = self.n;
         let Some(records) = &n.records else {
-            self.b.warn("rocprof_no_buffer_records", || "a tool node has no buffer_records object".into());
+            self.b.warn(WarningKind::RocprofNoBufferRecords, || {
+                "a tool node has no buffer_records object".into()
+            });
             return;
         };
         // API calls first: the GPU records' flows start at them
@@ -1135,13 +1140,15 @@ impl<'a> Node<'a> {
             })
             .collect();
         if !skipped.is_empty() {
-            self.b.warn("rocprof_skipped_records", || format!("records not shown: {}", skipped.join(", ")));
+            self.b.warn(WarningKind::RocprofSkippedRecords, || {
+                format!("records not shown: {}", skipped.join(", "))
+            });
         }
     }
 
     /// `k` records without a start or end time.
     fn no_time(&mut self, k: u64) {
-        self.b.warn_n("rocprof_missing_time", k, || {
+        self.b.warn_n(WarningKind::RocprofMissingTime, k, || {
             "a record has no start_timestamp or end_timestamp; skipped".into()
         });
     }

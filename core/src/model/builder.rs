@@ -355,12 +355,12 @@ impl TraceBuilder {
         self.strings.get(id)
     }
 
-    pub fn warn(&mut self, kind: &str, example: impl FnOnce() -> String) {
+    pub fn warn(&mut self, kind: WarningKind, example: impl FnOnce() -> String) {
         self.warnings.add(kind, example)
     }
 
     /// `n` occurrences of one kind of damage at once.
-    pub fn warn_n(&mut self, kind: &str, n: u64, example: impl FnOnce() -> String) {
+    pub fn warn_n(&mut self, kind: WarningKind, n: u64, example: impl FnOnce() -> String) {
         self.warnings.add_n(kind, n, example)
     }
 
@@ -607,7 +607,7 @@ impl TraceBuilder {
             self.args.keys.truncate(start);
             self.args.tags.truncate(start);
             self.args.vals.truncate(start);
-            self.warnings.add("too_many_argument_sets", || "argument sets past 2^30 dropped".into());
+            self.warnings.add(WarningKind::TooManyArgumentSets, || "argument sets past 2^30 dropped".into());
             return ArgsId::NONE;
         }
         self.args.offsets.push(self.args.keys.len() as u32);
@@ -666,7 +666,7 @@ impl TraceBuilder {
         args: ArgsId,
     ) -> SliceHandle {
         let dur_ns = if dur_ns < 0 {
-            self.warnings.add("negative_duration", || {
+            self.warnings.add(WarningKind::NegativeDuration, || {
                 format!("slice at {start_ns} ns has duration {dur_ns} ns; clamped to 0")
             });
             0
@@ -915,11 +915,11 @@ impl TraceBuilder {
                 let name = self.strings.get(track.name).to_string();
                 let count = spilled.len();
                 if track.layout == Layout::Lanes {
-                    warnings.add("lane_limit", || {
+                    warnings.add(WarningKind::LaneLimit, || {
                         format!("{count} slice(s) on track '{name}' need more than {MAX_LANES} lanes; moved to an '(overlapping)' track")
                     });
                 } else {
-                    warnings.add("overlapping_slices", || {
+                    warnings.add(WarningKind::OverlappingSlices, || {
                         format!("{count} slice(s) on track '{name}' overlap a neighbour without nesting; moved to an '(overlapping)' track")
                     });
                 }
@@ -953,7 +953,7 @@ impl TraceBuilder {
             if !dropped.is_empty() {
                 let name = self.strings.get(st.name).to_string();
                 let count = dropped.len();
-                warnings.add("lane_limit", || {
+                warnings.add(WarningKind::LaneLimit, || {
                     format!("{count} slice(s) on track '{name}' need more than {MAX_LANES} lanes; not shown")
                 });
                 let mut is_dropped = vec![false; n];
@@ -1046,7 +1046,7 @@ impl TraceBuilder {
                 _ => unbound += 1,
             }
         }
-        warnings.add_n("flow_unbound", unbound, || {
+        warnings.add_n(WarningKind::FlowUnbound, unbound, || {
             "a flow end did not fall inside any slice on its thread; flow dropped".into()
         });
 

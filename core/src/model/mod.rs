@@ -28,7 +28,7 @@ pub use domain::{
 pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
 pub use table::{Cell, Column, ColumnUnit, DataTable, TableKind};
 pub use validate::InvalidTrace;
-pub use warnings::{Warning, Warnings};
+pub use warnings::{Warning, WarningKind, Warnings};
 
 use crate::lod::LodIndex;
 use crate::strings::{StrId, StringTable};

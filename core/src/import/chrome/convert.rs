@@ -21,6 +21,7 @@ use super::keys::{Dialect, IdKey, Key};
 use super::kineto::{self, CatClass};
 use super::scan::{self, RawStr, Scan};
 use super::threads::{OpenSlice, ThreadTable};
+use crate::model::WarningKind;
 use crate::model::{ArgValue, ArgsId, CounterId, FlowEnd, GroupKind, TraceBuilder, TrackId, TrackKind};
 use crate::strings::{FxHashMap, StrId};
 
@@ -146,7 +147,7 @@ impl<'b> Conv<'b> {
         let ok = self.scan_args(&mut Scan::new(t));
         if !ok {
             let at = self.at;
-            self.b.warn("bad_args", || {
+            self.b.warn(WarningKind::BadArgs, || {
                 format!(
                     "event at byte {at}: malformed args object; the arguments after the error were dropped"
                 )
@@ -250,7 +251,7 @@ impl<'b> Conv<'b> {
                 None => {
                     let at = self.at;
                     let text = String::from_utf8_lossy(&t[..t.len().min(40)]).into_owned();
-                    self.b.warn("bad_ts", || {
+                    self.b.warn(WarningKind::BadTs, || {
                         format!("event at byte {at}: ts {text} is not a number; event skipped")
                     });
                     None
@@ -258,7 +259,8 @@ impl<'b> Conv<'b> {
             },
             None => {
                 let at = self.at;
-                self.b.warn("missing_ts", || format!("event at byte {at} has no ts; event skipped"));
+                self.b
+                    .warn(WarningKind::MissingTs, || format!("event at byte {at} has no ts; event skipped"));
                 None
             }
         }
@@ -291,25 +293,29 @@ impl<'b> Conv<'b> {
             b'T' | b'p' => self.async_instant(ev, true),
             b's' | b't' | b'f' => self.flow_v1(ev),
             b'N' | b'O' | b'D' => {
-                self.b.warn("object_events_ignored", || {
+                self.b.warn(WarningKind::ObjectEventsIgnored, || {
                     "object instance events (N/O/D: created/snapshot/destroyed) are not shown".to_string()
                 });
             }
             b'v' | b'V' | b'c' | b'(' | b')' => {
                 let ph = ev.ph as char;
-                self.b.warn("unsupported_phase", || {
+                self.b.warn(WarningKind::UnsupportedPhase, || {
                     format!("events with ph '{ph}' (memory dumps, clock sync, context) are not shown")
                 });
             }
-            0 if ev.keys == 0 => self.b.warn("empty_event", || "empty event object {} skipped".to_string()),
+            0 if ev.keys == 0 => {
+                self.b.warn(WarningKind::EmptyEvent, || "empty event object {} skipped".to_string())
+            }
             0 => {
                 let at = self.at;
-                self.b.warn("missing_phase", || format!("event at byte {at} has no ph; skipped"));
+                self.b.warn(WarningKind::MissingPhase, || format!("event at byte {at} has no ph; skipped"));
             }
             ph => {
                 let at = self.at;
                 let ph = ph as char;
-                self.b.warn("unknown_phase", || format!("event at byte {at} has unknown ph '{ph}'; skipped"));
+                self.b.warn(WarningKind::UnknownPhase, || {
+                    format!("event at byte {at} has unknown ph '{ph}'; skipped")
+                });
             }
         }
     }
@@ -321,14 +327,16 @@ impl<'b> Conv<'b> {
                 Some(d) => d,
                 None => {
                     let at = self.at;
-                    self.b
-                        .warn("bad_dur", || format!("X event at byte {at}: dur is not a number; taken as 0"));
+                    self.b.warn(WarningKind::BadDur, || {
+                        format!("X event at byte {at}: dur is not a number; taken as 0")
+                    });
                     0
                 }
             },
             None => {
                 let at = self.at;
-                self.b.warn("missing_dur", || format!("X event at byte {at} has no dur; taken as 0"));
+                self.b
+                    .warn(WarningKind::MissingDur, || format!("X event at byte {at} has no dur; taken as 0"));
                 0
             }
         };
@@ -379,7 +387,7 @@ impl<'b> Conv<'b> {
         self.bump(ts);
         let Some(open) = self.threads.pop_open(th) else {
             let at = self.at;
-            self.b.warn("unmatched_end", || {
+            self.b.warn(WarningKind::UnmatchedEnd, || {
                 format!("E event at byte {at} has no open B on its thread; skipped")
             });
             return;
@@ -455,7 +463,7 @@ impl<'b> Conv<'b> {
                     Ok(f) => f,
                     Err(_) => {
                         let at = self.at;
-                        self.b.warn("counter_not_numeric", || {
+                        self.b.warn(WarningKind::CounterNotNumeric, || {
                             format!("counter at byte {at}: a series value is not a number; skipped")
                         });
                         continue;
@@ -463,7 +471,7 @@ impl<'b> Conv<'b> {
                 },
                 ArgValue::Null | ArgValue::Json(_) => {
                     let at = self.at;
-                    self.b.warn("counter_not_numeric", || {
+                    self.b.warn(WarningKind::CounterNotNumeric, || {
                         format!("counter at byte {at}: a series value is not a number; skipped")
                     });
                     continue;
@@ -506,7 +514,7 @@ impl<'b> Conv<'b> {
             b"process_sort_index" | b"thread_sort_index" => b"sort_index",
             _ => {
                 let name = String::from_utf8_lossy(&which[..which.len().min(60)]).into_owned();
-                self.b.warn("metadata_ignored", || format!("metadata event '{name}' is not used"));
+                self.b.warn(WarningKind::MetadataIgnored, || format!("metadata event '{name}' is not used"));
                 return;
             }
         };
@@ -590,7 +598,7 @@ impl<'b> Conv<'b> {
         let Some(o) = self.asyncs.close(&key) else {
             let at = self.at;
             let ph = ev.ph as char;
-            self.b.warn("unmatched_async_end", || {
+            self.b.warn(WarningKind::UnmatchedAsyncEnd, || {
                 format!("'{ph}' event at byte {at} has no open async begin with its category and id; skipped")
             });
             return;
@@ -652,7 +660,7 @@ impl<'b> Conv<'b> {
             let args = open.args;
             self.close_slice(track, open, end_ts.max(0), args);
         }
-        self.b.warnings.add_n("unclosed_begin", unclosed, || {
+        self.b.warnings.add_n(WarningKind::UnclosedBegin, unclosed, || {
             "B event(s) without a matching E; closed at the end of the trace".to_string()
         });
         // unclosed async
@@ -662,7 +670,7 @@ impl<'b> Conv<'b> {
             let dur = end_ts.saturating_sub(o.ts).max(0);
             self.b.add_slice(o.track, o.ts, dur, o.name, o.cat, o.args);
         }
-        self.b.warnings.add_n("unclosed_async", n, || {
+        self.b.warnings.add_n(WarningKind::UnclosedAsync, n, || {
             "async begin(s) (b/S) without an end; closed at the end of the trace".to_string()
         });
 

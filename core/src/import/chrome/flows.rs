@@ -4,6 +4,7 @@
 
 use super::events::Ev;
 use super::keys::IdKey;
+use crate::model::WarningKind;
 use crate::model::{FlowEnd, TraceBuilder};
 use crate::strings::StrId;
 
@@ -124,7 +125,7 @@ impl FlowCollector {
                 }
             }
         }
-        b.warnings.add_n("flow_without_start", unmatched, || {
+        b.warnings.add_n(WarningKind::FlowWithoutStart, unmatched, || {
             "flow step/end event(s) without a preceding start with the same id; dropped".to_string()
         });
     }

@@ -9,6 +9,7 @@ use super::events::{parse_event, Ev};
 use super::keys::Dialect;
 use super::kineto;
 use super::scan::{Scan, ScanError};
+use crate::model::WarningKind;
 
 use crate::import::{ImportError, Progress};
 use crate::model::TraceBuilder;
@@ -190,7 +191,7 @@ impl<'b> StreamParser<'b> {
     }
 
     fn truncated(&mut self, what: String) {
-        self.conv.b.warn("truncated_file", || what);
+        self.conv.b.warn(WarningKind::TruncatedFile, || what);
     }
 
     fn run(&mut self, s: &mut Scan<'_>, progress: &mut dyn Progress) -> Result<usize, ImportError> {
@@ -241,7 +242,7 @@ impl<'b> StreamParser<'b> {
                 State::ArrayClosed => match s.peek_ws() {
                     Some(_) => {
                         let at = self.abs(s.pos);
-                        self.conv.b.warn("trailing_data", || {
+                        self.conv.b.warn(WarningKind::TrailingData, || {
                             format!("data after the closing ']' at byte {at} ignored")
                         });
                         self.state = State::Done;
@@ -276,7 +277,7 @@ impl<'b> StreamParser<'b> {
                     Some(_) => {
                         let at = self.abs(s.pos);
                         if self.saw_events {
-                            self.conv.b.warn("syntax_error", || {
+                            self.conv.b.warn(WarningKind::SyntaxError, || {
                                 format!("JSON syntax error at byte {at} between top-level keys; the rest was skipped")
                             });
                             self.state = State::Done;
@@ -307,7 +308,7 @@ impl<'b> StreamParser<'b> {
                 return Err(malformed(at, "the file ends inside its first event (truncated?)"));
             }
             ArrayEnd::EofInEvent(at) => {
-                self.conv.b.warn("truncated_event", || {
+                self.conv.b.warn(WarningKind::TruncatedEvent, || {
                     format!("the file ends inside the event starting at byte {at}; that partial event was skipped")
                 });
             }
@@ -368,7 +369,7 @@ impl<'b> StreamParser<'b> {
                 Some(b',') => {
                     if *expect_value {
                         let at = self.abs(s.pos);
-                        self.conv.b.warn("stray_comma", || {
+                        self.conv.b.warn(WarningKind::StrayComma, || {
                             format!("a comma with no event before it at byte {at} was skipped")
                         });
                     }
@@ -383,7 +384,7 @@ impl<'b> StreamParser<'b> {
                         Ok(()) => {
                             if !*expect_value {
                                 let at = self.abs(start);
-                                self.conv.b.warn("missing_comma", || {
+                                self.conv.b.warn(WarningKind::MissingComma, || {
                                     format!("no comma between events before byte {at}")
                                 });
                             }
@@ -431,7 +432,7 @@ impl<'b> StreamParser<'b> {
                         Ok(_) if s.more && s.pos == s.b.len() => return Ok(ArrayEnd::NeedMore(at)),
                         Ok(_) => {
                             let at = self.abs(at);
-                            self.conv.b.warn("non_object_event", || {
+                            self.conv.b.warn(WarningKind::NonObjectEvent, || {
                                 format!("array element at byte {at} is not an event object; skipped")
                             })
                         }
@@ -498,7 +499,7 @@ impl<'b> StreamParser<'b> {
         }
         let rest = self.total.saturating_sub(at);
         let n = self.conv.events;
-        self.conv.b.warn("syntax_error", || {
+        self.conv.b.warn(WarningKind::SyntaxError, || {
             format!("JSON syntax error at byte {at}: expected {expected}, found {found}; loaded the {n} events before it, skipped the last {rest} bytes")
         });
         Ok(ArrayEnd::Stopped)
@@ -544,7 +545,7 @@ impl<'b> StreamParser<'b> {
                 let at = self.abs(s.pos);
                 if saw_events {
                     let found = describe_byte(s.b, s.pos);
-                    self.conv.b.warn("syntax_error", || format!("JSON syntax error at byte {at} after traceEvents (found {found}); the rest was skipped"));
+                    self.conv.b.warn(WarningKind::SyntaxError, || format!("JSON syntax error at byte {at} after traceEvents (found {found}); the rest was skipped"));
                     self.state = State::Done;
                     return Ok(None);
                 }
@@ -627,7 +628,7 @@ impl<'b> StreamParser<'b> {
             Err(ScanError::Unexpected { at, expected }) => {
                 let abs = self.abs(at);
                 if saw_events {
-                    self.conv.b.warn("syntax_error", || {
+                    self.conv.b.warn(WarningKind::SyntaxError, || {
                         format!(
                             "JSON syntax error at byte {abs} in top-level '{key_text}'; the rest was skipped"
                         )
@@ -645,7 +646,7 @@ impl<'b> StreamParser<'b> {
             }
         };
         if is_events {
-            self.conv.b.warn("bad_trace_events", || "traceEvents is not an array; ignored".into());
+            self.conv.b.warn(WarningKind::BadTraceEvents, || "traceEvents is not an array; ignored".into());
         } else {
             top_level_value(&mut self.conv, &key_text, &s.b[a..b]);
         }
@@ -661,7 +662,7 @@ impl<'b> StreamParser<'b> {
         }
         progress.report(self.total, self.total);
         if self.conv.events == 0 {
-            self.conv.b.warn("no_events", || "the file holds no trace events".to_string());
+            self.conv.b.warn(WarningKind::NoEvents, || "the file holds no trace events".to_string());
         }
         let mut dialect = self.conv.finish();
         dialect.kineto |= self.kineto_keys;
@@ -732,7 +733,9 @@ fn top_level_value(conv: &mut Conv<'_>, key: &str, text: &[u8]) {
         let empty = n <= 2 || text == b"null";
         if !empty && key != "stackFrames" {
             let k = key.to_string();
-            conv.b.warn("section_not_imported", || format!("top-level '{k}' ({n} bytes) is not imported"));
+            conv.b.warn(WarningKind::SectionNotImported, || {
+                format!("top-level '{k}' ({n} bytes) is not imported")
+            });
         }
         conv.b.add_metadata(key, format!("({n} bytes, not imported)"));
         return;

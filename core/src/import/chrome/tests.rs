@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::import::{import_bytes, ImportError, NoProgress};
+use crate::model::WarningKind;
 use crate::model::{ArgValue, GroupKind, SliceRef, TrackKind};
 use crate::Trace;
 
@@ -127,8 +128,8 @@ fn begin_end_nesting_and_damage() {
     assert_eq!(one(&t, "inner"), ("Process 1 / thread 1".into(), 11_000, 1_000, 1));
     // E args merged into the B's
     assert_eq!(args(&t, "outer"), vec![("x".into(), "1".into()), ("y".into(), "2".into())]);
-    assert_eq!(t.warnings.count_of("unmatched_end"), 1);
-    assert_eq!(t.warnings.count_of("unclosed_begin"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::UnmatchedEnd), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::UnclosedBegin), 1);
     // closed at the end of the trace (40 µs)
     assert_eq!(one(&t, "open").2, 15_000);
 }
@@ -173,7 +174,7 @@ fn counters_series_ids_and_strings() {
     assert_eq!(t.counters[0].value, vec![10.0, 12.5]);
     assert_eq!(t.counters[0].ts_ns, vec![1000, 2000]);
     assert_eq!(t.counters[1].value, vec![1.0, 3.0]);
-    assert_eq!(t.warnings.count_of("counter_not_numeric"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::CounterNotNumeric), 1);
     assert_eq!(t.str(t.groups[t.counters[0].group.idx()].name), "Process 7");
 }
 
@@ -197,7 +198,7 @@ fn metadata_names_and_sort() {
     let tr = t.track(t.groups[0].tracks[1]);
     assert_eq!(tr.sort_index, -5);
     assert_eq!(t.str(tr.source_id), "7");
-    assert_eq!(t.warnings.count_of("metadata_ignored"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::MetadataIgnored), 1);
 }
 
 #[test]
@@ -225,7 +226,7 @@ fn nestable_async() {
     assert_eq!(instants(&t), vec![("Process 1 / Request".into(), "Sent".into(), 13_000)]);
     // id2 {"local":"0x2"} in the same process ends the span opened with id "0x2"; the
     // second end of 0x2 and the end with another category have nothing open
-    assert_eq!(t.warnings.count_of("unmatched_async_end"), 2);
+    assert_eq!(t.warnings.count_of(WarningKind::UnmatchedAsyncEnd), 2);
 }
 
 #[test]
@@ -240,7 +241,7 @@ fn legacy_async() {
     assert_eq!(one(&t, "Load").1..one(&t, "Load").1 + one(&t, "Load").2, 0..9_000);
     assert_eq!(instants(&t).len(), 2);
     assert_eq!(one(&t, "Never").2, 8_000);
-    assert_eq!(t.warnings.count_of("unclosed_async"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::UnclosedAsync), 1);
 }
 
 #[test]
@@ -259,7 +260,7 @@ fn flow_v1_binding() {
             {"cat":"ipc","name":"lone","ph":"f","id":9,"ts":65,"pid":1,"tid":4,"bp":"e"}]"#,
     );
     assert_eq!(flows(&t), vec![("A".into(), "B".into()), ("A".into(), "D".into()), ("B".into(), "C".into())]);
-    assert_eq!(t.warnings.count_of("flow_without_start"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::FlowWithoutStart), 1);
     // "s s f f" with one id pairs first-in first-out
     let t = load(
         r#"[{"name":"P1","ph":"X","ts":0,"dur":1,"pid":1,"tid":1},
@@ -359,13 +360,13 @@ fn other_phases_are_counted() {
             {"name":"x","ts":1},{"name":"a","ph":"X","ts":null,"dur":1},{"name":"a","ph":"X","dur":1}]"#,
     );
     for (kind, n) in [
-        ("empty_event", 1),
-        ("object_events_ignored", 3),
-        ("unsupported_phase", 1),
-        ("unknown_phase", 1),
-        ("missing_phase", 1),
-        ("bad_ts", 1),
-        ("missing_ts", 1),
+        (WarningKind::EmptyEvent, 1),
+        (WarningKind::ObjectEventsIgnored, 3),
+        (WarningKind::UnsupportedPhase, 1),
+        (WarningKind::UnknownPhase, 1),
+        (WarningKind::MissingPhase, 1),
+        (WarningKind::BadTs, 1),
+        (WarningKind::MissingTs, 1),
     ] {
         assert_eq!(t.warnings.count_of(kind), n, "{kind}: {:?}", t.warnings);
     }
@@ -441,14 +442,14 @@ fn damaged_containers() {
     // leading comma: loaded, with a warning
     let t = load(r#"[,{"name":"a","ph":"X","ts":1,"dur":1}]"#);
     assert_eq!(t.slice_count(), 1);
-    assert_eq!(t.warnings.count_of("stray_comma"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::StrayComma), 1);
     // truncated object form: complete events kept
     let t = load(r#"{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":1},{"name":"b","ph":"X","ts":3,"d"#);
     assert_eq!(t.slice_count(), 1);
-    assert_eq!(t.warnings.count_of("truncated_file"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::TruncatedFile), 1);
     // truncated inside the array form's last event
     let t = load(r#"[{"name":"a","ph":"X","ts":1,"dur":1},{"name":"b","ph":"X","ts":3,"d"#);
-    assert_eq!(t.warnings.count_of("truncated_event"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::TruncatedEvent), 1);
     // raw control characters inside strings are accepted
     let t = load("[{\"name\":\"a\u{1}b\tc\",\"ph\":\"X\",\"ts\":1,\"dur\":1}]");
     assert_eq!(one(&t, "a\u{1}b\tc").1, 1000);
@@ -457,7 +458,7 @@ fn damaged_containers() {
         r#"[{"name":"a","ph":"X","ts":1,"dur":1},{"name":"b" "ph":"X"},{"name":"c","ph":"X","ts":1,"dur":1}]"#,
     );
     assert_eq!(t.slice_count(), 1);
-    assert_eq!(t.warnings.count_of("syntax_error"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::SyntaxError), 1);
     assert!(t.warnings.entries[0].example.contains("at byte 50"), "{:?}", t.warnings);
 }
 
@@ -476,7 +477,7 @@ fn errors_name_the_problem() {
     assert!(matches!(load_err(r#"{"a":"#), ImportError::Malformed { .. }));
     assert!(matches!(load_err("[1, 2]"), ImportError::UnknownFormat(_)));
     let t = load(r#"[{"ph":"X","ts":1,"dur":1,"name":"a"}, 1, [2], {"ph":"X","ts":3,"dur":1,"name":"b"}]"#);
-    assert_eq!((t.slice_count(), t.warnings.count_of("non_object_event")), (2, 2));
+    assert_eq!((t.slice_count(), t.warnings.count_of(WarningKind::NonObjectEvent)), (2, 2));
     assert!(matches!(load_err("   "), ImportError::UnknownFormat(_)));
 }
 

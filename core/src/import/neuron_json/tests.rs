@@ -1,5 +1,6 @@
 use super::*;
 use crate::import::{detect, import_bytes, NoProgress};
+use crate::model::WarningKind;
 use crate::model::{Trace, TrackKind};
 use std::path::PathBuf;
 
@@ -128,7 +129,7 @@ fn imports_every_sample_export() {
             .sum();
         let dep_flows = t.flows.iter().filter(|f| t.str(f.category) == "dependency").count();
         assert_eq!(dep_flows, preds, "{name}: dependency flows");
-        assert_eq!(t.warnings.count_of("neuron_flow_unresolved"), 0);
+        assert_eq!(t.warnings.count_of(WarningKind::NeuronFlowUnresolved), 0);
 
         println!(
             "{name}: {instr} instructions, {packets} dma packets, {transfers} transfers, {sems} semaphore updates on {} counters, {} tracks, {} counters, {} flows, warnings {:?}",
@@ -255,12 +256,12 @@ fn hostile_records_are_counted_not_fatal() {
     let t = import_bytes("x.json", json, &mut NoProgress).unwrap();
     assert_eq!(t.str(t.groups[0].name), "NeuronCore nc2");
     assert_eq!(cat_count(&t, "instruction"), 2);
-    assert_eq!(t.warnings.count_of("neuron_missing_timestamp"), 2);
-    assert_eq!(t.warnings.count_of("neuron_fractional_time"), 1);
-    assert_eq!(t.warnings.count_of("negative_duration"), 1);
-    assert_eq!(t.warnings.count_of("neuron_flow_unresolved"), 1);
-    assert_eq!(t.warnings.count_of("neuron_dma_trigger_unresolved"), 1);
-    assert_eq!(t.warnings.count_of("neuron_unknown_usage_type"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::NeuronMissingTimestamp), 2);
+    assert_eq!(t.warnings.count_of(WarningKind::NeuronFractionalTime), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::NegativeDuration), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::NeuronFlowUnresolved), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::NeuronDmaTriggerUnresolved), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::NeuronUnknownUsageType), 1);
     assert!(t.counters.iter().any(|c| t.str(c.name) == "Sem 3" && c.value == vec![2.0]));
     assert!(track_by_name(&t, "weird").is_some());
     // not an export: refused quickly

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::import::{detect, import_files, NoProgress};
+use crate::model::WarningKind;
 use crate::model::{Trace, TrackKind};
 use parquet::basic::Compression;
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, FloatType, Int32Type, Int64Type};
@@ -542,7 +543,7 @@ fn hierarchy_flows_counters_and_splits() {
     let cats: Vec<&str> = t.flows.iter().map(|f| t.str(f.category)).collect();
     assert_eq!(cats.iter().filter(|c| **c == "dma_trigger").count(), 1);
     assert_eq!(cats.iter().filter(|c| **c == "dependency").count(), 2);
-    assert_eq!(t.warnings.count_of("neuron_flow_unresolved"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::NeuronFlowUnresolved), 1);
 
     let counter =
         |n: &str| t.counters.iter().find(|c| t.str(c.name) == n).unwrap_or_else(|| panic!("no counter {n}"));
@@ -563,7 +564,7 @@ fn hierarchy_flows_counters_and_splits() {
     );
 
     // the unknown table: counted warning, listed, never a crash
-    assert_eq!(t.warnings.count_of("parquet_unknown_table"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::ParquetUnknownTable), 1);
     assert!(md(&t, "parquet.unknown_tables").unwrap().contains("Mystery"));
     assert!(md(&t, "parquet.tables").unwrap().contains("PendingDma (2 rows)"));
     assert!(md(&t, "parquet.tables").unwrap().contains("BirInstruction (2 rows)"));
@@ -616,7 +617,7 @@ fn damaged_files_are_typed_errors() {
         InputFile { name: "SemaphoreUpdate.parquet", bytes: &sem },
     ];
     let t = import_files(&files, &mut NoProgress).unwrap();
-    assert_eq!(t.warnings.count_of("parquet_unreadable_file"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::ParquetUnreadableFile), 1);
     assert_eq!(t.counter_sample_count(), 4);
 }
 
@@ -816,7 +817,7 @@ fn chunked_directory_is_one_profile_in_split_order() {
         .warnings
         .entries
         .iter()
-        .any(|w| w.kind == "parquet_split_missing" && w.example.contains("split file(s) 3")));
+        .any(|w| w.kind == WarningKind::ParquetSplitMissing && w.example.contains("split file(s) 3")));
 }
 
 #[test]
@@ -853,7 +854,7 @@ fn another_major_schema_is_a_typed_error_naming_file_and_versions() {
     let files = explorer_directory("7.9.0");
     let inputs: Vec<InputFile> = files.iter().map(|(n, b)| InputFile { name: n, bytes: b }).collect();
     let t = import_files(&inputs, &mut NoProgress).unwrap();
-    assert!(t.warnings.entries.iter().any(|w| w.kind == "parquet_schema_newer_minor"));
+    assert!(t.warnings.entries.iter().any(|w| w.kind == WarningKind::ParquetSchemaNewerMinor));
     assert_eq!(find_track(&t, "Vector").slices.len(), 12);
 }
 

@@ -45,6 +45,7 @@ pub mod proto;
 #[cfg(test)]
 mod tests;
 
+use crate::model::WarningKind;
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
 use prost::Message;
 
@@ -492,7 +493,7 @@ impl<'b> Import<'b> {
                 Some(out)
             }
             Ok(_) => {
-                self.b.warn("perfetto_compressed_too_large", || {
+                self.b.warn(WarningKind::PerfettoCompressedTooLarge, || {
                     format!(
                         "compressed packets expand beyond {} (what one payload, or all of them together, \
                          may take in memory); skipped",
@@ -502,8 +503,9 @@ impl<'b> Import<'b> {
                 None
             }
             Err(e) => {
-                self.b
-                    .warn("perfetto_bad_compressed_packets", || format!("compressed packets: {e}; skipped"));
+                self.b.warn(WarningKind::PerfettoBadCompressedPackets, || {
+                    format!("compressed packets: {e}; skipped")
+                });
                 None
             }
         }
@@ -596,12 +598,12 @@ impl<'b> Import<'b> {
         for rec in (Records { bytes, pos: 0 }) {
             match rec {
                 Record::Other => {
-                    self.b.warn("perfetto_unknown_top_level_field", || {
+                    self.b.warn(WarningKind::PerfettoUnknownTopLevelField, || {
                         "a top-level field other than `packet` was skipped".into()
                     });
                 }
                 Record::Broken { offset, message } => {
-                    self.b.warn("perfetto_truncated", || {
+                    self.b.warn(WarningKind::PerfettoTruncated, || {
                         format!("the packet stream breaks at byte {offset}: {message}; the rest is not read")
                     });
                 }
@@ -610,7 +612,7 @@ impl<'b> Import<'b> {
                     self.check_packet(bytes)?;
                     match TracePacket::decode(bytes) {
                         Ok(p) => self.packet(p, bytes, depth, progress)?,
-                        Err(e) => self.b.warn("perfetto_bad_packet", || {
+                        Err(e) => self.b.warn(WarningKind::PerfettoBadPacket, || {
                             format!("the packet at byte {offset} does not decode: {e}; skipped")
                         }),
                     }
@@ -635,7 +637,9 @@ impl<'b> Import<'b> {
                     r?;
                 }
             } else {
-                self.b.warn("perfetto_compressed_too_deep", || "nested compressed packets skipped".into());
+                self.b.warn(WarningKind::PerfettoCompressedTooDeep, || {
+                    "nested compressed packets skipped".into()
+                });
             }
         }
         self.count_skipped_sources(raw);
@@ -643,7 +647,7 @@ impl<'b> Import<'b> {
         let flags = p.sequence_flags.unwrap_or(0);
         let cleared = flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 || p.incremental_state_cleared == Some(true);
         if p.previous_packet_dropped == Some(true) {
-            self.b.warn("perfetto_data_loss", || {
+            self.b.warn(WarningKind::PerfettoDataLoss, || {
                 format!("sequence {seq_id} lost packets before this one (previous_packet_dropped)")
             });
             if let Some(s) = self.seqs.get_mut(&seq_id) {
@@ -655,7 +659,7 @@ impl<'b> Import<'b> {
         }
         let seq = self.seqs.entry(seq_id).or_default();
         if flags & SEQ_NEEDS_INCREMENTAL_STATE != 0 && !seq.valid {
-            self.b.warn("perfetto_incremental_state_lost", || {
+            self.b.warn(WarningKind::PerfettoIncrementalStateLost, || {
                 format!(
                     "a packet of sequence {seq_id} needs incremental state the trace does not have; dropped"
                 )
@@ -799,7 +803,7 @@ impl<'b> Import<'b> {
             .unwrap_or(self.primary_clock);
         if clock >= FIRST_SEQUENCE_CLOCK {
             let Some(c) = seq.clocks.get_mut(&clock) else {
-                self.b.warn("perfetto_unknown_clock", || {
+                self.b.warn(WarningKind::PerfettoUnknownClock, || {
                     format!("sequence {seq_id} uses clock {clock} without a clock snapshot; its raw values are used")
                 });
                 return Some(i64_of(raw));
@@ -832,7 +836,7 @@ impl<'b> Import<'b> {
         if let Some(&s) = self.seqs.get(&seq_id).and_then(|s| table(s).get(&iid)) {
             return s;
         }
-        self.b.warn("perfetto_unknown_iid", || {
+        self.b.warn(WarningKind::PerfettoUnknownIid, || {
             format!("sequence {seq_id} refers to {kind} iid {iid}, which was not interned")
         });
         self.b.intern(&format!("<{kind} {iid}>"))
@@ -919,7 +923,9 @@ impl<'b> Import<'b> {
 
     fn track_event(&mut self, seq_id: u32, ts: Option<i64>, e: &TrackEvent) {
         let Some(ts) = ts else {
-            self.b.warn("perfetto_no_timestamp", || "a track event without a timestamp was skipped".into());
+            self.b.warn(WarningKind::PerfettoNoTimestamp, || {
+                "a track event without a timestamp was skipped".into()
+            });
             return;
         };
         let name = match (&e.name, e.name_iid, e.legacy_event.as_ref().and_then(|l| l.name_iid)) {
@@ -988,7 +994,7 @@ impl<'b> Import<'b> {
             (Some(TYPE_INSTANT), _) => ev.kind = Kind::Instant,
             (Some(TYPE_COUNTER), _) => {
                 let Key::Counter(uuid) = key else {
-                    self.b.warn("perfetto_counter_on_non_counter_track", || {
+                    self.b.warn(WarningKind::PerfettoCounterOnNonCounterTrack, || {
                         "a counter event is on a track without a counter descriptor; skipped".into()
                     });
                     return self.extra_counters(seq_id, ts, e);
@@ -1001,7 +1007,7 @@ impl<'b> Import<'b> {
                 return self.extra_counters(seq_id, ts, e);
             }
             (Some(t), _) => {
-                self.b.warn("perfetto_event_type_skipped", || {
+                self.b.warn(WarningKind::PerfettoEventTypeSkipped, || {
                     format!("track event type {t} (e.g. TYPE_STATE) is not drawn")
                 });
                 return self.extra_counters(seq_id, ts, e);
@@ -1036,7 +1042,7 @@ impl<'b> Import<'b> {
                     }
                     b'n' => ev.key = async_key(pid),
                     _ => {
-                        self.b.warn("perfetto_legacy_phase_skipped", || {
+                        self.b.warn(WarningKind::PerfettoLegacyPhaseSkipped, || {
                             format!("legacy event phase {:?} is not drawn", char::from(phase as u8))
                         });
                         return self.extra_counters(seq_id, ts, e);
@@ -1099,7 +1105,7 @@ impl<'b> Import<'b> {
         let pairs: Vec<(f64, Option<u64>)> = values.chain(dvalues).map(|(v, u)| (v, u.copied())).collect();
         for (v, uuid) in pairs {
             let Some(uuid) = uuid.filter(|u| self.descs.get(u).is_some_and(|d| d.counter.is_some())) else {
-                self.b.warn("perfetto_extra_counter_without_track", || {
+                self.b.warn(WarningKind::PerfettoExtraCounterWithoutTrack, || {
                     "an extra counter value has no counter track (descriptor); skipped".into()
                 });
                 continue;
@@ -1131,7 +1137,7 @@ impl<'b> Import<'b> {
             (Some(iid), _) => {
                 // an unknown queue iid: trace processor ignores the event, so do we
                 let Some(&q) = self.seqs.get(&seq_id).and_then(|s| s.gpu_specs.get(&iid)) else {
-                    self.b.warn("perfetto_unknown_gpu_queue", || {
+                    self.b.warn(WarningKind::PerfettoUnknownGpuQueue, || {
                         format!("a GPU render stage event names hardware queue iid {iid}, which was not interned; skipped")
                     });
                     return;
@@ -1162,7 +1168,9 @@ impl<'b> Import<'b> {
                 }
             }
             Some(Err(iid)) => {
-                self.b.warn("perfetto_unknown_iid", || format!("compute kernel iid {iid} was not interned"));
+                self.b.warn(WarningKind::PerfettoUnknownIid, || {
+                    format!("compute kernel iid {iid} was not interned")
+                });
                 stage
             }
             None => stage,
@@ -1254,7 +1262,7 @@ impl<'b> Import<'b> {
             }
             Key::Uuid(u) | Key::Counter(u) => {
                 if !self.descs.contains_key(&u) {
-                    self.b.warn("perfetto_unknown_track", || {
+                    self.b.warn(WarningKind::PerfettoUnknownTrack, || {
                         format!("events refer to track uuid {u}, which has no descriptor")
                     });
                 }
@@ -1315,7 +1323,7 @@ impl<'b> Import<'b> {
                     None => format!("field {f} ×{n}"),
                 })
                 .collect();
-            self.b.warn("perfetto_skipped_data_sources", || {
+            self.b.warn(WarningKind::PerfettoSkippedDataSources, || {
                 format!("packets of data sources Loupe does not draw were skipped: {}", list.join(", "))
             });
         }
@@ -1372,13 +1380,13 @@ impl<'b> Import<'b> {
             }
         }
         if unmatched_end > 0 {
-            self.b.warn("perfetto_unmatched_end", || {
+            self.b.warn(WarningKind::PerfettoUnmatchedEnd, || {
                 format!("{unmatched_end} slice end(s) without a begin on their track were skipped")
             });
         }
         let unterminated: usize = open.values().map(Vec::len).sum();
         if unterminated > 0 {
-            self.b.warn("perfetto_unterminated_slice", || {
+            self.b.warn(WarningKind::PerfettoUnterminatedSlice, || {
                 format!("{unterminated} slice begin(s) never ended; not drawn")
             });
         }
@@ -1416,7 +1424,7 @@ impl<'b> Import<'b> {
         for (p, i) in links {
             match (ends[p], ends[i]) {
                 (Some(a), Some(z)) => self.b.add_flow(a, z, flow_name, StrId::EMPTY),
-                _ => self.b.warn("perfetto_flow_unbound", || {
+                _ => self.b.warn(WarningKind::PerfettoFlowUnbound, || {
                     "a flow end is on an event that is not drawn; the flow is skipped".into()
                 }),
             }

@@ -2,6 +2,7 @@
 
 use super::proto::*;
 use crate::import::{import_bytes, ImportError, NoProgress};
+use crate::model::WarningKind;
 use crate::model::{ArgValue, Trace};
 use prost::Message;
 
@@ -117,7 +118,7 @@ fn packets_needing_lost_state_are_dropped() {
     ok.track_event = Some(TrackEvent { name: Some("y".into()), ..ev(TYPE_INSTANT, 0) });
     let t = load(&[p, ok]);
     assert_eq!(t.instant_count(), 1);
-    assert_eq!(t.warnings.count_of("perfetto_incremental_state_lost"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::PerfettoIncrementalStateLost), 1);
 }
 
 #[test]
@@ -235,7 +236,12 @@ fn compressed_packets_and_skipped_sources() {
     let t = import_bytes("c.pftrace", &bytes, &mut NoProgress).expect("loads");
     t.validate().expect("valid");
     assert_eq!(t.instant_count(), 1);
-    let w = t.warnings.entries.iter().find(|w| w.kind == "perfetto_skipped_data_sources").expect("warning");
+    let w = t
+        .warnings
+        .entries
+        .iter()
+        .find(|w| w.kind == WarningKind::PerfettoSkippedDataSources)
+        .expect("warning");
     assert!(w.example.contains("ftrace_events ×1"), "{}", w.example);
 }
 
@@ -251,7 +257,7 @@ fn truncated_stream_keeps_what_came_before() {
     let t = import_bytes("t.pftrace", &bytes[..bytes.len() - 3], &mut NoProgress).expect("partial load");
     t.validate().expect("valid");
     assert_eq!(t.instant_count(), 9);
-    assert_eq!(t.warnings.count_of("perfetto_truncated"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::PerfettoTruncated), 1);
     // every cut gives a load or a typed error, never a panic
     for cut in 1..bytes.len() {
         if let Ok(t) = import_bytes("t.pftrace", &bytes[..cut], &mut NoProgress) {

@@ -1,4 +1,5 @@
 use crate::import::{import_bytes, NoProgress};
+use crate::model::WarningKind;
 use crate::model::{ArgValue, TrackKind};
 use std::io::Write;
 
@@ -85,7 +86,7 @@ fn check(t: &crate::Trace) {
         .warnings
         .entries
         .iter()
-        .any(|w| w.kind == "rocprof_skipped_records" && w.example.contains("scratch_memory (1)")));
+        .any(|w| w.kind == WarningKind::RocprofSkippedRecords && w.example.contains("scratch_memory (1)")));
 }
 
 #[test]
@@ -112,7 +113,7 @@ fn rocprofv3_single_object_symbols_by_key_and_damage() {
     let t = import_bytes("r.json", j.as_bytes(), &mut NoProgress).unwrap();
     t.validate().unwrap();
     assert_eq!(crate::query::summary(&t).slices, 2);
-    let kinds: Vec<&str> = t.warnings.entries.iter().map(|w| w.kind.as_str()).collect();
+    let kinds: Vec<&str> = t.warnings.entries.iter().map(|w| w.kind.code()).collect();
     assert!(kinds.contains(&"rocprof_missing_time") && kinds.contains(&"negative_duration"), "{kinds:?}");
     // truncated and non-object roots: typed errors
     let cut = &fixture()[..500];

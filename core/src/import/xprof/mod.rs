@@ -23,6 +23,7 @@ pub mod proto;
 mod tests;
 pub mod tools;
 
+use crate::model::WarningKind;
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
 use prost::Message;
 
@@ -170,14 +171,15 @@ fn import_xspace(
                     }
                     bad_planes += 1;
                     first_error.get_or_insert((body_at, format!("a plane does not decode: {e}")));
-                    b.warn("xplane_bad_plane", || {
+                    b.warn(WarningKind::XplaneBadPlane, || {
                         format!("the plane at byte {body_at} does not decode: {e}; skipped")
                     });
                 }
             },
             2 | 3 => {
                 let text = String::from_utf8_lossy(body).into_owned();
-                let kind = if tag == 2 { "xplane_space_error" } else { "xplane_space_warning" };
+                let kind =
+                    if tag == 2 { WarningKind::XplaneSpaceError } else { WarningKind::XplaneSpaceWarning };
                 b.warn(kind, || format!("the profiler recorded: {text}"));
             }
             4 => b.add_metadata("hostname", String::from_utf8_lossy(body).into_owned()),
@@ -193,7 +195,7 @@ fn import_xspace(
             });
         }
         if bad_planes == 0 {
-            b.warn("xplane_truncated", || {
+            b.warn(WarningKind::XplaneTruncated, || {
                 format!("the XSpace breaks at byte {offset}: {message}; the rest is not read")
             });
         }
@@ -202,7 +204,7 @@ fn import_xspace(
         return Err(ImportError::NotMine(NAME));
     }
     if !empty_planes.is_empty() {
-        b.warn("xplane_planes_without_events", || {
+        b.warn(WarningKind::XplanePlanesWithoutEvents, || {
             format!("planes with no lines are not drawn: {}", empty_planes.join(", "))
         });
     }
@@ -318,7 +320,7 @@ fn add_plane(b: &mut TraceBuilder, p: &XPlane) -> bool {
     }
     if missing_meta > 0 {
         let plane = p.name.clone();
-        b.warn("xplane_missing_event_metadata", || {
+        b.warn(WarningKind::XplaneMissingEventMetadata, || {
             format!("{missing_meta} event(s) of plane {plane} refer to event metadata it does not have")
         });
     }

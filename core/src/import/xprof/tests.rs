@@ -2,6 +2,7 @@
 
 use super::proto::*;
 use crate::import::{import_bytes, NoProgress};
+use crate::model::WarningKind;
 use crate::model::{ArgValue, Cell, GroupKind, TableKind, Trace};
 
 fn xspace(planes: &[XPlane]) -> Vec<u8> {
@@ -130,8 +131,8 @@ fn planes_lines_events_stats() {
         .tracks
         .iter()
         .any(|tr| (0..tr.slices.len()).any(|i| t.str(tr.slices.name[i]) == "<event metadata 99>")));
-    assert_eq!(t.warnings.count_of("xplane_missing_event_metadata"), 1);
-    assert_eq!(t.warnings.count_of("xplane_planes_without_events"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::XplaneMissingEventMetadata), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::XplanePlanesWithoutEvents), 1);
     assert!(t
         .metadata
         .entries
@@ -146,7 +147,7 @@ fn damaged_xspaces_load_in_part_or_fail_typed() {
     let first_len = xspace(&[host_plane()]).len();
     let t = load(&bytes[..first_len + 10]);
     assert_eq!(t.slice_count(), 1);
-    assert_eq!(t.warnings.count_of("xplane_truncated"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::XplaneTruncated), 1);
     for cut in 1..bytes.len() {
         if let Ok(t) = import_bytes("x.xplane.pb", &bytes[..cut], &mut NoProgress) {
             t.validate().expect("valid");
@@ -181,7 +182,7 @@ fn tool_json_becomes_tables() {
         ]
     );
     assert_eq!(t.tables[1].rows, vec![vec![Cell::Text("remark".into()), Cell::Text("ok".into())]]);
-    assert_eq!(t.warnings.count_of("xprof_tool_not_drawn"), 1);
+    assert_eq!(t.warnings.count_of(WarningKind::XprofToolNotDrawn), 1);
 
     let op = br#"{"byCategory":{"name":"all","metrics":{"time":1},"children":[
         {"name":"a","metrics":{"time":0.7,"flops":0.1},"xla":{"op":"dot"},"children":[{"name":"a.1","children":[]}]},

@@ -18,6 +18,7 @@
 //! (the memory viewer's heap-over-time chart, the pod viewer's topology, the op profile's
 //! treemap) are not drawn, only the tables above.
 
+use crate::model::WarningKind;
 use serde_json::Value;
 
 use super::super::{ImportError, InputFile, Sniff};
@@ -377,9 +378,9 @@ pub fn import(file: &InputFile<'_>, b: &mut TraceBuilder) -> Result<(), ImportEr
     }
     let (tables, dropped) = (t.out, t.dropped);
     let name = file.name.to_string();
-    b.warn("xprof_tool_not_drawn", || format!("{name}: {not_drawn}"));
+    b.warn(WarningKind::XprofToolNotDrawn, || format!("{name}: {not_drawn}"));
     if dropped > 0 {
-        b.warn("xprof_tool_tables_dropped", || {
+        b.warn(WarningKind::XprofToolTablesDropped, || {
             format!("{dropped} more tables were not kept (at most {MAX_TABLES} per file)")
         });
     }
