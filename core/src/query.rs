@@ -1,7 +1,7 @@
 //! Queries over the finished model: aggregation by name over a time range, and the summary the
 //! CLI and the app show.
 
-use crate::model::{SliceRef, Trace, TrackId};
+use crate::model::{ProgramKind, SliceRef, Trace, TrackId};
 use crate::strings::{FxHashMap, StrId};
 
 /// Totals of one slice name.
@@ -122,18 +122,17 @@ pub struct NeffSubgraphSummary {
 }
 
 fn neff_summary(trace: &Trace) -> Option<NeffSummary> {
-    let p = trace.program.as_ref().filter(|p| p.kind == "NEFF")?;
-    let h = |k: &str| p.header.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    let p = trace.program.as_ref().filter(|p| p.kind == ProgramKind::Neff)?;
     Some(NeffSummary {
-        uuid: h("uuid"),
-        network_name: h("network_name"),
-        lnc_size: h("lnc_size").parse().unwrap_or(0),
+        uuid: p.header.uuid.clone(),
+        network_name: p.header.network_name.clone(),
+        lnc_size: p.header.lnc_size.map_or(0, u64::from),
         subgraphs: p
             .subgraphs
             .iter()
             .map(|s| NeffSubgraphSummary {
                 name: s.name.clone(),
-                instructions: s.engines.iter().cloned().collect(),
+                instructions: s.engines.iter().map(|(e, n)| (e.name().to_string(), *n)).collect(),
             })
             .collect(),
     })

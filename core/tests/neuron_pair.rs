@@ -73,7 +73,7 @@ fn pair_correlates_to_framework_and_source() {
         let src = t.sources[d.source.idx()];
         assert_eq!((t.str(src.file), src.line), ("model.py", 58));
         // the program view is attached too
-        assert_eq!(t.program.as_ref().unwrap().kind, "NEFF");
+        assert_eq!(t.program.as_ref().unwrap().kind, loupe_core::model::ProgramKind::Neff);
     }
 }
 
@@ -102,26 +102,28 @@ fn neff_alone_is_a_program_view() {
     assert_eq!(t.slice_count(), 0);
     let p = t.program.as_ref().unwrap();
     assert_eq!(p.subgraphs[0].name, "sg00");
-    assert!(p.subgraphs[0].engines.contains(&("Tensor".to_string(), 4)));
-    assert!(p
-        .hierarchy
-        .iter()
-        .any(|n| n.level == "framework" && n.name == "hlo__dot_op0" && n.instructions == 2));
+    assert!(p.subgraphs[0].engines.contains(&(loupe_core::model::Engine::Tensor, 4)));
+    assert!(p.hierarchy.iter().any(|n| n.level == loupe_core::model::ProgramLevel::Framework
+        && n.name == "hlo__dot_op0"
+        && n.instructions == 2));
     // the tree goes down to BIR and to each instruction; counts add up level by level
     let h = &p.hierarchy;
-    let leaves: Vec<_> = h.iter().filter(|n| n.level == "instruction").collect();
+    let leaves: Vec<_> =
+        h.iter().filter(|n| n.level == loupe_core::model::ProgramLevel::Instruction).collect();
     assert!(!leaves.is_empty(), "{h:?}");
     for leaf in &leaves {
         assert_eq!(leaf.instructions, 1);
         let parent = &h[leaf.parent.expect("an instruction has a parent") as usize];
-        assert_ne!(parent.level, "instruction");
+        assert_ne!(parent.level, loupe_core::model::ProgramLevel::Instruction);
     }
     for (i, n) in h.iter().enumerate() {
         let kids: u64 = h.iter().filter(|c| c.parent == Some(i as u32)).map(|c| c.instructions).sum();
         assert!(kids <= n.instructions, "{n:?}: children hold {kids}");
     }
-    if h.iter().any(|n| n.level == "bir") {
-        assert!(leaves.iter().all(|l| h[l.parent.unwrap() as usize].level == "bir"));
+    if h.iter().any(|n| n.level == loupe_core::model::ProgramLevel::Bir) {
+        assert!(leaves
+            .iter()
+            .all(|l| h[l.parent.unwrap() as usize].level == loupe_core::model::ProgramLevel::Bir));
     }
     let s = loupe_core::query::summary(&t);
     assert_eq!(s.neff.unwrap().uuid, "0123456789abcdef0123456789abcdef");

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use loupe_core::model::{CorrelationReport, Program, Table};
+use loupe_core::model::{CorrelationReport, Engine, Program, ProgramLevel, Table};
 
 use crate::state::{use_app_state, TraceData};
 
@@ -46,23 +46,25 @@ pub fn ProgramView() -> impl IntoView {
 }
 
 fn program_view(p: &Program, data: Arc<TraceData>) -> AnyView {
-    let title = if p.name.is_empty() { p.kind.clone() } else { format!("{} · {}", p.kind, p.name) };
+    let kind = p.kind.label();
+    let title = if p.name.is_empty() { kind.to_string() } else { format!("{kind} · {}", p.name) };
     let header = p
         .header
+        .fields
         .iter()
         .map(|(k, v)| view! { <tr><th>{k.clone()}</th><td>{v.clone()}</td></tr> })
         .collect_view();
     // subgraphs × engines
-    let mut engines: Vec<String> = Vec::new();
+    let mut engines: Vec<Engine> = Vec::new();
     for sg in &p.subgraphs {
-        for (e, _) in &sg.engines {
-            if !engines.contains(e) {
-                engines.push(e.clone());
+        for &(e, _) in &sg.engines {
+            if !engines.contains(&e) {
+                engines.push(e);
             }
         }
     }
     let subgraphs = (!p.subgraphs.is_empty()).then(|| {
-        let head = engines.iter().map(|e| view! { <th class="num">{e.clone()}</th> }).collect_view();
+        let head = engines.iter().map(|e| view! { <th class="num">{e.name()}</th> }).collect_view();
         let mut totals = vec![0u64; engines.len()];
         let rows = p
             .subgraphs
@@ -71,8 +73,8 @@ fn program_view(p: &Program, data: Arc<TraceData>) -> AnyView {
                 let cells = engines
                     .iter()
                     .enumerate()
-                    .map(|(i, e)| {
-                        let n = sg.engines.iter().find(|(n, _)| n == e).map(|(_, c)| *c).unwrap_or(0);
+                    .map(|(i, &e)| {
+                        let n = sg.instructions(e);
                         totals[i] += n;
                         view! { <td class="num">{fmt_count(n)}</td> }
                     })
@@ -154,15 +156,11 @@ fn hierarchy_view(p: &Program, data: Arc<TraceData>) -> AnyView {
     let kids = Arc::new(kids);
     let levels = {
         // the levels present, outermost first (roots may start at any level)
-        const ORDER: [&str; 7] =
-            ["layer", "framework", "hlo", "penguin", "bir", "instruction", "unattributed"];
-        let mut l: Vec<&str> = Vec::new();
-        for n in &p.hierarchy {
-            if !l.contains(&n.level.as_str()) {
-                l.push(&n.level);
-            }
-        }
-        l.sort_by_key(|x| ORDER.iter().position(|o| o == x).unwrap_or(ORDER.len()));
+        let l: Vec<&str> = ProgramLevel::ALL
+            .iter()
+            .filter(|&&l| p.hierarchy.iter().any(|n| n.level == l))
+            .map(|l| l.name())
+            .collect();
         l.join(" → ")
     };
     let count = p.hierarchy.len();
@@ -192,8 +190,8 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
     let children = kids[i as usize].clone();
     let has_kids = !children.is_empty();
     let open = RwSignal::new(depth == 0 && has_kids);
-    let level = node.level.clone();
-    let level_attr = node.level.clone();
+    let level = node.level.name();
+    let level_attr = node.level.name();
     let name = node.name.clone();
     let count = fmt_count(node.instructions);
     let source = node.source.clone();
@@ -203,11 +201,10 @@ fn tree_node(data: Arc<TraceData>, kids: Arc<Vec<Vec<u32>>>, i: u32, depth: usiz
     let state = crate::state::use_app_state();
     // the search field of this level: the trace's operator tree has the same levels
     // (an instruction leaf has no field of its own: its events are those of its BIR parent)
-    let field = match node.level.as_str() {
-        "hlo" => Some("hlo"),
-        "layer" => Some("layer"),
-        "instruction" | "unattributed" => None,
-        _ => Some("operator"),
+    let field = match node.level {
+        ProgramLevel::Hlo => Some("hlo"),
+        ProgramLevel::Instruction | ProgramLevel::Unattributed => None,
+        ProgramLevel::Framework | ProgramLevel::Penguin | ProgramLevel::Bir => Some("operator"),
     };
     let name_q = node.name.clone();
     let sub = move || open.get().then(|| node_list(data.clone(), kids.clone(), children.clone(), depth + 1));

@@ -73,7 +73,7 @@ fn parse_shape(s: &str) -> Vec<i64> {
 /// The tensors of the trace's program; `None` when no program with a tensor table is loaded.
 pub fn neff_tensors(trace: &Trace) -> Option<TensorTable> {
     let program = trace.program.as_ref()?;
-    let table = program.tables.iter().find(|t| t.name == "Tensors")?;
+    let table = program.table(crate::model::ProgramTableKind::Tensors)?;
     let col = |n: &str| table.columns.iter().position(|c| c == n);
     let (sg, name, kind, dtype, shape) =
         (col("subgraph"), col("name")?, col("kind"), col("dtype"), col("shape"));
@@ -128,6 +128,7 @@ mod tests {
         assert!(neff_tensors(&t).is_none());
         t.program = Some(crate::model::Program {
             tables: vec![crate::model::Table {
+                kind: crate::model::ProgramTableKind::Tensors,
                 name: "Tensors".into(),
                 columns: ["subgraph", "name", "kind", "dtype", "shape", "layer"].map(String::from).to_vec(),
                 rows: vec![

@@ -12,7 +12,7 @@ pub fn add_neff(n: &neff::Neff, b: &mut TraceBuilder) {
         b.warn(WarningKind::Neff, || w);
     }
     let p = program_from_neff(n);
-    for (k, v) in &p.header {
+    for (k, v) in &p.header.fields {
         b.add_metadata(format!("neff.{k}"), v.clone());
     }
     b.program = Some(p);

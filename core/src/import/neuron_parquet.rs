@@ -49,6 +49,7 @@ use crate::model::{
     ArgValue, ArgsId, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
     TrackRole,
 };
+use crate::model::{ProgramHeader, ProgramKind, ProgramTableKind};
 use crate::strings::StrId;
 use parquet::basic::{ConvertedType, Encoding, Type as PhysicalType};
 use parquet::column::page::{Page, PageMetadata, PageReader};
@@ -1178,14 +1179,21 @@ impl<'b> Conv<'b> {
         if self.b.program.is_some() || (header.is_none() && tensors.is_none()) {
             return;
         }
-        let mut p = crate::model::Program { kind: "NEFF (Explorer tables)".into(), ..Default::default() };
+        let mut p = crate::model::Program { kind: ProgramKind::NeffExplorerTables, ..Default::default() };
         if let Some(h) = header.filter(|h| h.rows > 0) {
-            p.name = h.col("network_name").and_then(|c| c.text(0)).unwrap_or_default();
-            p.header = h.cols.iter().filter_map(|(n, c)| Some((n.clone(), c.text(0)?))).collect();
+            let text = |c: &str| h.col(c).and_then(|c| c.text(0)).unwrap_or_default();
+            p.name = text("network_name");
+            p.header = ProgramHeader {
+                uuid: text("uuid"),
+                network_name: text("network_name"),
+                lnc_size: text("lnc_size").trim().parse().ok(),
+                fields: h.cols.iter().filter_map(|(n, c)| Some((n.clone(), c.text(0)?))).collect(),
+            };
         }
         if let Some(t) = tensors {
             let text = |c: &str, i: usize| t.col(c).and_then(|c| c.text(i)).unwrap_or_default();
             let mut table = crate::model::Table {
+                kind: ProgramTableKind::Tensors,
                 name: "Tensors".into(),
                 columns: ["subgraph", "name", "kind", "dtype", "shape", "size", "format", "node"]
                     .map(String::from)

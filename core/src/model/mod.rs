@@ -25,7 +25,10 @@ pub use domain::{
     DomainShape, DomainShapes, Engine, GpuWork, Incomplete, InstructionTraffic, OpId, OpLevel, OpNodeRow,
     OperatorTree, SliceDomain, SourceId, SourceLoc, ThrottlePeriod, TrackRole, WorkKind,
 };
-pub use program::{CorrelationReport, OpNode, Program, ProgramSubgraph, Table};
+pub use program::{
+    CorrelationReport, OpNode, Program, ProgramHeader, ProgramKind, ProgramLevel, ProgramSubgraph,
+    ProgramTableKind, Table,
+};
 pub use table::{Cell, Column, ColumnUnit, DataTable, TableKind};
 pub use validate::InvalidTrace;
 pub use warnings::{Warning, WarningKind, Warnings};

@@ -3,7 +3,9 @@
 //! framework → HLO → penguin with instruction counts), for the program view.
 
 use super::neff::{Engine, Neff};
-use crate::model::{OpNode, Program, ProgramSubgraph, Table};
+use crate::model::{
+    OpNode, Program, ProgramHeader, ProgramKind, ProgramLevel, ProgramSubgraph, ProgramTableKind, Table,
+};
 use std::collections::HashMap;
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
@@ -12,7 +14,7 @@ fn opt<T: ToString>(v: &Option<T>) -> String {
 
 pub fn program_from_neff(neff: &Neff) -> Program {
     let h = &neff.header;
-    let mut header = vec![
+    let mut fields = vec![
         ("uuid".to_string(), h.uuid.clone()),
         ("network_name".into(), h.network_name.clone()),
         ("neff_version".into(), format!("{}.{}", h.neff_version_major, h.neff_version_minor)),
@@ -28,8 +30,14 @@ pub fn program_from_neff(neff: &Neff) -> Program {
         ("features".into(), h.features.join(", ")),
     ];
     if let Some(info) = &neff.info {
-        header.push(("compiler_version".into(), opt(&info.tool_version)));
+        fields.push(("compiler_version".into(), opt(&info.tool_version)));
     }
+    let header = ProgramHeader {
+        uuid: h.uuid.clone(),
+        network_name: h.network_name.clone(),
+        lnc_size: Some(h.lnc_size),
+        fields,
+    };
 
     let subgraphs = neff
         .subgraphs
@@ -38,13 +46,14 @@ pub fn program_from_neff(neff: &Neff) -> Program {
             name: s.name.clone(),
             engines: Engine::STREAMS
                 .iter()
-                .map(|&e| (e.name().to_string(), s.engine(e).map_or(0, |p| p.instruction_count())))
+                .map(|&e| (e, s.engine(e).map_or(0, |p| p.instruction_count())))
                 .collect(),
         })
         .collect();
 
     let mut tables = Vec::new();
     let mut tensors = Table {
+        kind: ProgramTableKind::Tensors,
         name: "Tensors".into(),
         columns: vec!["subgraph", "name", "kind", "dtype", "shape", "layer"]
             .into_iter()
@@ -53,6 +62,7 @@ pub fn program_from_neff(neff: &Neff) -> Program {
         rows: vec![],
     };
     let mut queues = Table {
+        kind: ProgramTableKind::DmaQueues,
         name: "DMA queues".into(),
         columns: vec!["subgraph", "name", "type", "queues", "owner", "semaphores"]
             .into_iter()
@@ -61,6 +71,7 @@ pub fn program_from_neff(neff: &Neff) -> Program {
         rows: vec![],
     };
     let mut vars = Table {
+        kind: ProgramTableKind::Variables,
         name: "Variables".into(),
         columns: vec!["subgraph", "name", "type", "size", "id"].into_iter().map(String::from).collect(),
         rows: vec![],
@@ -92,6 +103,7 @@ pub fn program_from_neff(neff: &Neff) -> Program {
         }
     }
     let members = Table {
+        kind: ProgramTableKind::Members,
         name: "Members".into(),
         columns: vec!["path".into(), "bytes".into()],
         rows: neff.members().iter().map(|m| vec![m.path.clone(), m.size.to_string()]).collect(),
@@ -99,7 +111,7 @@ pub fn program_from_neff(neff: &Neff) -> Program {
     tables.extend([tensors, queues, vars, members]);
 
     Program {
-        kind: "NEFF".into(),
+        kind: ProgramKind::Neff,
         name: h.network_name.clone(),
         header,
         subgraphs,
@@ -135,7 +147,7 @@ fn hierarchy(neff: &Neff) -> Vec<OpNode> {
                 let mut chain: Vec<u32> = Vec::new();
                 if let Some(f) = &l.framework {
                     let id = get(&mut nodes, 0, &s.name, f.id, &|| OpNode {
-                        level: "framework".into(),
+                        level: ProgramLevel::Framework,
                         name: f.name.clone(),
                         parent: None,
                         source: String::new(),
@@ -153,7 +165,7 @@ fn hierarchy(neff: &Neff) -> Vec<OpNode> {
                     };
                     let par = parent;
                     let id = get(&mut nodes, 1, &s.name, hl.id, &|| OpNode {
-                        level: "hlo".into(),
+                        level: ProgramLevel::Hlo,
                         name: hl.name.clone(),
                         parent: par,
                         source: src.clone(),
@@ -174,7 +186,7 @@ fn hierarchy(neff: &Neff) -> Vec<OpNode> {
                 if let Some(pg) = &l.penguin {
                     let par = parent;
                     let id = get(&mut nodes, 2, &s.name, pg.id, &|| OpNode {
-                        level: "penguin".into(),
+                        level: ProgramLevel::Penguin,
                         name: pg.name.clone(),
                         parent: par,
                         source: kernel_src.clone(),
@@ -187,7 +199,7 @@ fn hierarchy(neff: &Neff) -> Vec<OpNode> {
                 if let Some(bir) = &l.bir {
                     let par = parent;
                     let id = get(&mut nodes, 4, &s.name, bir.id, &|| OpNode {
-                        level: "bir".into(),
+                        level: ProgramLevel::Bir,
                         name: bir.name.clone(),
                         parent: par,
                         source: kernel_src.clone(),
@@ -208,7 +220,7 @@ fn hierarchy(neff: &Neff) -> Vec<OpNode> {
                             .unwrap_or_default()
                     );
                     nodes.push(OpNode {
-                        level: "instruction".into(),
+                        level: ProgramLevel::Instruction,
                         name: name.trim_end().to_string(),
                         parent,
                         source: String::new(),
@@ -219,7 +231,7 @@ fn hierarchy(neff: &Neff) -> Vec<OpNode> {
                 }
                 if chain.is_empty() {
                     let id = get(&mut nodes, 3, &s.name, u64::MAX, &|| OpNode {
-                        level: "unattributed".into(),
+                        level: ProgramLevel::Unattributed,
                         name: format!("{} (no debug info)", s.name),
                         parent: None,
                         source: String::new(),

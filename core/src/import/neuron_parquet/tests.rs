@@ -785,7 +785,9 @@ fn check_directory_profile(t: &Trace) {
     assert_eq!(tensors.rows[0].shape, vec![128, 64, 1, 1]);
     let p = t.program.as_ref().unwrap();
     assert_eq!(p.name, "graph.neff");
-    assert!(p.header.contains(&("uuid".into(), "5ee240ec1e134d12b7b0ccdf8eff1e5e".into())));
+    assert!(p.header.fields.contains(&("uuid".into(), "5ee240ec1e134d12b7b0ccdf8eff1e5e".into())));
+    assert_eq!(p.header.uuid, "5ee240ec1e134d12b7b0ccdf8eff1e5e");
+    assert_eq!(p.kind, crate::model::ProgramKind::NeffExplorerTables);
     assert_eq!(md(t, "parquet.profile_schema_version"), Some("7.4.0"));
     let tables = md(t, "parquet.tables").unwrap();
     assert!(tables.contains("Instruction (12 rows)") && tables.contains("TensorInfo (11 rows)"), "{tables}");
