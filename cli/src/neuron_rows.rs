@@ -1,9 +1,11 @@
 //! Neuron device tables read back from the model, the same for NTFF, the JSON export and Parquet:
-//! instruction slices live on the Stream tracks of Device groups (arg `pc`), DMA packets on Dma
-//! tracks (args `dma_engine`, `dma_queue`, `transfer_size`), semaphores are counters named
-//! `S[n] …` or `Sem n`.
+//! instructions are the slices of engine tracks (`TrackRole::Engine`) with their typed opcode
+//! and program counter (`SliceDomain::pc`), DMA packets the slices of DMA queue tracks
+//! (`TrackRole::DmaQueue`; the export's `dma_engine`, `dma_queue`, `transfer_size` arguments),
+//! semaphores the counters of role `CounterRole::Semaphore` with their typed number
+//! (`CounterTrack::number`).
 
-use loupe_core::model::{ArgValue, GroupKind, TrackKind};
+use loupe_core::model::{ArgValue, CounterRole, GroupKind, TrackRole};
 use loupe_core::Trace;
 
 pub struct InstructionRow {
@@ -38,10 +40,6 @@ fn num(v: f64) -> String {
     }
 }
 
-fn device_tracks(t: &Trace, kind: TrackKind) -> impl Iterator<Item = &loupe_core::model::Track> {
-    t.tracks.iter().filter(move |tr| tr.kind == kind && t.groups[tr.group.idx()].kind == GroupKind::Device)
-}
-
 pub fn instructions(t: &Trace) -> Vec<InstructionRow> {
     let mut rows = Vec::new();
     // engine tracks by their typed role; the engine of a row is its instruction stream
@@ -50,12 +48,14 @@ pub fn instructions(t: &Trace) -> Vec<InstructionRow> {
         let Some(engine) = tr.role.engine() else { continue };
         let c = &tr.slices;
         for i in 0..c.len() {
-            let Some(pc) = arg(t, c.args[i], "pc") else { continue };
             let d = c.domain_of(i);
+            if d.pc == u32::MAX {
+                continue;
+            }
             let opcode = if d.opcode == loupe_core::StrId::EMPTY { c.name[i] } else { d.opcode };
             rows.push(InstructionRow {
                 engine: engine.stream().name().to_string(),
-                pc: t.arg_to_string(pc),
+                pc: d.pc.to_string(),
                 start_ns: c.start_ns[i],
                 dur_ns: c.dur_ns[i],
                 opcode: t.str(opcode).to_string(),
@@ -68,8 +68,8 @@ pub fn instructions(t: &Trace) -> Vec<InstructionRow> {
 
 pub fn dma(t: &Trace) -> Vec<DmaRow> {
     let mut rows = Vec::new();
-    // packets only: the aggregated transfers (DMA blocks) have tracks of their own
-    for tr in device_tracks(t, TrackKind::Dma).filter(|tr| !t.str(tr.name).ends_with(" transfers")) {
+    // packets only: the aggregated transfers (DMA blocks) have tracks of their own (`DmaTransfers`)
+    for tr in t.tracks.iter().filter(|tr| tr.role == TrackRole::DmaQueue) {
         let c = &tr.slices;
         for i in 0..c.len() {
             let (Some(e), Some(q)) = (arg(t, c.args[i], "dma_engine"), arg(t, c.args[i], "dma_queue")) else {
@@ -92,21 +92,13 @@ pub fn dma(t: &Trace) -> Vec<DmaRow> {
     rows
 }
 
-/// Semaphore number from a counter name: `S[12] (…)` → 12, `Sem 12` → 12.
-pub fn semaphore_id(name: &str) -> Option<i64> {
-    if let Some(r) = name.strip_prefix("S[") {
-        return r.split(']').next()?.parse().ok();
-    }
-    name.strip_prefix("Sem ")?.trim().parse().ok()
-}
-
 pub fn semaphores(t: &Trace) -> Vec<SemRow> {
     let mut rows = Vec::new();
     for c in &t.counters {
-        if t.groups[c.group.idx()].kind != GroupKind::Device {
+        if c.role != CounterRole::Semaphore || t.groups[c.group.idx()].kind != GroupKind::Device {
             continue;
         }
-        let Some(id) = semaphore_id(t.str(c.name)) else { continue };
+        let Some(id) = c.number else { continue };
         for (ts, v) in c.ts_ns.iter().zip(&c.value) {
             rows.push(SemRow { id, ts_ns: *ts, value: num(*v) });
         }

@@ -107,10 +107,8 @@ fn unreadable_input_fails_with_one_line() {
 #[test]
 fn ntff_and_json_export_give_the_same_rows() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/samples/neuron/ntff-v5");
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        println!("skipped: {dir} not found");
-        return;
-    };
+    let rd =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir}: {e} (the shared samples are required)"));
     let mut ntffs: Vec<_> = rd
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "ntff"))
@@ -132,6 +130,7 @@ fn ntff_and_json_export_give_the_same_rows() {
         }
         checked += 1;
     }
+    assert!(checked >= 10, "only {checked} NTFF/JSON pairs in {dir}");
     println!("compared {checked} NTFF/JSON pairs on instruction, dma and semaphore rows");
 }
 

@@ -1,5 +1,5 @@
 //! `loupe convert` (parquet, json, csv, loupe) and `loupe diff` on files the test writes, and
-//! `loupe diff` on two shared Kineto samples (skipped when absent).
+//! `loupe diff` on two shared Kineto samples (required: the test fails when they are absent).
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! The streaming Chrome JSON import gives the same model as the whole-buffer import, for any
-//! split of the file (chunk sizes down to 7 bytes), on the shared Chrome/Kineto samples (skipped
-//! when absent) and on generated Kineto-like traces; with lazy arguments, the same model apart
+//! split of the file (chunk sizes down to 7 bytes), on the shared Chrome/Kineto samples (required:
+//! the test fails when they are absent) and on generated Kineto-like traces; with lazy arguments, the same model apart
 //! from where the args live, the args re-read from their byte ranges equal the eager ones, and
 //! the GPU analyses (which read Kineto's `stream`/`correlation`) give the same result.
 

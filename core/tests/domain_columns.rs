@@ -1,7 +1,7 @@
 //! Typed domain columns and model invariants on real samples: every sample the importers read
 //! builds a model that passes `Trace::validate`; Neuron device profiles carry engine roles,
 //! opcodes, operators and DMA bytes as typed columns; Kineto traces carry CPU thread and GPU
-//! stream roles. Samples are read from ../shared/samples (skipped with a message when absent).
+//! stream roles. Samples are read from ../shared/samples (required: the test fails when they are absent).
 
 use loupe_core::import::{import_files, InputFile, NoProgress};
 use loupe_core::model::{CounterRole, Engine, TrackRole};

@@ -1,6 +1,6 @@
 //! Exports read back: Parquet tables with the `parquet` crate's reader (row counts and column sums
 //! equal the model's), Chrome JSON re-imported by Loupe (same slice, instant, counter-sample and
-//! flow counts), on the demo trace and on shared samples (skipped when absent).
+//! flow counts), on the demo trace and on shared samples (required: the test fails when they are absent).
 
 use loupe_core::export::{chrome_json, parquet as pq};
 use loupe_core::import::{import_bytes, NoProgress};

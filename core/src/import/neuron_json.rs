@@ -887,8 +887,7 @@ impl<'b> Conv<'b> {
         ids.sort_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2)));
         let mut counters = HashMap::new();
         for (p, id, _) in ids {
-            let name = semaphore_display(&id).0;
-            let c = self.devices.get(self.b, p).counter(self.b, &name, "", CounterRole::Semaphore);
+            let c = self.devices.get(self.b, p).semaphore(self.b, &id);
             counters.insert((p, id), c);
         }
         for r in records(top, "semaphore_update") {

@@ -760,6 +760,12 @@ impl TraceBuilder {
             c.role = role;
         }
     }
+    /// The number the source gives a counter ([`CounterTrack::number`]).
+    pub fn set_counter_number(&mut self, c: CounterId, number: i64) {
+        if let Some(c) = self.counters.get_mut(c.idx()) {
+            c.number = Some(number);
+        }
+    }
     /// What a track is for analyses (an engine, a DMA queue, …).
     pub fn set_track_role(&mut self, t: TrackId, role: TrackRole) {
         if let Some(t) = self.tracks.get_mut(t.idx()) {
@@ -838,6 +844,7 @@ impl TraceBuilder {
             group,
             unit,
             role: CounterRole::Generic,
+            number: None,
             sort_index,
             ts_ns: Vec::new(),
             value: Vec::new(),

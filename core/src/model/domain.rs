@@ -436,6 +436,9 @@ pub struct SliceDomain {
     pub operator: OpId,
     /// Instruction slot in the program (NEFF compiler pc), `u32::MAX` = none.
     pub instruction: u32,
+    /// The runtime program counter the profiler recorded (NTFF / neuron-profile's `pc`: the
+    /// 64-byte slot of the engine program), `u32::MAX` = none.
+    pub pc: u32,
     pub source: SourceId,
     /// Bytes moved (DMA), `u64::MAX` = none.
     pub bytes: u64,
@@ -462,6 +465,7 @@ impl Default for SliceDomain {
             opcode: StrId::EMPTY,
             operator: OpId::NONE,
             instruction: u32::MAX,
+            pc: u32::MAX,
             source: SourceId::NONE,
             bytes: u64::MAX,
             start_sub_ps: 0,
@@ -635,6 +639,7 @@ pub struct DomainShape {
     pub opcode: StrId,
     pub operator: OpId,
     pub instruction: u32,
+    pub pc: u32,
     pub source: SourceId,
     pub flops: u64,
     pub transpose: bool,
@@ -648,6 +653,7 @@ impl DomainShape {
             opcode: self.opcode,
             operator: self.operator,
             instruction: self.instruction,
+            pc: self.pc,
             source: self.source,
             bytes,
             start_sub_ps,
@@ -662,6 +668,7 @@ impl DomainShape {
             opcode: d.opcode,
             operator: d.operator,
             instruction: d.instruction,
+            pc: d.pc,
             source: d.source,
             flops: d.flops,
             transpose: d.transpose,
@@ -676,6 +683,7 @@ pub struct DomainShapes {
     pub opcode: Vec<StrId>,
     pub operator: Vec<OpId>,
     pub instruction: Vec<u32>,
+    pub pc: Vec<u32>,
     pub source: Vec<SourceId>,
     pub flops: Vec<u64>,
     pub transpose: Vec<bool>,
@@ -695,6 +703,7 @@ impl DomainShapes {
         let n = self.len();
         self.operator.len() == n
             && self.instruction.len() == n
+            && self.pc.len() == n
             && self.source.len() == n
             && self.flops.len() == n
             && self.transpose.len() == n
@@ -704,6 +713,7 @@ impl DomainShapes {
         self.opcode.push(s.opcode);
         self.operator.push(s.operator);
         self.instruction.push(s.instruction);
+        self.pc.push(s.pc);
         self.source.push(s.source);
         self.flops.push(s.flops);
         self.transpose.push(s.transpose);
@@ -716,6 +726,7 @@ impl DomainShapes {
             opcode: self.opcode.get(s).copied().unwrap_or(d.opcode),
             operator: self.operator.get(s).copied().unwrap_or(d.operator),
             instruction: self.instruction.get(s).copied().unwrap_or(d.instruction),
+            pc: self.pc.get(s).copied().unwrap_or(d.pc),
             source: self.source.get(s).copied().unwrap_or(d.source),
             flops: self.flops.get(s).copied().unwrap_or(d.flops),
             transpose: self.transpose.get(s).copied().unwrap_or(d.transpose),
@@ -726,6 +737,7 @@ impl DomainShapes {
         self.opcode.capacity() * 4
             + self.operator.capacity() * 4
             + self.instruction.capacity() * 4
+            + self.pc.capacity() * 4
             + self.source.capacity() * 4
             + self.flops.capacity() * 8
             + self.transpose.capacity()
@@ -785,6 +797,11 @@ impl DomainColumns {
     #[inline]
     pub fn instruction(&self, i: usize) -> u32 {
         self.shapes.instruction.get(self.shape_of(i)).copied().unwrap_or(u32::MAX)
+    }
+    /// Slice `i`'s runtime program counter (`u32::MAX` = none; [`SliceDomain::pc`]).
+    #[inline]
+    pub fn pc(&self, i: usize) -> u32 {
+        self.shapes.pc.get(self.shape_of(i)).copied().unwrap_or(u32::MAX)
     }
     /// Slice `i`'s source line.
     #[inline]

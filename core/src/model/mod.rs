@@ -167,6 +167,9 @@ pub struct CounterTrack {
     pub unit: StrId,
     /// What the counter measures (semaphore, engine activity, throughput, …).
     pub role: CounterRole,
+    /// The number the source gives the counter, where it numbers them: a semaphore's id
+    /// (`S[12]` → 12). Set by the importer, never read back from the name.
+    pub number: Option<i64>,
     pub sort_index: i64,
     pub ts_ns: Vec<i64>,
     pub value: Vec<f64>,

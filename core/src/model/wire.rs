@@ -290,6 +290,7 @@ fn slice_columns<'a>(s: &'a mut SliceColumns, f: &mut dyn FnMut(ColumnMut<'a>)) 
         f(ColumnMut::Str(&mut sh.opcode));
         f(ColumnMut::Op(&mut sh.operator));
         f(ColumnMut::U32(&mut sh.instruction));
+        f(ColumnMut::U32(&mut sh.pc));
         f(ColumnMut::Src(&mut sh.source));
         f(ColumnMut::U64(&mut sh.flops));
         f(ColumnMut::Bool(&mut sh.transpose));
