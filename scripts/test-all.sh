@@ -93,8 +93,21 @@ TARGET_DIR=$(realpath "${CARGO_TARGET_DIR:-target}")
 export LOUPE_CLI_BIN="$TARGET_DIR/ci/loupe" LOUPE_GEN_NEURON_PAIR_BIN="$TARGET_DIR/ci/examples/gen_neuron_pair" \
   LOUPE_GEN_NEURON_PARQUET_BIN="$TARGET_DIR/ci/examples/gen_neuron_parquet"
 
-step "fuzz: each core/fuzz target for 20 s (fails on a crash, hang or OOM)"
-FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 20
+# The fuzz runs take one core for 14 × 20 s; the wasm-bindgen tests' build wants both. So fuzzing
+# runs in the background beside that build (the fuzz build competes for a while, its runs leave a
+# core to the compiler), and its result is waited for, and checked, right after the wasm tests.
+step "fuzz: each core/fuzz target for 20 s, in the background (fails on a crash, hang or OOM)"
+FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 20 >/tmp/loupe-fuzz.log 2>&1 &
+FUZZ_PID=$!
+trap 'kill "$FUZZ_PID" 2>/dev/null || true' EXIT
+fuzz_wait() {
+  step "fuzz: waiting for the background runs"
+  if ! wait "$FUZZ_PID"; then
+    tail -60 /tmp/loupe-fuzz.log; echo "fuzz failed (log: /tmp/loupe-fuzz.log)" >&2; exit 1
+  fi
+  trap - EXIT
+  grep -E '^::: fuzz' /tmp/loupe-fuzz.log || true
+}
 
 if [ -d app ]; then
   step "wasm-bindgen-test (headless Chromium)"
@@ -104,6 +117,7 @@ if [ -d app ]; then
   if ! grep -qE '^test result: ok' /tmp/loupe-wasm-tests.log || grep -qE '^test result: FAILED|^error' /tmp/loupe-wasm-tests.log; then
     tail -60 /tmp/loupe-wasm-tests.log; exit 1
   fi
+  fuzz_wait
 
   # The threaded worker is opt-in (README, Threads): LOUPE_THREADS=1 builds it (Trunk.toml hook,
   # linted as it compiles) and the e2e step then tests it (tests/e2e/threads.test.mjs); without it
@@ -117,5 +131,7 @@ if [ -d app ]; then
 
   step "end-to-end (Playwright + Chromium)"
   node --test --test-concurrency=1 --test-timeout=300000 tests/e2e/
+else
+  fuzz_wait
 fi
 step done
