@@ -103,7 +103,7 @@ fn main() {
         let pair: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
         let mut b = loupe_core::model::TraceBuilder::new("");
         use loupe_core::import::Importer;
-        loupe_core::import::neuron_binary::NeuronBinary.import_group(&pair, &mut b, &mut NoProgress);
+        loupe_core::import::neuron::binary::NeuronBinary.import_group(&pair, &mut b, &mut NoProgress);
         phase("  (decode + correlate + fill)", input);
         let limit = loupe_core::limits::Budget::for_input(input as u64).limit();
         println!(

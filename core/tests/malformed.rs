@@ -478,7 +478,7 @@ fn chrome_identical_events_finish() {
 
 #[test]
 fn importer_selection_falls_through() {
-    use loupe_core::import::{candidates, neuron_json::NeuronJson, Importer, Sniff, SNIFF_BYTES};
+    use loupe_core::import::{candidates, neuron::json::NeuronJson, Importer, Sniff, SNIFF_BYTES};
     let bytes = pytorch_metadata_first();
     assert!(bytes.len() > SNIFF_BYTES);
     assert_eq!(NeuronJson.sniff("trace.json", &bytes[..SNIFF_BYTES]), Sniff::Yes);

@@ -133,7 +133,7 @@ fn neff_alone_is_a_program_view() {
 /// that says so; the NEFF beside it is not counted, and one that fits passes.
 #[test]
 fn an_ntff_too_big_for_memory_is_refused_before_import() {
-    use loupe_core::import::{check_peak, neuron_binary, ImportError};
+    use loupe_core::import::{check_peak, neuron::binary as neuron_binary, ImportError};
     let neff = neff_writer::minimal_neff();
     let ntff = capture("0123456789abcdef0123456789abcdef");
     let files = [InputFile { name: "a.neff", bytes: &neff }, InputFile { name: "a.ntff", bytes: &ntff }];

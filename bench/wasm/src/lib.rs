@@ -342,7 +342,7 @@ pub fn pair_phases(neff: &[u8], ntff_bytes: &[u8]) -> String {
     let pair =
         [InputFile { name: "model.neff", bytes: neff }, InputFile { name: "model.ntff", bytes: ntff_bytes }];
     let mut b = loupe_core::model::TraceBuilder::new("");
-    loupe_core::import::neuron_binary::NeuronBinary.import_group(&pair, &mut b, &mut NoProgress);
+    loupe_core::import::neuron::binary::NeuronBinary.import_group(&pair, &mut b, &mut NoProgress);
     lap("builder_filled_ms", &mut out);
     b.add_operator_timeline();
     lap("operator_timeline_ms", &mut out);

@@ -17,21 +17,15 @@
 //! and a Neuron device group's its rank (`rank 1 — nc0 — a_rank_1.ntff`: [`ranks`]).
 //! An NTFF dropped with its own neuron-profile JSON export loads as one profile: the NTFF's
 //! timeline, with the export's per-instruction attribution (operators, FLOPs, dependencies)
-//! joined onto its rows, plus the export's tables as metadata ([`neuron_json::import_own_export`],
-//! [`neuron_binary::import_group_with_exports`]).
+//! joined onto its rows, plus the export's tables as metadata ([`neuron::json::import_own_export`],
+//! [`neuron::binary::import_group_with_exports`]).
 
 pub mod api;
 pub mod chrome;
 pub mod container;
 pub mod dlprof_csv;
 pub mod error;
-pub mod neff;
-pub mod neuron_binary;
-pub mod neuron_device;
-pub mod neuron_json;
-pub mod neuron_parquet;
-pub mod neuron_tb_ops;
-mod ntff_identity;
+pub mod neuron;
 pub mod perfetto;
 pub mod ranks;
 pub mod rocprof;
@@ -50,14 +44,14 @@ use crate::model::{Trace, TraceBuilder};
 pub fn importers() -> Vec<&'static dyn Importer> {
     vec![
         &sqlite::NsysRep,
-        &neuron_binary::NeuronBinary,
-        &neuron_parquet::NeuronParquet,
+        &neuron::binary::NeuronBinary,
+        &neuron::parquet::NeuronParquet,
         &xprof::XProf,
         &perfetto::Perfetto,
         &dlprof_csv::DlprofCsv,
-        &neuron_tb_ops::NeuronTbOps,
+        &neuron::tb_ops::NeuronTbOps,
         &rocprof::Rocprof,
-        &neuron_json::NeuronJson,
+        &neuron::json::NeuronJson,
         &chrome::ChromeJson,
         &sqlite::SqliteDb,
     ]
@@ -108,7 +102,7 @@ struct Pending<'a> {
     file: InputFile<'a>,
     candidates: Vec<&'static dyn Importer>,
     /// A neuron-profile JSON export dropped with the NTFF it was made from: (that NTFF's name,
-    /// why they match). Joined onto that NTFF ([`neuron_json::import_own_export`]).
+    /// why they match). Joined onto that NTFF ([`neuron::json::import_own_export`]).
     own_export_of: Option<(String, String)>,
 }
 
@@ -122,25 +116,25 @@ pub const GROUP_FILE_SEPARATOR: &str = " — ";
 pub const FOLDER_PROFILE_EXTENSIONS: &[&str] = &["ntff", "neff", "parquet"];
 
 /// For each file, the NTFF whose own neuron-profile JSON export it is (see
-/// [`neuron_json::ExportIdentity::same_capture`] for the definition): `(ntff name, why)`. Each
+/// [`neuron::json::ExportIdentity::same_capture`] for the definition): `(ntff name, why)`. Each
 /// NTFF claims at most one export. Costs nothing unless NTFFs and JSON exports are dropped
 /// together; then the NTFF headers and the exports' identity tables are read once more.
 fn own_exports(files: &[(&str, &[u8], &'static dyn Importer)]) -> Vec<Option<(String, String)>> {
     let mut out = vec![None; files.len()];
-    let ntffs: Vec<(&str, neuron_binary::NtffIdentity)> = files
+    let ntffs: Vec<(&str, neuron::binary::NtffIdentity)> = files
         .iter()
-        .filter(|(_, _, imp)| imp.name() == neuron_binary::NeuronBinary.name())
-        .filter_map(|(name, bytes, _)| Some((*name, neuron_binary::ntff_identity(bytes)?)))
+        .filter(|(_, _, imp)| imp.name() == neuron::binary::NeuronBinary.name())
+        .filter_map(|(name, bytes, _)| Some((*name, neuron::binary::ntff_identity(bytes)?)))
         .collect();
     if ntffs.is_empty() {
         return out;
     }
     let mut claimed = vec![false; ntffs.len()];
     for (i, (_, bytes, imp)) in files.iter().enumerate() {
-        if imp.name() != neuron_json::NAME {
+        if imp.name() != neuron::json::NAME {
             continue;
         }
-        let Some(id) = neuron_json::export_identity(bytes) else { continue };
+        let Some(id) = neuron::json::export_identity(bytes) else { continue };
         for (k, (ntff_name, t)) in ntffs.iter().enumerate() {
             if claimed[k] {
                 continue;
@@ -249,15 +243,15 @@ fn name_groups_by_rank(b: &mut TraceBuilder) {
 
 /// Refuse `files` up front ([`ImportError::TooLarge`]) when importing them whole would take more
 /// than `limit` bytes of memory at its peak, as far as Loupe can estimate it from their sizes
-/// (NTFF captures: [`neuron_binary::estimate_peak_bytes`]; other formats are not estimated
+/// (NTFF captures: [`neuron::binary::estimate_peak_bytes`]; other formats are not estimated
 /// here: the streamed Chrome JSON has its own check, the rest have size limits of their own).
 pub fn check_peak(files: &[InputFile<'_>], limit: u64) -> Result<(), ImportError> {
     let ntff: u64 = files
         .iter()
-        .filter(|f| neuron_binary::is_ntff(&f.bytes[..f.bytes.len().min(SNIFF_BYTES)]))
+        .filter(|f| neuron::binary::is_ntff(&f.bytes[..f.bytes.len().min(SNIFF_BYTES)]))
         .map(|f| f.bytes.len() as u64)
         .sum();
-    let est = neuron_binary::estimate_peak_bytes(ntff);
+    let est = neuron::binary::estimate_peak_bytes(ntff);
     if est > limit {
         return Err(ImportError::TooLarge {
             what: format!(
@@ -265,7 +259,7 @@ pub fn check_peak(files: &[InputFile<'_>], limit: u64) -> Result<(), ImportError
                  capture; the `loupe` command line has no such limit), which is",
                 crate::limits::human_bytes(ntff),
                 crate::limits::human_bytes(est),
-                neuron_binary::PEAK_BYTES_PER_NTFF_BYTE
+                neuron::binary::PEAK_BYTES_PER_NTFF_BYTE
             ),
             limit,
         });
@@ -340,11 +334,11 @@ pub fn import_files_with(
     let mut formats: Vec<String> = Vec::new();
     // own exports first: their tables as metadata, their per-instruction attribution kept for the
     // NTFF's import to join onto its rows
-    let mut exports = neuron_binary::Exports::new();
+    let mut exports = neuron::binary::Exports::new();
     for (_, pending) in &groups {
         for p in pending {
             if let Some((ntff, why)) = &p.own_export_of {
-                let x = neuron_json::import_own_export(&p.file, ntff, why, &mut b, progress)?;
+                let x = neuron::json::import_own_export(&p.file, ntff, why, &mut b, progress)?;
                 exports.insert(ntff.clone(), x);
             }
         }
@@ -357,8 +351,8 @@ pub fn import_files_with(
         let files: Vec<InputFile<'_>> =
             pending.iter().map(|p| InputFile { name: p.file.name, bytes: p.file.bytes }).collect();
         let first_group = b.group_count();
-        let result = if imp.name() == neuron_binary::NeuronBinary.name() && !exports.is_empty() {
-            Some(neuron_binary::import_group_with_exports(&files, &mut exports, &mut b, progress))
+        let result = if imp.name() == neuron::binary::NeuronBinary.name() && !exports.is_empty() {
+            Some(neuron::binary::import_group_with_exports(&files, &mut exports, &mut b, progress))
         } else {
             imp.import_group(&files, &mut b, progress)
         };
@@ -555,7 +549,7 @@ pub fn diagnose_unknown(name: &str, bytes: &[u8], notes: &[container::Note]) -> 
     if let Some(version) = ntff_other_version(bytes) {
         return ImportError::Unsupported {
             format: "NTFF",
-            message: neuron_binary::ntff_version_message(version),
+            message: neuron::binary::ntff_version_message(version),
         };
     }
     if let Some(problem) = neff_bad_header(bytes) {

@@ -3,7 +3,7 @@
 //!
 //! Every kind is a [`WarningKind`] variant with a stable code (its text in the CLI's output, the
 //! page's warning list and the `.loupe` file, where it is stored by code so that reordering the
-//! enum changes nothing written before). A new kind is one line in [`warning_kinds!`].
+//! enum changes nothing written before). A new kind is one line in `warning_kinds!` (below).
 
 use bincode::de::{BorrowDecoder, Decoder};
 use bincode::enc::Encoder;

@@ -1,6 +1,6 @@
 //! Writes small Neuron Explorer (schema 7.4.0) Parquet tables as fuzz seeds for `import_parquet`:
 //! `cargo run --manifest-path core/fuzz/seedgen/Cargo.toml -- core/fuzz/seeds/import_parquet`.
-//! The tables mirror the ones in `core/src/import/neuron_parquet/tests.rs`, with several
+//! The tables mirror the ones in `core/src/import/neuron/parquet/tests.rs`, with several
 //! compressions, dictionary and plain encodings, and several row groups, so that the fuzzer
 //! starts from every decoder path the importer uses.
 

@@ -1,5 +1,5 @@
 //! Shared model layout of a Neuron device profile, used by the legacy JSON export importer
-//! ([`super::neuron_json`]) and the Neuron Explorer Parquet importer ([`super::neuron_parquet`]),
+//! ([`super::json`]) and the Neuron Explorer Parquet importer ([`super::parquet`]),
 //! so both formats produce the same tracks and counters:
 //!
 //! - one Device group per NeuronCore (per physical core inside an LNC when there are several);

@@ -4,7 +4,7 @@
 //! files. Times are integer nanoseconds relative to the profile start (`timestamp`, `duration`,
 //! `start_ts`/`end_ts`), read as integers, never through f64.
 //!
-//! Model (layout shared with the Parquet importer, see [`super::neuron_device`]):
+//! Model (layout shared with the Parquet importer, see [`super::device`]):
 //! - `instruction` → slices on the engine track named by `label` (the export's timeline track:
 //!   Tensor, TensorMatrix, Vector, Scalar, GpSimd, Sync; `subgroup` is kept as an argument), name
 //!   = `opcode`, every other non-empty field as an argument; `predecessors` → flows.
@@ -18,10 +18,10 @@
 //!   profile_info, metadata, model_info, nc_mem_usage, warnings, terminology, …) → trace metadata
 //!   `neuron.<key>` as compact JSON, plus `<key>.<field>` scalars for single-record keys.
 
-use super::neuron_device::{
+use super::device::{
     self, add_activity, semaphore_display, store_args, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
 };
-use super::{ImportError, Importer, InputFile, Progress, Sniff};
+use crate::import::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::WarningKind;
 use crate::model::{ArgValue, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder};
 use crate::strings::StrId;
@@ -312,7 +312,7 @@ pub type JoinKey = (crate::model::Engine, i64, i64, i64);
 
 /// The per-instruction attribution of an NTFF's own neuron-profile JSON export (operator names,
 /// HLO, FLOPs via `elements`, operands, ids and `predecessors`), to be joined onto the NTFF's
-/// instruction rows by [`JoinKey`] ([`super::neuron_binary`]): the NTFF stays the timeline
+/// instruction rows by [`JoinKey`] ([`super::binary`]): the NTFF stays the timeline
 /// (picosecond times), each of its rows gets the export's fields for the same execution.
 #[derive(Debug, Default)]
 pub struct ExportAttribution {
@@ -640,7 +640,7 @@ pub(crate) fn instruction_attribution(
     opcode: StrId,
 ) -> (crate::model::ArgsId, crate::model::SliceDomain) {
     let args = record_args(b, r, INSTRUCTION_TIMELINE_FIELDS, INSTRUCTION_ARG_ORDER);
-    let d = neuron_device::domain_from_args(b, opcode, args, false);
+    let d = device::domain_from_args(b, opcode, args, false);
     (args, d)
 }
 
@@ -849,7 +849,7 @@ impl<'b> Conv<'b> {
                 self.b.set_track_dma_queue_type(track, q);
             }
             let h = self.b.add_slice(track, ts, dur, name, cat, args);
-            let d = neuron_device::domain_from_args(self.b, StrId::EMPTY, args, true);
+            let d = device::domain_from_args(self.b, StrId::EMPTY, args, true);
             self.b.set_slice_domain(h, d);
             if aggregated {
                 if let Some(t) = r.get("trigger").and_then(int_of) {
@@ -1038,11 +1038,11 @@ impl<'b> Conv<'b> {
             }
         }
         // engine activity (union of instruction intervals), one 0/1 step counter per engine
-        let mut spans: neuron_device::SpansBy<(i64, String)> = Vec::new();
+        let mut spans: device::SpansBy<(i64, String)> = Vec::new();
         let mut span_of: HashMap<(i64, String), usize> = HashMap::new();
         for r in records(top, "active_time") {
             let (Some(s), Some(e)) = (self.time(r, "start_ts"), self.time(r, "end_ts")) else { continue };
-            let key = (Self::pcore(r), neuron_device::engine_display(str_of(r, "engine")).0);
+            let key = (Self::pcore(r), device::engine_display(str_of(r, "engine")).0);
             match span_of.get(&key) {
                 Some(&k) => spans[k].1.push((s, e)),
                 None => {
@@ -1051,7 +1051,7 @@ impl<'b> Conv<'b> {
                 }
             }
         }
-        spans.sort_by_key(|x| (x.0 .0, neuron_device::engine_display(&x.0 .1).1));
+        spans.sort_by_key(|x| (x.0 .0, device::engine_display(&x.0 .1).1));
         for ((p, engine), s) in spans {
             let c = self.devices.get(self.b, p).counter(
                 self.b,
@@ -1080,7 +1080,7 @@ impl<'b> Conv<'b> {
             }
             let text = serde_json::to_string(v).unwrap_or_default();
             let key = format!("neuron.{k}");
-            let text = neuron_device::capped_json(self.b, &key, text);
+            let text = device::capped_json(self.b, &key, text);
             self.b.add_metadata(key, text);
         }
         for k in flatten {

@@ -13,7 +13,7 @@ use crate::limits::Item;
 use crate::model::WarningKind;
 use serde_json::Value;
 
-use super::{ImportError, Importer, InputFile, Progress, Sniff};
+use crate::import::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::{Cell, Column, ColumnUnit, DataTable, TableKind, TraceBuilder};
 
 pub struct NeuronTbOps;

@@ -1,10 +1,10 @@
-//! The identity of an NTFF capture, shared by the NTFF importer ([`super::neuron_binary`], which
-//! reads it) and the neuron-profile JSON importer ([`super::neuron_json`], which matches an
+//! The identity of an NTFF capture, shared by the NTFF importer ([`super::binary`], which
+//! reads it) and the neuron-profile JSON importer ([`super::json`], which matches an
 //! export to its capture): its own file so that neither importer depends on the other for it.
 
 /// What identifies one NTFF capture, read from its header and metadata protobuf only (no
 /// record decoding), to recognise the capture's own neuron-profile JSON export
-/// ([`super::neuron_json::ExportIdentity`]).
+/// ([`super::json::ExportIdentity`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NtffIdentity {
     pub version: u8,

@@ -1,15 +1,16 @@
 //! The Neuron binary pair: NEFF (compiled program) and NTFF (device trace), dropped alone or
 //! together. NTFF → device profile (engines, DMA queues, semaphores, throttle, counters) through
-//! the shared layout of [`super::neuron_device`]; NEFF alone → program view; both → the NTFF's
+//! the shared layout of [`super::device`]; NEFF alone → program view; both → the NTFF's
 //! events correlated with the NEFF ([`crate::neuron::correlate`]), paired by UUID.
 
-use super::neuron_device::{
+use super::device::{
     add_activity, instruction_domain, sorted_args, store_args, Devices, InstrNames, DMA_ARG_ORDER,
     INSTRUCTION_ARG_ORDER,
 };
-use super::neuron_json::{self, ExportAttribution};
+use super::json::{self, ExportAttribution};
+use super::neff::add_neff;
 pub use super::ntff_identity::NtffIdentity;
-use super::{neff::add_neff, ImportError, Importer, InputFile, Progress, Sniff};
+use crate::import::{ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::WarningKind;
 use crate::model::{
     ArgValue, Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainShapeRef,
@@ -26,7 +27,7 @@ pub struct NeuronBinary;
 /// [`NtffIdentity`] of an NTFF file, `None` when the header or the metadata cannot be read.
 pub fn ntff_identity(bytes: &[u8]) -> Option<NtffIdentity> {
     use crate::neuron::protowire::Message;
-    if !is_ntff(&bytes[..bytes.len().min(super::SNIFF_BYTES)]) {
+    if !is_ntff(&bytes[..bytes.len().min(crate::import::SNIFF_BYTES)]) {
         return None;
     }
     let h = ntff::Header::read(bytes)?;
@@ -108,7 +109,7 @@ pub(crate) fn ntff_version_message(version: u8) -> String {
 }
 
 /// The own JSON exports of NTFFs dropped with them, by the NTFF's file name
-/// ([`super::neuron_json::import_own_export`]).
+/// ([`super::json::import_own_export`]).
 pub type Exports = std::collections::HashMap<String, ExportAttribution>;
 
 /// [`NeuronBinary::import_group`] with the NTFFs' own JSON exports, whose per-instruction
@@ -158,7 +159,7 @@ fn import_pair(
     let mut neffs = Vec::new();
     let mut ntffs = Vec::new();
     for f in files {
-        if neff::sniff(&f.bytes[..f.bytes.len().min(super::SNIFF_BYTES)]) {
+        if neff::sniff(&f.bytes[..f.bytes.len().min(crate::import::SNIFF_BYTES)]) {
             let n = neff::parse(f.bytes).map_err(|e| match e {
                 neff::NeffError::TooLarge(limit) => {
                     ImportError::TooLarge { what: "this file expands to".into(), limit }
@@ -316,7 +317,7 @@ type Queue = (TrackId, StrId, crate::model::ArgsId, Option<u32>, &'static str);
 struct NtffSink<'a, 'b, 'm> {
     b: &'b mut TraceBuilder,
     meta: &'m ntff::Metadata,
-    dev: &'b mut crate::import::neuron_device::Device,
+    dev: &'b mut crate::import::neuron::device::Device,
     correlator: correlate::Correlator<'a>,
     export: Option<&'b mut ExportAttribution>,
     streams: [Option<Engine>; 256],
@@ -508,7 +509,7 @@ impl ntff::EventSink for NtffSink<'_, '_, '_> {
             self.correlator.count(o);
             let track = self.dev.engine(b, ins.label());
             let name = b.intern(ins.opcode());
-            let (args, mut d) = neuron_json::instruction_attribution(b, r, name);
+            let (args, mut d) = json::instruction_attribution(b, r, name);
             let cat = ["framework_name", "layer", "hlo_name"]
                 .iter()
                 .find_map(|k| r.get(*k).and_then(|v| v.as_str()).filter(|v| !v.trim().is_empty()))
@@ -517,11 +518,11 @@ impl ntff::EventSink for NtffSink<'_, '_, '_> {
             (d.start_sub_ps, d.dur_sub_ps) = sub_ps(ins.start_ps, ins.end_ps);
             d.pc = ins.pc;
             b.set_slice_domain(h, d);
-            if let Some(id) = r.get("id").and_then(neuron_json::int_of) {
+            if let Some(id) = r.get("id").and_then(json::int_of) {
                 self.by_id.insert(id, h);
             }
             for p in r.get("predecessors").and_then(|v| v.as_array()).into_iter().flatten() {
-                if let Some(pid) = p.get("id").and_then(neuron_json::int_of) {
+                if let Some(pid) = p.get("id").and_then(json::int_of) {
                     let kind = p.get("type").and_then(|v| v.as_str()).unwrap_or("dependency");
                     self.preds.push((h, pid, b.intern(kind)));
                 }
@@ -639,10 +640,9 @@ fn add_ntff(
     let correlator = correlate::Correlator::new(m, neff);
     // the NeuronCore: the capture's own export's, else the one its file name states, else 0 (an
     // NTFF does not say which core it was captured on)
-    let core =
-        export.as_deref().and_then(|x| x.nc_idx).map(i64::from).or_else(|| {
-            super::ranks::neuron_core_in_file_name(file_name).filter(|c| u32::try_from(*c).is_ok())
-        });
+    let core = export.as_deref().and_then(|x| x.nc_idx).map(i64::from).or_else(|| {
+        crate::import::ranks::neuron_core_in_file_name(file_name).filter(|c| u32::try_from(*c).is_ok())
+    });
     let core = core.unwrap_or(0);
     let name = if m.neff_path.is_empty() {
         format!("NeuronCore {core}")
@@ -919,7 +919,7 @@ impl InstrTemplate {
         outcome: correlate::Outcome,
         cost: Option<Option<InstructionTraffic>>,
         l: Option<&Lineage>,
-        dev: &mut crate::import::neuron_device::Device,
+        dev: &mut crate::import::neuron::device::Device,
         b: &mut TraceBuilder,
     ) -> Self {
         let track = dev.engine(b, ins.label());
@@ -1033,7 +1033,7 @@ fn sub_ps(start_ps: i64, end_ps: i64) -> (u16, u16) {
 /// added without any access, or on an instance type whose partition size is not known here.
 fn add_memory_counters(
     b: &mut TraceBuilder,
-    dev: &mut crate::import::neuron_device::Device,
+    dev: &mut crate::import::neuron::device::Device,
     series: Option<ntff::memory::MemorySeries>,
     instance_type: &str,
 ) {

@@ -21,7 +21,7 @@
 //! its column set (the table whose distinctive columns are all present). Unknown tables are a
 //! counted warning and are listed in the metadata (`parquet.unknown_tables`), never an error.
 //!
-//! Model (layout shared with the JSON export importer, see [`super::neuron_device`]):
+//! Model (layout shared with the JSON export importer, see [`super::device`]):
 //! - Instruction → slices on the engine track (`timeline_track`, else `engine`), name = opcode,
 //!   all other columns as arguments, plus the operator names of the hierarchy tables
 //!   (FrameworkInstruction/HloInstruction/PenguinInstruction/BirInstruction by raw id,
@@ -40,10 +40,8 @@
 //! - NeffHeader + TensorInfo → the program (header, `Tensors` table: the Tensor view), unless a
 //!   NEFF dropped with the tables gave one.
 
-use super::neuron_device::{
-    self, add_activity, semaphore_display, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER,
-};
-use super::{container, ImportError, Importer, InputFile, Progress, Sniff};
+use super::device::{self, add_activity, semaphore_display, Devices, DMA_ARG_ORDER, INSTRUCTION_ARG_ORDER};
+use crate::import::{container, ImportError, Importer, InputFile, Progress, Sniff};
 use crate::model::WarningKind;
 use crate::model::{
     ArgValue, ArgsId, CounterRole, DeviceInfo, DmaQueueType, FlowEnd, SliceHandle, TraceBuilder, TrackKind,
@@ -1290,9 +1288,7 @@ impl<'b> Conv<'b> {
             .filter(|(n, _)| !skip.contains(&n.as_str()) && !TIME_COLS.contains(&n.as_str()))
             .map(|(n, c)| (n.as_str(), c))
             .collect();
-        v.sort_by(|a, c| {
-            (neuron_device::arg_rank(order, a.0), a.0).cmp(&(neuron_device::arg_rank(order, c.0), c.0))
-        });
+        v.sort_by(|a, c| (device::arg_rank(order, a.0), a.0).cmp(&(device::arg_rank(order, c.0), c.0)));
         v.into_iter().map(|(n, c)| (self.b.intern(n), c)).collect()
     }
 
@@ -1441,7 +1437,7 @@ impl<'b> Conv<'b> {
             let a = self.row_args(&args, i, &extra);
             let h = self.b.add_slice(track, ts, dur, name, cat, a);
             let op = if name == fallback_name { StrId::EMPTY } else { name };
-            let d = neuron_device::domain_from_args(self.b, op, a, false);
+            let d = device::domain_from_args(self.b, op, a, false);
             self.b.set_slice_domain(h, d);
             if let Some(id) = id {
                 by_id.insert(id, h);
@@ -1481,7 +1477,7 @@ impl<'b> Conv<'b> {
                 self.b.intern(var.and_then(|c| c.str_ref(i)).filter(|s| !s.is_empty()).unwrap_or("dma"));
             let a = self.row_args(&args, i, &[]);
             let h = self.b.add_slice(track, ts, dur, name, cat, a);
-            let d = neuron_device::domain_from_args(self.b, StrId::EMPTY, a, true);
+            let d = device::domain_from_args(self.b, StrId::EMPTY, a, true);
             self.b.set_slice_domain(h, d);
             if let Some(id) = idc.and_then(|c| c.int(i)) {
                 by_id.insert(id, h);
@@ -1541,7 +1537,7 @@ impl<'b> Conv<'b> {
             };
             let a = self.row_args(&args, i, &[]);
             let h = self.b.add_slice(track, ts, dur, name, cat, a);
-            let d = neuron_device::domain_from_args(self.b, StrId::EMPTY, a, true);
+            let d = device::domain_from_args(self.b, StrId::EMPTY, a, true);
             self.b.set_slice_domain(h, d);
             if let Some(id) = idc.and_then(|c| c.int(i)) {
                 by_id.insert(id, h);
@@ -1701,10 +1697,10 @@ impl<'b> Conv<'b> {
         let span = Self::span_cols(t);
         let pcore = Self::pcore(t);
         let eng = t.col("engine");
-        let mut spans: neuron_device::SpansBy<(i64, i64, String)> = Vec::new();
+        let mut spans: device::SpansBy<(i64, i64, String)> = Vec::new();
         for i in 0..t.rows {
             let Some((s, d)) = span(i) else { continue };
-            let (name, rank) = neuron_device::engine_display(eng.and_then(|c| c.str_ref(i)).unwrap_or(""));
+            let (name, rank) = device::engine_display(eng.and_then(|c| c.str_ref(i)).unwrap_or(""));
             let key = (pcore(i), rank, name);
             match spans.iter_mut().find(|x| x.0 == key) {
                 Some(x) => x.1.push((s, s.saturating_add(d))),
@@ -1785,8 +1781,7 @@ impl<'b> Conv<'b> {
                 })
                 .collect();
             let key = format!("neuron.{snake}");
-            let text =
-                neuron_device::capped_json(self.b, &key, serde_json::to_string(&rows).unwrap_or_default());
+            let text = device::capped_json(self.b, &key, serde_json::to_string(&rows).unwrap_or_default());
             self.b.add_metadata(key, text);
             if t.rows == 1 {
                 for (n, c) in &t.cols {

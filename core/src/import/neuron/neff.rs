@@ -1,5 +1,5 @@
 //! NEFF → model: the program view (program, metadata, warnings). The NEFF importer itself is
-//! [`super::neuron_binary::NeuronBinary`], which takes NEFFs alone or together with their NTFF.
+//! [`super::binary::NeuronBinary`], which takes NEFFs alone or together with their NTFF.
 
 use crate::model::TraceBuilder;
 use crate::model::WarningKind;
