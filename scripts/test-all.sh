@@ -77,6 +77,23 @@ step "docs: rustdoc, no broken intra-doc link (native crates, private items too)
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
   cargo doc --no-deps -p loupe-core -p loupe-cli -p loupe-sqlite --document-private-items --quiet
 
+# Fuzzing (its nightly build, then 14 targets × 20 s) runs in the background beside the native tests
+# and the wasm-bindgen tests: those stages leave a core idle for much of their time (single long
+# tests, linking, the headless browser), which the fuzz build and runs use. Its result is waited
+# for, and checked, right after the wasm tests (bench/RESULTS.md: the stage table).
+step "fuzz: each core/fuzz target for 20 s, in the background (fails on a crash, hang or OOM)"
+FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 20 >/tmp/loupe-fuzz.log 2>&1 &
+FUZZ_PID=$!
+trap 'kill "$FUZZ_PID" 2>/dev/null || true' EXIT
+fuzz_wait() {
+  step "fuzz: waiting for the background runs"
+  if ! wait "$FUZZ_PID"; then
+    tail -60 /tmp/loupe-fuzz.log; echo "fuzz failed (log: /tmp/loupe-fuzz.log)" >&2; exit 1
+  fi
+  trap - EXIT
+  grep -E '^::: fuzz' /tmp/loupe-fuzz.log || true
+}
+
 step "native tests (core, cli, golden tests)"
 NATIVE_SET=(--profile ci --workspace --exclude loupe-app --exclude loupe-bench-wasm)
 cargo test "${NATIVE_SET[@]}" --lib --bins --tests 2>&1 | tee /tmp/loupe-native-tests.log | grep -E '^(test result|running|error|failures|---- )|panicked' || true
@@ -93,21 +110,6 @@ TARGET_DIR=$(realpath "${CARGO_TARGET_DIR:-target}")
 export LOUPE_CLI_BIN="$TARGET_DIR/ci/loupe" LOUPE_GEN_NEURON_PAIR_BIN="$TARGET_DIR/ci/examples/gen_neuron_pair" \
   LOUPE_GEN_NEURON_PARQUET_BIN="$TARGET_DIR/ci/examples/gen_neuron_parquet"
 
-# The fuzz runs take one core for 14 × 20 s; the wasm-bindgen tests' build wants both. So fuzzing
-# runs in the background beside that build (the fuzz build competes for a while, its runs leave a
-# core to the compiler), and its result is waited for, and checked, right after the wasm tests.
-step "fuzz: each core/fuzz target for 20 s, in the background (fails on a crash, hang or OOM)"
-FUZZ_SANITIZER=none FUZZ_SEED=1 bash scripts/fuzz.sh 20 >/tmp/loupe-fuzz.log 2>&1 &
-FUZZ_PID=$!
-trap 'kill "$FUZZ_PID" 2>/dev/null || true' EXIT
-fuzz_wait() {
-  step "fuzz: waiting for the background runs"
-  if ! wait "$FUZZ_PID"; then
-    tail -60 /tmp/loupe-fuzz.log; echo "fuzz failed (log: /tmp/loupe-fuzz.log)" >&2; exit 1
-  fi
-  trap - EXIT
-  grep -E '^::: fuzz' /tmp/loupe-fuzz.log || true
-}
 
 if [ -d app ]; then
   step "wasm-bindgen-test (headless Chromium)"
