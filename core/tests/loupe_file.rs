@@ -48,7 +48,8 @@ fn round_trips_keep_the_model() {
 /// device group's per-instruction Tensor FLOPs, `Group::tensor_flops`, for the device summary
 /// over a time window; version 8 added the device facts' NEFF UUID and NeuronCore
 /// (`DeviceInfo::neff_uuid` / `neff_uuid_truncated` / `neuron_core`, the ranks of a Neuron job)
-/// and the collective-operations track role (`TrackRole::CollectiveOps`).)
+/// and the collective-operations track role (`TrackRole::CollectiveOps`); version 9 keeps the lazy
+/// argument sets as narrow columns (`model::LazyStore`: 11 bytes a set, was 24).)
 /// When this fails, the model's bincode layout changed: bump `FORMAT_VERSION` in
 /// `core/src/loupe_file.rs` (and write a migration if old files matter), then update both numbers.
 #[test]
@@ -57,7 +58,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (8, 18350295441821454340),
+        (9, 3396342063310451844),
         "model layout changed: bump FORMAT_VERSION"
     );
 }

@@ -1084,7 +1084,6 @@ impl TraceBuilder {
         args.wide.shrink_to_fit();
         args.offsets.shrink_to_fit();
         args.lazy.shrink_to_fit();
-        args.lazy_ids.shrink_to_fit();
         args.bases.shrink_to_fit();
         Trace {
             format: self.format,
