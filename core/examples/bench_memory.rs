@@ -50,8 +50,8 @@ fn breakdown(tr: &Trace) {
     let parts: Vec<(&str, usize)> = vec![
         ("slices.start_ns", sum(&|t| t.slices.start_ns.capacity() * 8)),
         ("slices.dur_ns", sum(&|t| t.slices.dur_ns.capacity() * 8)),
-        ("slices.name", sum(&|t| t.slices.name.capacity() * 4)),
-        ("slices.category", sum(&|t| t.slices.category.capacity() * 4)),
+        ("slices.name", sum(&|t| t.slices.name.heap_bytes())),
+        ("slices.category", sum(&|t| t.slices.category.heap_bytes())),
         ("slices.args", sum(&|t| t.slices.args.capacity() * 4)),
         ("slices.depth_starts", sum(&|t| t.slices.depth_starts.capacity() * 4)),
         ("slices.domain", sum(&|t| t.slices.domain.as_ref().map_or(0, |d| d.heap_bytes()))),

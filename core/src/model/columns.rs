@@ -52,8 +52,10 @@ impl ArgsId {
 pub struct SliceColumns {
     pub start_ns: Vec<i64>,
     pub dur_ns: Vec<i64>,
-    pub name: Vec<StrId>,
-    pub category: Vec<StrId>,
+    /// Names and categories as indexes into the track's distinct values ([`IdColumn`]: 1 or 2
+    /// bytes a slice where 4 would be; `name[i]` reads like a `Vec<StrId>`).
+    pub name: IdColumn,
+    pub category: IdColumn,
     pub args: Vec<ArgsId>,
     /// `depth_starts[d]..depth_starts[d+1]` are the slices at depth d.
     pub depth_starts: Vec<u32>,
@@ -88,8 +90,8 @@ impl SliceColumns {
     pub fn heap_bytes(&self) -> usize {
         self.start_ns.capacity() * 8
             + self.dur_ns.capacity() * 8
-            + self.name.capacity() * 4
-            + self.category.capacity() * 4
+            + self.name.heap_bytes()
+            + self.category.heap_bytes()
             + self.args.capacity() * 4
             + self.depth_starts.capacity() * 4
             + self.domain.as_ref().map_or(0, |d| d.heap_bytes())
@@ -144,6 +146,134 @@ impl SliceColumns {
             }
         }
         found
+    }
+}
+
+/// A column of string ids kept as indexes into its distinct values: `narrow` (u8) when there are
+/// at most 256 of them, else `mid` (u16) when at most 65 536, else the ids themselves in `wide`.
+/// At most one of the three is non-empty; `table` lists the distinct values the indexes name.
+/// Reads like a `Vec<StrId>` (`col[i]`, `len`, `iter`, `get`); it is built with
+/// [`IdColumn::from`] (or [`IdColumn::push`], which widens it) and [`Trace::validate`](super::Trace::validate)
+/// checks every index against the table.
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct IdColumn {
+    pub table: Vec<StrId>,
+    pub narrow: Vec<u8>,
+    pub mid: Vec<u16>,
+    pub wide: Vec<StrId>,
+}
+
+impl IdColumn {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.narrow.len() + self.mid.len() + self.wide.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&StrId> {
+        (i < self.len()).then(|| &self[i])
+    }
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &StrId> + Clone + '_ {
+        (0..self.len()).map(move |i| &self[i])
+    }
+    /// Keep the ids themselves (4 bytes each) from now on.
+    fn widen(&mut self) {
+        if self.wide.is_empty() && !(self.narrow.is_empty() && self.mid.is_empty()) {
+            self.wide = self.iter().copied().collect();
+            self.narrow = Vec::new();
+            self.mid = Vec::new();
+            self.table = Vec::new();
+        }
+    }
+    /// Append `id` (the column is widened first if it was narrowed).
+    pub fn push(&mut self, id: StrId) {
+        self.widen();
+        self.wide.push(id);
+    }
+    /// Replace the id at `i` (the column is widened first if it was narrowed).
+    pub fn set(&mut self, i: usize, id: StrId) {
+        self.widen();
+        self.wide[i] = id;
+    }
+    /// Remove the last id.
+    pub fn pop(&mut self) -> Option<StrId> {
+        let last = self.len().checked_sub(1).map(|i| self[i])?;
+        let _ = (self.narrow.pop(), self.mid.pop(), self.wide.pop());
+        Some(last)
+    }
+    /// Whether every index is in the table and at most one width is in use.
+    pub fn is_consistent(&self) -> bool {
+        let used = [!self.narrow.is_empty(), !self.mid.is_empty(), !self.wide.is_empty()];
+        let t = self.table.len();
+        used.iter().filter(|&&u| u).count() <= 1
+            && self.narrow.iter().all(|&k| usize::from(k) < t)
+            && self.mid.iter().all(|&k| usize::from(k) < t)
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.table.capacity() * 4
+            + self.narrow.capacity()
+            + self.mid.capacity() * 2
+            + self.wide.capacity() * 4
+    }
+}
+
+impl std::ops::Index<usize> for IdColumn {
+    type Output = StrId;
+    #[inline]
+    fn index(&self, i: usize) -> &StrId {
+        if let Some(&k) = self.narrow.get(i) {
+            &self.table[usize::from(k)]
+        } else if let Some(&k) = self.mid.get(i) {
+            &self.table[usize::from(k)]
+        } else {
+            &self.wide[i]
+        }
+    }
+}
+
+impl PartialEq for IdColumn {
+    fn eq(&self, other: &IdColumn) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl PartialEq<Vec<StrId>> for IdColumn {
+    fn eq(&self, other: &Vec<StrId>) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl From<Vec<StrId>> for IdColumn {
+    /// Narrowed to the fewest bytes its distinct values allow.
+    fn from(ids: Vec<StrId>) -> IdColumn {
+        let mut index: crate::strings::FxHashMap<StrId, u32> = Default::default();
+        let mut table = Vec::new();
+        let mut last: Option<(StrId, u32)> = None;
+        let mut idx: Vec<u16> = Vec::with_capacity(ids.len());
+        for &id in &ids {
+            let k = match last {
+                Some((l, k)) if l == id => k,
+                _ => {
+                    let k = *index.entry(id).or_insert_with(|| {
+                        table.push(id);
+                        (table.len() - 1) as u32
+                    });
+                    if table.len() > 1 << 16 {
+                        return IdColumn { wide: ids, ..Default::default() };
+                    }
+                    k
+                }
+            };
+            last = Some((id, k));
+            idx.push(k as u16);
+        }
+        if table.len() <= 1 << 8 {
+            IdColumn { table, narrow: idx.into_iter().map(|k| k as u8).collect(), ..Default::default() }
+        } else {
+            IdColumn { table, mid: idx, ..Default::default() }
+        }
     }
 }
 

@@ -238,6 +238,9 @@ impl Trace {
         if c.dur_ns.len() != n || c.name.len() != n || c.category.len() != n || c.args.len() != n {
             return bad(format!("track {ti}: slice columns differ in length"));
         }
+        if !c.name.is_consistent() || !c.category.is_consistent() {
+            return bad(format!("track {ti}: a name or category index is outside its table"));
+        }
         if n == 0 {
             if c.depth_starts.len() > 1 {
                 return bad(format!("track {ti}: depth ranges without slices"));
@@ -538,7 +541,16 @@ mod tests {
         x.tracks[0].slices.dur_ns[7] = -1;
         broken.push(x);
         let mut x = good.clone();
-        x.tracks[0].slices.name[3] = StrId(999);
+        x.tracks[0].slices.name.set(3, StrId(999));
+        broken.push(x);
+        let mut x = good.clone();
+        let c = &mut x.tracks[0].slices.category;
+        assert!(!c.narrow.is_empty(), "a track's few categories are narrowed");
+        c.narrow[2] = c.table.len() as u8;
+        broken.push(x);
+        let mut x = good.clone();
+        let c = &mut x.tracks[0].slices.category;
+        c.mid = vec![0; c.narrow.len()];
         broken.push(x);
         for (k, x) in broken.iter().enumerate() {
             let one = x.validate();

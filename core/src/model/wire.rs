@@ -18,7 +18,7 @@
 
 use crate::lod::LodIndex;
 use crate::model::domain::{OpId, SourceId};
-use crate::model::{ArgsId, Flow, SliceColumns, SliceRef, Trace, TrackId};
+use crate::model::{ArgsId, Flow, IdColumn, SliceColumns, SliceRef, Trace, TrackId};
 use crate::strings::StrId;
 
 const MAGIC: &[u8; 8] = b"LPWIRE07";
@@ -274,11 +274,18 @@ columns! {
     U8(u8) = 13,
 }
 
+fn id_column<'a>(c: &'a mut IdColumn, f: &mut dyn FnMut(ColumnMut<'a>)) {
+    f(ColumnMut::Str(&mut c.table));
+    f(ColumnMut::U8(&mut c.narrow));
+    f(ColumnMut::U16(&mut c.mid));
+    f(ColumnMut::Str(&mut c.wide));
+}
+
 fn slice_columns<'a>(s: &'a mut SliceColumns, f: &mut dyn FnMut(ColumnMut<'a>)) {
     f(ColumnMut::I64(&mut s.start_ns));
     f(ColumnMut::I64(&mut s.dur_ns));
-    f(ColumnMut::Str(&mut s.name));
-    f(ColumnMut::Str(&mut s.category));
+    id_column(&mut s.name, f);
+    id_column(&mut s.category, f);
     f(ColumnMut::Args(&mut s.args));
     f(ColumnMut::U32(&mut s.depth_starts));
     if let Some(d) = s.domain.as_mut() {
