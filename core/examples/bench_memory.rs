@@ -49,7 +49,7 @@ fn breakdown(tr: &Trace) {
     let a = &tr.args;
     let parts: Vec<(&str, usize)> = vec![
         ("slices.start_ns", sum(&|t| t.slices.start_ns.capacity() * 8)),
-        ("slices.dur_ns", sum(&|t| t.slices.dur_ns.capacity() * 8)),
+        ("slices.dur_ns", sum(&|t| t.slices.dur_ns.heap_bytes())),
         ("slices.name", sum(&|t| t.slices.name.heap_bytes())),
         ("slices.category", sum(&|t| t.slices.category.heap_bytes())),
         ("slices.args", sum(&|t| t.slices.args.capacity() * 4)),

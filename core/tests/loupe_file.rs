@@ -50,7 +50,8 @@ fn round_trips_keep_the_model() {
 /// (`DeviceInfo::neff_uuid` / `neff_uuid_truncated` / `neuron_core`, the ranks of a Neuron job)
 /// and the collective-operations track role (`TrackRole::CollectiveOps`); version 9 keeps the lazy
 /// argument sets as narrow columns (`model::LazyStore`: 11 bytes a set, was 24) and the slices' names
-/// and categories as indexes into each track's distinct values (`model::IdColumn`).)
+/// and categories as indexes into each track's distinct values (`model::IdColumn`) and their
+/// durations as u32 with the wider ones aside (`model::DurColumn`).)
 /// When this fails, the model's bincode layout changed: bump `FORMAT_VERSION` in
 /// `core/src/loupe_file.rs` (and write a migration if old files matter), then update both numbers.
 #[test]
@@ -59,7 +60,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (9, 16369906417733307059),
+        (9, 11781425656987164591),
         "model layout changed: bump FORMAT_VERSION"
     );
 }

@@ -466,7 +466,7 @@ impl Search {
             }
             Term::Num(f, cmp, x) => {
                 let v: Option<i128> = match f {
-                    NumField::Dur => Some(c.dur_ns[i] as i128),
+                    NumField::Dur => Some(c.dur_ns.at(i) as i128),
                     NumField::Start => Some(c.start_ns[i] as i128 - trace.start_ns as i128),
                     NumField::End => Some(c.end_ns(i) as i128 - trace.start_ns as i128),
                     NumField::Bytes => Some(c.domain_of(i).bytes).filter(|&b| b != u64::MAX).map(i128::from),

@@ -153,7 +153,7 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
     }
     let mut cols = SliceColumns {
         start_ns: Vec::with_capacity(m),
-        dur_ns: Vec::with_capacity(m),
+        dur_ns: DurColumn { narrow: Vec::with_capacity(m), wide: Vec::new() },
         name: IdColumn::default(),
         category: IdColumn::default(),
         args: Vec::with_capacity(m),

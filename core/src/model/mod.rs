@@ -19,7 +19,7 @@ pub mod wire;
 
 pub use builder::{DomainShapeRef, FlowEnd, SliceHandle, TraceBuilder};
 pub(crate) use columns::partition;
-pub use columns::{ArgsId, CounterId, GroupId, IdColumn, InstantColumns, SliceColumns, TrackId};
+pub use columns::{ArgsId, CounterId, DurColumn, GroupId, IdColumn, InstantColumns, SliceColumns, TrackId};
 pub use domain::{
     Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainBuild, DomainColumns,
     DomainShape, DomainShapes, Engine, GpuWork, Incomplete, InstructionTraffic, OpId, OpLevel, OpNodeRow,

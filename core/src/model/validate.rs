@@ -238,6 +238,9 @@ impl Trace {
         if c.dur_ns.len() != n || c.name.len() != n || c.category.len() != n || c.args.len() != n {
             return bad(format!("track {ti}: slice columns differ in length"));
         }
+        if !c.dur_ns.is_consistent() {
+            return bad(format!("track {ti}: a duration marked wide is not in the wide ones"));
+        }
         if !c.name.is_consistent() || !c.category.is_consistent() {
             return bad(format!("track {ti}: a name or category index is outside its table"));
         }
@@ -297,7 +300,7 @@ impl Trace {
                 depth_first = next_depth;
                 next_depth = c.depth_starts.get(d + 1).map_or(usize::MAX, |&x| x as usize);
             }
-            if c.dur_ns[i] < 0 {
+            if c.dur_ns.at(i) < 0 {
                 return bad(format!("track {ti}: slice {i} has a negative duration"));
             }
             if !s_ok(c.name[i]) || !s_ok(c.category[i]) {
@@ -395,6 +398,36 @@ mod tests {
     }
 
     #[test]
+    fn durations_read_back_exactly_and_damage_is_caught() {
+        use crate::model::DurColumn;
+        let edge = [0, 1, u32::MAX as i64 - 1, u32::MAX as i64, u32::MAX as i64 + 1, i64::MAX, -1, i64::MIN];
+        let v: Vec<i64> = (0..40).map(|i| edge[i % edge.len()]).collect();
+        let mut c = DurColumn::from(v.clone());
+        assert!(c.is_consistent());
+        assert_eq!(c, v);
+        assert_eq!(c.iter_range(3..6).collect::<Vec<_>>(), v[3..6].to_vec());
+        assert_eq!(c.wide.len(), 25);
+        let mut w = v.clone();
+        for (i, d) in [(3, 7), (0, i64::MAX), (39, u32::MAX as i64), (5, -5)] {
+            c.set(i, d);
+            w[i] = d;
+            assert!(c.is_consistent());
+            assert_eq!(c, w);
+        }
+        assert_eq!(c.pop(), w.pop());
+        assert!(c.is_consistent() && c == w);
+        let mut bad = c.clone();
+        bad.wide.pop();
+        assert!(!bad.is_consistent());
+        let mut bad = c.clone();
+        bad.narrow[1] = DurColumn::WIDE;
+        assert!(!bad.is_consistent());
+        let mut bad = c.clone();
+        bad.wide.swap(0, 1);
+        assert!(!bad.is_consistent());
+    }
+
+    #[test]
     fn lazy_sets_read_back_exactly_and_damage_is_caught() {
         use crate::model::{GpuIds, LazyArgs};
         let mut b = TraceBuilder::new("test");
@@ -475,7 +508,7 @@ mod tests {
     #[test]
     fn broken_invariants_are_reported() {
         let mut t = sample();
-        t.tracks[0].slices.dur_ns[0] = 50; // now overlaps the next slice at depth 0
+        t.tracks[0].slices.dur_ns.set(0, 50); // now overlaps the next slice at depth 0
         assert!(t.validate().is_err());
         let mut t = sample();
         t.tracks[0].slices.domain.as_mut().unwrap().shapes.operator[0] = OpId(99);
@@ -535,10 +568,10 @@ mod tests {
         x.tracks[0].slices.start_ns[d1.start] = 0;
         broken.push(x);
         let mut x = good.clone();
-        x.tracks[0].slices.dur_ns[d1.start + 2] = 5000;
+        x.tracks[0].slices.dur_ns.set(d1.start + 2, 5000);
         broken.push(x);
         let mut x = good.clone();
-        x.tracks[0].slices.dur_ns[7] = -1;
+        x.tracks[0].slices.dur_ns.set(7, -1);
         broken.push(x);
         let mut x = good.clone();
         x.tracks[0].slices.name.set(3, StrId(999));

@@ -283,7 +283,8 @@ fn id_column<'a>(c: &'a mut IdColumn, f: &mut dyn FnMut(ColumnMut<'a>)) {
 
 fn slice_columns<'a>(s: &'a mut SliceColumns, f: &mut dyn FnMut(ColumnMut<'a>)) {
     f(ColumnMut::I64(&mut s.start_ns));
-    f(ColumnMut::I64(&mut s.dur_ns));
+    f(ColumnMut::U32(&mut s.dur_ns.narrow));
+    f(ColumnMut::I64x2(&mut s.dur_ns.wide));
     id_column(&mut s.name, f);
     id_column(&mut s.category, f);
     f(ColumnMut::Args(&mut s.args));
