@@ -375,7 +375,7 @@ fn run(a: &Args) -> Result<(), String> {
                                 "{label},{},{},{}",
                                 csv_field(t.str(c.name[i])),
                                 c.start_ns[i],
-                                c.dur_ns[i]
+                                c.dur_ns.at(i)
                             )
                             .map_err(io)?;
                         }

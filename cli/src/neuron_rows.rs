@@ -57,7 +57,7 @@ pub fn instructions(t: &Trace) -> Vec<InstructionRow> {
                 engine: engine.stream().name().to_string(),
                 pc: d.pc.to_string(),
                 start_ns: c.start_ns[i],
-                dur_ns: c.dur_ns[i],
+                dur_ns: c.dur_ns.at(i),
                 opcode: t.str(opcode).to_string(),
             });
         }
@@ -83,7 +83,7 @@ pub fn dma(t: &Trace) -> Vec<DmaRow> {
                 engine: t.arg_to_string(e),
                 queue: t.arg_to_string(q),
                 start_ns: c.start_ns[i],
-                dur_ns: c.dur_ns[i],
+                dur_ns: c.dur_ns.at(i),
                 size,
             });
         }

@@ -46,7 +46,7 @@ impl LodIndex {
                     .chunks(FANOUT)
                     .map(|c| {
                         *c.iter()
-                            .max_by_key(|&&i| (cols.dur_ns[i as usize], std::cmp::Reverse(i)))
+                            .max_by_key(|&&i| (cols.dur_ns.at(i as usize), std::cmp::Reverse(i)))
                             .unwrap_or(&c[0])
                     })
                     .collect();
@@ -92,7 +92,7 @@ impl LodIndex {
         let levels = self.depths.get(depth)?;
         let mut best: Option<usize> = None;
         let consider = |i: usize, best: &mut Option<usize>| {
-            if best.is_none_or(|b| cols.dur_ns[i] > cols.dur_ns[b]) {
+            if best.is_none_or(|b| cols.dur_ns.at(i) > cols.dur_ns.at(b)) {
                 *best = Some(i);
             }
         };
@@ -140,7 +140,7 @@ impl LodIndex {
         min_dur: f64,
     ) -> Option<usize> {
         let levels = self.depths.get(depth)?;
-        let big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
+        let big = |i: usize| cols.dur_ns.at(i) as f64 >= min_dur;
         let base = cols.depth_range(depth).start;
         first_where(
             cols.depth_range(depth),
@@ -237,7 +237,7 @@ fn first_where(
 fn longest_linear(cols: &SliceColumns, r: std::ops::Range<usize>) -> usize {
     let mut best = r.start;
     for i in r {
-        if cols.dur_ns[i] > cols.dur_ns[best] {
+        if cols.dur_ns.at(i) > cols.dur_ns.at(best) {
             best = i;
         }
     }
@@ -274,7 +274,7 @@ pub fn query(
     let r = cols.range_at_depth(depth, t0_ns, t1_ns);
     let min_dur = ns_per_px * merge_px;
     let px = ns_per_px.max(1.0) as i64;
-    let is_big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
+    let is_big = |i: usize| cols.dur_ns.at(i) as f64 >= min_dur;
     // first big slice at or after the current position (cached while it is still ahead)
     let mut next_big: Option<usize> = None;
     let mut i = r.start;
@@ -354,7 +354,7 @@ mod tests {
         let r = cols.range_at_depth(depth, t0_ns, t1_ns);
         let min_dur = ns_per_px * merge_px;
         let px = ns_per_px.max(1.0) as i64;
-        let is_big = |i: usize| cols.dur_ns[i] as f64 >= min_dur;
+        let is_big = |i: usize| cols.dur_ns.at(i) as f64 >= min_dur;
         let mut i = r.start;
         while i < r.end {
             if is_big(i) {
@@ -421,10 +421,10 @@ mod tests {
         let n = t.slices.len();
         for min in [0.0, 1.0, 500.0, 990.0, 996.0, 997.0, 1e9] {
             for from in (0..n).step_by(997).chain([0, 1, 31, 32, 33, 1023, 1024, n - 1, n]) {
-                let want = (from..n).find(|&i| t.slices.dur_ns[i] as f64 >= min);
+                let want = (from..n).find(|&i| t.slices.dur_ns.at(i) as f64 >= min);
                 assert_eq!(t.lod.first_at_least(&t.slices, 0, from..n, min), want, "from {from} min {min}");
                 for end in [from + 1, from + 31, from + 700, from + 5000] {
-                    let want = (from..end.min(n)).find(|&i| t.slices.dur_ns[i] as f64 >= min);
+                    let want = (from..end.min(n)).find(|&i| t.slices.dur_ns.at(i) as f64 >= min);
                     assert_eq!(
                         t.lod.first_at_least(&t.slices, 0, from..end, min),
                         want,
@@ -557,7 +557,7 @@ mod tests {
         for (a, b) in [(0, 5000), (3, 4), (31, 33), (100, 2000), (1023, 1025), (17, 4999)] {
             let want = longest_linear(&t.slices, a..b);
             let got = t.lod.longest(&t.slices, 0, a..b).unwrap();
-            assert_eq!(t.slices.dur_ns[got], t.slices.dur_ns[want], "range {a}..{b}");
+            assert_eq!(t.slices.dur_ns.at(got), t.slices.dur_ns.at(want), "range {a}..{b}");
         }
     }
 
@@ -583,7 +583,7 @@ mod tests {
         assert_eq!(covered as usize, t.slices.len());
         assert!(out
             .iter()
-            .any(|it| matches!(it, LodItem::Slice(i) if t.slices.dur_ns[*i as usize] == 200_000)));
+            .any(|it| matches!(it, LodItem::Slice(i) if t.slices.dur_ns.at(*i as usize) == 200_000)));
         // zoomed in: every slice individually
         out.clear();
         query(&t.slices, &t.lod, 0, 0, 1000, 1.0, 1.0, &mut out);

@@ -215,7 +215,7 @@ mod tests {
                 let c = &t.slices;
                 for i in 0..c.len() {
                     let (s, e) = (c.start_ns[i], c.end_ns(i));
-                    if s < t1 && (e > t0 || (c.dur_ns[i] == 0 && s == t0)) {
+                    if s < t1 && (e > t0 || (c.dur_ns.at(i) == 0 && s == t0)) {
                         let a = acc.entry(tr.str(c.name[i]).to_string()).or_default();
                         a.0 += 1;
                         a.1 += e.min(t1).max(s.max(t0)) - s.max(t0);

@@ -22,7 +22,9 @@ fn slice(b: &mut TraceBuilder, t: TrackId, start_ns: i64, dur_ns: i64, name: &st
 /// A track's slices in column order as (depth, start, dur, name).
 fn layout(t: &Trace, track: usize) -> Vec<(usize, i64, i64, String)> {
     let c = &t.tracks[track].slices;
-    (0..c.len()).map(|i| (c.depth_of(i), c.start_ns[i], c.dur_ns[i], t.str(c.name[i]).to_string())).collect()
+    (0..c.len())
+        .map(|i| (c.depth_of(i), c.start_ns[i], c.dur_ns.at(i), t.str(c.name[i]).to_string()))
+        .collect()
 }
 
 fn row(depth: usize, start_ns: i64, dur_ns: i64, name: &str) -> (usize, i64, i64, String) {

@@ -251,7 +251,7 @@ fn slice(t: &Trace, name: &str, nth: usize) -> (String, i64, i64, usize) {
                 v.push((
                     t.track_label(loupe_core::model::TrackId(ti as u32)),
                     tr.slices.start_ns[i],
-                    tr.slices.dur_ns[i],
+                    tr.slices.dur_ns.at(i),
                     tr.slices.depth_of(i),
                 ));
             }

@@ -77,7 +77,7 @@ fn reference(t: &Trace, w0: i64, w1: i64) -> Reference {
         for i in 0..c.len() {
             let (ss, ds) = c.sub_ps_of(i);
             let s = (c.start_ns[i] - t.start_ns) * 1000 + i64::from(ss);
-            let e = s + c.dur_ns[i].max(0) * 1000 + i64::from(ds);
+            let e = s + c.dur_ns.at(i).max(0) * 1000 + i64::from(ds);
             let inside = s < w1 && (e > w0 || (e == s && s >= w0));
             if !inside {
                 continue;

@@ -104,7 +104,7 @@ fn instructions(t: &Trace) -> HashMap<(String, i64, i64, String), Vec<Attr>> {
                 slot: d.instruction,
                 source: source(t, d.source),
             };
-            out.entry((t.str(tr.name).to_string(), c.start_ns[i], c.dur_ns[i], pc)).or_default().push(a);
+            out.entry((t.str(tr.name).to_string(), c.start_ns[i], c.dur_ns.at(i), pc)).or_default().push(a);
         }
     }
     out

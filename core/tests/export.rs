@@ -50,7 +50,7 @@ fn check_parquet(t: &Trace) {
                 let (ti, i, dur) =
                     (row.get_int(0).unwrap(), row.get_int(1).unwrap(), row.get_long(4).unwrap());
                 let c = &t.tracks[ti as usize].slices;
-                assert_eq!(c.dur_ns[i as usize], dur);
+                assert_eq!(c.dur_ns.at(i as usize), dur);
                 assert_eq!(row.get_long(3).unwrap(), c.start_ns[i as usize]);
                 assert_eq!(row.get_string(6).unwrap(), t.str(c.name[i as usize]));
                 sum += dur;

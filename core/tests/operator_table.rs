@@ -194,9 +194,9 @@ fn engine_instructions(t: &Trace) -> (u64, i64, (u64, i64)) {
         let c = &tr.slices;
         for i in 0..c.len() {
             if Some(c.opcode_of(i)) == wait {
-                (wn, wns) = (wn + 1, wns + c.dur_ns[i]);
+                (wn, wns) = (wn + 1, wns + c.dur_ns.at(i));
             } else {
-                (n, ns) = (n + 1, ns + c.dur_ns[i]);
+                (n, ns) = (n + 1, ns + c.dur_ns.at(i));
             }
         }
     }

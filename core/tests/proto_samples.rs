@@ -145,7 +145,7 @@ fn perfetto_exact_values() {
     let tr = &t.tracks[0];
     assert_eq!(t.str(tr.name), "Compute Queue");
     let got: Vec<(i64, i64, &str)> = (0..tr.slices.len())
-        .map(|i| (tr.slices.start_ns[i], tr.slices.dur_ns[i], t.str(tr.slices.name[i])))
+        .map(|i| (tr.slices.start_ns[i], tr.slices.dur_ns.at(i), t.str(tr.slices.name[i])))
         .collect();
     assert_eq!(
         got,
@@ -159,7 +159,7 @@ fn perfetto_exact_values() {
     // sequence 2 at 5200, on track uuid 12 ("async2") under process p1 (pid 5)
     let t = load(&dir.join("track_event_tracks.pftrace")).expect("loads");
     let tr = t.tracks.iter().find(|tr| tr.slices.len() == 1).expect("the one slice");
-    assert_eq!((tr.slices.start_ns[0], tr.slices.dur_ns[0]), (5100, 100));
+    assert_eq!((tr.slices.start_ns[0], tr.slices.dur_ns.at(0)), (5100, 100));
     assert_eq!(t.str(tr.slices.name[0]), "event1_on_async2");
     assert_eq!(t.str(tr.name), "async2");
     assert_eq!(t.str(t.groups[tr.group.idx()].name), "p1 (pid 5)");

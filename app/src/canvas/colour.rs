@@ -37,7 +37,7 @@ pub fn key_of(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> ColourKey 
         ColourBy::Name => ColourKey::Str(cols.name[i]),
         ColourBy::Category => non_empty(d, cols.category[i]),
         ColourBy::Track => ColourKey::Track(tid),
-        ColourBy::Duration => ColourKey::Heat(heat_bucket(d, cols.dur_ns[i])),
+        ColourBy::Duration => ColourKey::Heat(heat_bucket(d, cols.dur_ns.at(i))),
         ColourBy::Auto | ColourBy::Opcode | ColourBy::Operator | ColourBy::Layer => {
             let dom = cols.domain.as_ref();
             let fields = dom.map(|dom| (dom.opcode(i), dom.operator(i)));
@@ -199,7 +199,7 @@ impl LegendBuild {
                 (Some(shapes), Some(dom)) => {
                     let past = shapes.len() - 1;
                     for i in self.slice..end {
-                        let dur = t.slices.dur_ns[i];
+                        let dur = t.slices.dur_ns.at(i);
                         let e = &mut shapes[dom.shape_index(i).min(past)];
                         if e.0.is_some() {
                             e.1 = e.1.saturating_add(dur);
@@ -211,7 +211,7 @@ impl LegendBuild {
                 }
                 _ => {
                     for i in self.slice..end {
-                        add(&mut self.acc, key_of(d, self.by, tid, i), t.slices.dur_ns[i], 1);
+                        add(&mut self.acc, key_of(d, self.by, tid, i), t.slices.dur_ns.at(i), 1);
                     }
                 }
             }
@@ -417,7 +417,7 @@ mod tests {
         for (t, track) in d.trace.tracks.iter().enumerate() {
             for i in 0..track.slices.len() {
                 let e = acc.entry(key_of(d, by, TrackId(t as u32), i)).or_default();
-                e.0 = e.0.saturating_add(track.slices.dur_ns[i]);
+                e.0 = e.0.saturating_add(track.slices.dur_ns.at(i));
                 e.1 += 1;
             }
         }

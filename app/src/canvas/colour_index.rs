@@ -39,7 +39,7 @@ impl DurationRange {
         while let Some(t) = trace.tracks.get(self.track) {
             let d = &t.slices.dur_ns;
             let end = self.next.saturating_add(left).min(d.len());
-            for &x in &d[self.next.min(end)..end] {
+            for x in d.iter_range(self.next.min(end)..end) {
                 if x > 0 {
                     self.lo = self.lo.min(x);
                     self.hi = self.hi.max(x);
@@ -112,8 +112,8 @@ mod tests {
     fn stepped_duration_range_is_the_one_pass_range() {
         let trace = loupe_core::demo::large_demo(30_000, &mut |_, _| {});
         let (mut lo, mut hi) = (i64::MAX, 0);
-        for d in trace.tracks.iter().flat_map(|t| t.slices.dur_ns.iter()).filter(|&&d| d > 0) {
-            (lo, hi) = (lo.min(*d), hi.max(*d));
+        for d in trace.tracks.iter().flat_map(|t| t.slices.dur_ns.iter()).filter(|&d| d > 0) {
+            (lo, hi) = (lo.min(d), hi.max(d));
         }
         assert!(hi > lo);
         for budget in [1, 7, 4096, usize::MAX] {

@@ -56,11 +56,11 @@ pub fn slice_view(
         attributed("category", category, category_marked),
         field("track", trace.track_label(s.track)),
         field("start", describe::time_label(trace, cols.start_ns[i] + clock.track(s.track))),
-        field("duration", describe::duration_label(cols.dur_ns[i])),
+        field("duration", describe::duration_label(cols.dur_ns.at(i))),
         field("end", describe::time_label(trace, cols.end_ns(i) + clock.track(s.track))),
         field("depth", cols.depth_of(i).to_string()),
         field("start (ns, file clock)", cols.start_ns[i].to_string()),
-        field("duration (ns)", cols.dur_ns[i].to_string()),
+        field("duration (ns)", cols.dur_ns.at(i).to_string()),
     ];
     let o = clock.track(s.track);
     if o != 0 {
@@ -164,7 +164,7 @@ pub fn Details() -> impl IntoView {
                     return ().into_any();
                 }
                 let longest = t.lod.longest(cols, depth as usize, a..b).unwrap_or(a);
-                let busy: i64 = cols.dur_ns[a..b].iter().sum();
+                let busy: i64 = cols.dur_ns.iter_range(a..b).sum();
                 let o = state.clock.get().track(track);
                 let rows = vec![
                     field("slices", (b - a).to_string()),
@@ -179,7 +179,7 @@ pub fn Details() -> impl IntoView {
                         format!(
                             "{} ({})",
                             describe::slice_name(trace, SliceRef { track, index: longest as u32 }),
-                            describe::duration_label(cols.dur_ns[longest])
+                            describe::duration_label(cols.dur_ns.at(longest))
                         ),
                     ),
                 ];

@@ -46,7 +46,7 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, clock: &ClockShift, target: &Hi
             let o = clock.track(s.track);
             row(tip, "start", &describe::time_label(trace, cols.start_ns[i] + o));
             offset_row(o);
-            row(tip, "duration", &describe::duration_label(cols.dur_ns[i]));
+            row(tip, "duration", &describe::duration_label(cols.dur_ns.at(i)));
             let cat = trace.str(cols.category[i]);
             if !cat.is_empty() {
                 row(tip, "category", cat);
@@ -76,7 +76,7 @@ pub fn fill(tip: &HtmlElement, data: &TraceData, clock: &ClockShift, target: &Hi
                 &format!(
                     "{} ({})",
                     describe::slice_name(trace, SliceRef { track, index: longest }),
-                    describe::duration_label(cols.dur_ns[longest as usize])
+                    describe::duration_label(cols.dur_ns.at(longest as usize))
                 ),
             );
             if let Some(path) = describe::hierarchy_label(trace, track, first as usize) {

@@ -66,7 +66,7 @@ fn every_sqlite_sample_matches_an_independent_count() {
         assert_eq!(s.slices as u64, want["slices"].as_u64().unwrap(), "{name}: slices");
         let first = slices(&t).map(|(ti, i)| t.tracks[ti].slices.start_ns[i]).min().unwrap();
         let last = slices(&t)
-            .map(|(ti, i)| t.tracks[ti].slices.start_ns[i] + t.tracks[ti].slices.dur_ns[i])
+            .map(|(ti, i)| t.tracks[ti].slices.start_ns[i] + t.tracks[ti].slices.dur_ns.at(i))
             .max()
             .unwrap();
         assert_eq!(first, want["first_start_ns"].as_i64().unwrap(), "{name}: first start");
@@ -82,7 +82,7 @@ fn every_sqlite_sample_matches_an_independent_count() {
         if let Some(k) = want["first_kernel"].as_object() {
             let &(ti, i) = kernels.iter().min_by_key(|&&(ti, i)| t.tracks[ti].slices.start_ns[i]).unwrap();
             assert_eq!(t.str(t.tracks[ti].slices.name[i]), k["name"].as_str().unwrap(), "{name}");
-            assert_eq!(t.tracks[ti].slices.dur_ns[i], k["dur_ns"].as_i64().unwrap(), "{name}");
+            assert_eq!(t.tracks[ti].slices.dur_ns.at(i), k["dur_ns"].as_i64().unwrap(), "{name}");
             if let Some(g) = k.get("grid_x") {
                 let grid = match arg(&t, ti, i, "grid") {
                     Some(ArgValue::Json(s)) => t.str(s).to_string(),

@@ -238,7 +238,7 @@ pub fn fingerprint(trace: &Trace) -> String {
         for i in [0, n / 3, 2 * n / 3, n - 1] {
             h.str(trace.str(s.name[i]));
             h.u64(s.start_ns[i] as u64);
-            h.u64(s.dur_ns[i] as u64);
+            h.u64(s.dur_ns.at(i) as u64);
         }
     }
     format!("{:016x}", h.0)

@@ -178,7 +178,7 @@ fn keyed(t: &Trace, level: Level) -> Keyed {
             };
             let e = m.entry((key, side)).or_default();
             e.0 += 1;
-            e.1 = e.1.saturating_add(c.dur_ns[i]);
+            e.1 = e.1.saturating_add(c.dur_ns.at(i));
             e.2.push(SliceRef { track: TrackId(ti as u32), index: i as u32 });
         }
     }
@@ -244,7 +244,7 @@ fn slots(t: &Trace) -> Slots {
             let op = t.str(d.opcode(i));
             let r = m.entry((e.stream(), pc)).or_insert_with(|| (op.to_string(), 0, 0, Vec::new()));
             r.1 += 1;
-            r.2 = r.2.saturating_add(tr.slices.dur_ns[i]);
+            r.2 = r.2.saturating_add(tr.slices.dur_ns.at(i));
             r.3.push(SliceRef { track: TrackId(ti as u32), index: i as u32 });
         }
     }
@@ -435,7 +435,7 @@ fn iteration_alignment(a: &Trace, b: &Trace) -> Option<IterationAlignment> {
 }
 
 fn dur(t: &Trace, r: SliceRef) -> i64 {
-    t.tracks[r.track.idx()].slices.dur_ns[r.index as usize]
+    t.tracks[r.track.idx()].slices.dur_ns.at(r.index as usize)
 }
 fn name_of(t: &Trace, r: SliceRef) -> &str {
     t.str(t.tracks[r.track.idx()].slices.name[r.index as usize])

@@ -57,7 +57,7 @@ fn by_group(trace: &Trace) -> Vec<Ops> {
                 out.len() - 1
             });
             out[k].refs.push(SliceRef { track: TrackId(ti as u32), index: i as u32 });
-            out[k].sorted_ns.push(s.dur_ns[i].max(0));
+            out[k].sorted_ns.push(s.dur_ns.at(i).max(0));
         }
     }
     for o in &mut out {
@@ -67,7 +67,7 @@ fn by_group(trace: &Trace) -> Vec<Ops> {
 }
 
 fn dur_ns(trace: &Trace, r: SliceRef) -> i64 {
-    trace.tracks[r.track.idx()].slices.dur_ns[r.index as usize].max(0)
+    trace.tracks[r.track.idx()].slices.dur_ns.at(r.index as usize).max(0)
 }
 
 /// The `p`-th percentile (0..=100) of sorted `v` (non-empty), numpy's "linear" method.

@@ -415,7 +415,7 @@ fn span_ps(c: &SliceColumns, i: usize, origin_ns: i64) -> (i64, i64) {
     // not `saturating_mul`: a 128-bit library call in wasm32, four per span
     let s =
         saturating_scale(c.start_ns[i].saturating_sub(origin_ns), 1000).saturating_add(start_sub_ps as i64);
-    let dur = saturating_scale(c.dur_ns[i].max(0), 1000).saturating_add(dur_sub_ps as i64);
+    let dur = saturating_scale(c.dur_ns.at(i).max(0), 1000).saturating_add(dur_sub_ps as i64);
     (s, s.saturating_add(dur))
 }
 

@@ -469,7 +469,12 @@ impl DlprofIndex {
             *op_index.entry(r).or_insert_with(|| {
                 let s = &trace.tracks[r.track.idx()].slices;
                 let i = r.index as usize;
-                ops.push(OpCall { slice: r, name: s.name[i], start_ns: s.start_ns[i], dur_ns: s.dur_ns[i] });
+                ops.push(OpCall {
+                    slice: r,
+                    name: s.name[i],
+                    start_ns: s.start_ns[i],
+                    dur_ns: s.dur_ns.at(i),
+                });
                 (ops.len() - 1) as u32
             })
         };
@@ -535,7 +540,7 @@ impl DlprofIndex {
                     .and_then(|l| {
                         let ls = &trace.tracks.get(l.track.idx())?.slices;
                         let k = l.index as usize;
-                        Some((*ls.start_ns.get(k)?, *ls.dur_ns.get(k)?))
+                        Some((*ls.start_ns.get(k)?, ls.dur_ns.get(k)?))
                     })
                     .unwrap_or((s.start_ns[i], 0));
                 activities.push(Activity {

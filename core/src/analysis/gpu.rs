@@ -646,8 +646,8 @@ fn analyse(trace: &Trace, opts: &GpuOptions, keep_events: bool) -> Result<(GpuAn
 
     // does the profile use Kineto's `stream` argument?
     // lazy argument sets keep `stream` and `correlation` typed, without interning their keys
-    let lazy = trace.args.lazy_ids.iter().any(|&[s, _]| s != i64::MIN);
-    let lazy_corr = trace.args.lazy_ids.iter().any(|&[_, c]| c != i64::MIN);
+    let lazy = trace.args.lazy.any_stream();
+    let lazy_corr = trace.args.lazy.any_correlation();
     let uses_stream_arg = hta
         && (keys.0.is_some() || lazy)
         && gpu_tracks.iter().any(|&ti| {

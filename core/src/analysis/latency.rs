@@ -238,8 +238,8 @@ impl LatencyBuild {
                     let [all, dev, host] = &mut self.lists;
                     let side = if device { dev } else { host };
                     for i in self.slice..end {
-                        all.entry(c.name[i]).or_default().push(c.dur_ns[i]);
-                        side.entry(c.name[i]).or_default().push(c.dur_ns[i]);
+                        all.entry(c.name[i]).or_default().push(c.dur_ns.at(i));
+                        side.entry(c.name[i]).or_default().push(c.dur_ns.at(i));
                     }
                     left -= end - self.slice;
                 }

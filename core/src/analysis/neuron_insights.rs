@@ -347,8 +347,8 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
                     }
                     if let (Some(k), Some(n)) = (k, n) {
                         if n > 0.0 && k / n < 1.0 {
-                            ev.add(t, i, c.start_ns[i], c.start_ns[i] + c.dur_ns[i].max(0));
-                            let d = c.dur_ns[i].max(0) as f64;
+                            ev.add(t, i, c.start_ns[i], c.start_ns[i] + c.dur_ns.at(i).max(0));
+                            let d = c.dur_ns.at(i).max(0) as f64;
                             weighted.0 += d * k / n;
                             weighted.1 += d;
                         }
@@ -523,7 +523,7 @@ fn evaluate(trace: &Trace, ds: &DeviceSummary, r: &Rule) -> Outcome {
                 for i in 0..c.len() {
                     let b = c.bytes_of(i);
                     if b != u64::MAX && (b as f64) < SMALL_DMA_BYTES {
-                        ev.add(t, i, c.start_ns[i], c.start_ns[i] + c.dur_ns[i].max(0));
+                        ev.add(t, i, c.start_ns[i], c.start_ns[i] + c.dur_ns.at(i).max(0));
                     }
                 }
             }
@@ -545,7 +545,7 @@ pub fn activity_span(trace: &Trace) -> Option<(i64, i64)> {
     for t in device_tracks(trace, |t| matches!(t.role, TrackRole::Engine(_) | TrackRole::DmaQueue)) {
         let c = &trace.tracks[t.idx()].slices;
         for i in 0..c.len() {
-            let (s, e) = (c.start_ns[i], c.start_ns[i] + c.dur_ns[i].max(0));
+            let (s, e) = (c.start_ns[i], c.start_ns[i] + c.dur_ns.at(i).max(0));
             span = Some(span.map_or((s, e), |(a, b)| (a.min(s), b.max(e))));
         }
     }
@@ -559,7 +559,7 @@ pub fn longest_idle_gap(trace: &Trace) -> Option<(i64, i64)> {
     let mut spans: Vec<(i64, i64)> = Vec::new();
     for t in tracks {
         let c = &trace.tracks[t.idx()].slices;
-        spans.extend((0..c.len()).map(|i| (c.start_ns[i], c.start_ns[i] + c.dur_ns[i].max(0))));
+        spans.extend((0..c.len()).map(|i| (c.start_ns[i], c.start_ns[i] + c.dur_ns.at(i).max(0))));
     }
     spans.sort_unstable();
     let mut best: Option<(i64, i64)> = None;

@@ -165,7 +165,7 @@ pub fn operator_view_with(trace: &Trace, level: OpLevel, include_waits: bool) ->
         let ops = s.domain.as_ref();
         let engine = matches!(track.role, TrackRole::Engine(_));
         for i in 0..s.len() {
-            let dur = s.dur_ns[i].max(0);
+            let dur = s.dur_ns.at(i).max(0);
             if engine && wait_op.is_some_and(|w| w == s.opcode_of(i)) {
                 waits_left_out = (waits_left_out.0 + 1, waits_left_out.1.saturating_add(dur));
                 continue;

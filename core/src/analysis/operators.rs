@@ -825,7 +825,7 @@ impl OpTableBuild {
                 let d = s.domain_of(i);
                 if self.ops.wait_op.is_some_and(|w| w == d.opcode) {
                     b.waits.count += 1;
-                    b.waits.ns = b.waits.ns.saturating_add(s.dur_ns[i].max(0));
+                    b.waits.ns = b.waits.ns.saturating_add(s.dur_ns.at(i).max(0));
                     return;
                 }
                 let parent = match d.operator.get().filter(|o| o.idx() < trace.operators.len()) {
@@ -846,7 +846,7 @@ impl OpTableBuild {
                     Label::Str(s.name[i])
                 };
                 let r = b.row(parent, label, RowKind::Instruction, true);
-                let dur = s.dur_ns[i].max(0);
+                let dur = s.dur_ns.at(i).max(0);
                 b.event(r, me, dur, dur, lane, d.flops);
             }
             TrackMode::OpsDma => {
@@ -874,7 +874,7 @@ impl OpTableBuild {
                     if p == u32::MAX { NO_ROW } else { rows.get(p as usize).copied().unwrap_or(NO_ROW) };
                 let r = b.row(prow, Label::Str(s.name[i]), RowKind::HostOp, false);
                 rows.push(r);
-                b.event(r, me, s.dur_ns[i].max(0), self.self_ns[i], None, u64::MAX);
+                b.event(r, me, s.dur_ns.at(i).max(0), self.self_ns[i], None, u64::MAX);
             }
             TrackMode::CallGpu => {
                 let from = self
@@ -893,12 +893,12 @@ impl OpTableBuild {
                     }
                 };
                 let r = b.row(parent, Label::Str(s.name[i]), RowKind::DeviceOp, true);
-                let dur = s.dur_ns[i].max(0);
+                let dur = s.dur_ns.at(i).max(0);
                 b.event(r, me, dur, dur, self.call.dev_lane, u64::MAX);
             }
             TrackMode::CallOther => {
                 let r = b.row(self.call.other, Label::Str(s.name[i]), RowKind::Name, false);
-                b.event(r, me, s.dur_ns[i].max(0), self.self_ns[i], None, u64::MAX);
+                b.event(r, me, s.dur_ns.at(i).max(0), self.self_ns[i], None, u64::MAX);
             }
             TrackMode::Names => {
                 let parent = if self.hierarchy == Hierarchy::CategoryName {
@@ -911,7 +911,7 @@ impl OpTableBuild {
                 };
                 let r = b.row(parent, Label::Str(s.name[i]), RowKind::Name, false);
                 let flops = s.domain.as_ref().map_or(u64::MAX, |d| d.flops(i));
-                b.event(r, me, s.dur_ns[i].max(0), self.self_ns[i], None, flops);
+                b.event(r, me, s.dur_ns.at(i).max(0), self.self_ns[i], None, flops);
             }
         }
     }
@@ -1160,7 +1160,7 @@ fn pair_mut(v: &mut [Row], child: usize, parent: usize) -> (&mut Row, &mut Row) 
 fn nesting(s: &SliceColumns, nested: bool) -> (Vec<u32>, Vec<i64>) {
     let n = s.len();
     let mut parent = vec![u32::MAX; n];
-    let mut self_ns: Vec<i64> = s.dur_ns.clone();
+    let mut self_ns: Vec<i64> = s.dur_ns.to_vec();
     if !nested {
         return (parent, self_ns);
     }
@@ -1175,7 +1175,7 @@ fn nesting(s: &SliceColumns, nested: bool) -> (Vec<u32>, Vec<i64>) {
             }
             if k < outer.end && s.start_ns[k] <= t && t <= s.end_ns(k) {
                 parent[i] = k as u32;
-                self_ns[k] = self_ns[k].saturating_sub(s.dur_ns[i]);
+                self_ns[k] = self_ns[k].saturating_sub(s.dur_ns.at(i));
             }
         }
     }

@@ -534,7 +534,7 @@ pub fn ranks_report(trace: &Trace, gpu: &GpuOptions, align: Align) -> Result<Ran
             let c = &trace.track(slice.track).slices;
             let i = slice.index as usize;
             let arrival =
-                Arrival { rank: n.rank, start_ns: c.start_ns[i], dur_ns: c.dur_ns[i], slice, bytes: None };
+                Arrival { rank: n.rank, start_ns: c.start_ns[i], dur_ns: c.dur_ns.at(i), slice, bytes: None };
             arrive((None, trace.str(c.name[i]).to_string()), arrival);
         }
     }
@@ -914,7 +914,7 @@ fn steps(trace: &Trace, map: &RankMap) -> Vec<RankSteps> {
             let s = Step {
                 number: k,
                 start_ns: c.start_ns[i],
-                dur_ns: c.dur_ns[i],
+                dur_ns: c.dur_ns.at(i),
                 slice: SliceRef { track: crate::model::TrackId(ti as u32), index: i as u32 },
             };
             let e = by_rank.entry(rank).or_default().entry(k).or_insert(s);

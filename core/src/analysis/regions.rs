@@ -186,7 +186,7 @@ fn operator_regions(trace: &Trace, level: OpLevel) -> Vec<Region> {
                 let op = dom.operator(i);
                 if !op.is_none() {
                     let s = t.slices.start_ns[i];
-                    work.push((s, s.saturating_add(t.slices.dur_ns[i]), op, SourceId::NONE));
+                    work.push((s, s.saturating_add(t.slices.dur_ns.at(i)), op, SourceId::NONE));
                 }
             }
         }
@@ -218,7 +218,7 @@ fn collective_regions(trace: &Trace) -> Vec<Region> {
                     first_work = first_work.min(s);
                 }
                 if collective.is(t, i) {
-                    coll.push((s, s.saturating_add(t.slices.dur_ns[i]), trace.str(t.slices.name[i])));
+                    coll.push((s, s.saturating_add(t.slices.dur_ns.at(i)), trace.str(t.slices.name[i])));
                 }
             }
         }

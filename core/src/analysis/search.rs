@@ -348,6 +348,11 @@ pub struct Search {
     scanned: u64,
     total: u64,
     done: bool,
+    /// Per term on a slice's name or category: its string set read through the current track's
+    /// [`IdColumn`](crate::model::IdColumn) table (`local[k][code]`), so that a narrowed column is
+    /// tested with one load a slice; `None` for other terms and wide columns.
+    local: Vec<Option<Vec<bool>>>,
+    local_track: usize,
 }
 
 impl Search {
@@ -362,8 +367,38 @@ impl Search {
             scanned: 0,
             total: trace.slice_count() as u64,
             done: query.is_empty(),
+            local: Vec::new(),
+            local_track: usize::MAX,
             query,
         }
+    }
+
+    /// [`Search::local`] for track `t`.
+    fn localise(&mut self, t: &crate::model::Track) {
+        let sets = &self.compiled.str_sets;
+        self.local = (self.query.terms.iter().enumerate())
+            .map(|(k, term)| {
+                let term = match term {
+                    Term::Not(inner) => inner,
+                    t => t,
+                };
+                let col = match term {
+                    Term::Word(_) | Term::Is(Field::Name, _) => &t.slices.name,
+                    Term::Is(Field::Category, _) => &t.slices.category,
+                    _ => return None,
+                };
+                if !col.wide.is_empty() {
+                    return None;
+                }
+                let set = sets.get(k)?.as_ref();
+                Some(
+                    col.table
+                        .iter()
+                        .map(|id| set.and_then(|s| s.get(id.0 as usize)).copied().unwrap_or(false))
+                        .collect(),
+                )
+            })
+            .collect();
     }
 
     pub fn query(&self) -> &Query {
@@ -392,6 +427,10 @@ impl Search {
                 self.done = true;
                 break;
             };
+            if self.local_track != self.track {
+                self.localise(t);
+                self.local_track = self.track;
+            }
             let n = t.slices.len();
             let end = n.min(self.index.saturating_add(left));
             for i in self.index..end {
@@ -432,11 +471,23 @@ impl Search {
         let in_set = |set: &Option<Vec<bool>>, id: usize| {
             set.as_ref().and_then(|s| s.get(id)).copied().unwrap_or(false)
         };
+        let local = |col: &crate::model::IdColumn| {
+            if self.local_track != tid.idx() {
+                return None;
+            }
+            let l = self.local.get(k)?.as_ref()?;
+            let code = match col.narrow.get(i) {
+                Some(&c) => usize::from(c),
+                None => usize::from(*col.mid.get(i)?),
+            };
+            Some(l.get(code).copied().unwrap_or(false))
+        };
         match t {
             Term::Word(_) | Term::Is(Field::Name, _) => {
-                in_set(&self.compiled.str_sets[k], c.name[i].0 as usize)
+                local(&c.name).unwrap_or_else(|| in_set(&self.compiled.str_sets[k], c.name[i].0 as usize))
             }
-            Term::Is(Field::Category, _) => in_set(&self.compiled.str_sets[k], c.category[i].0 as usize),
+            Term::Is(Field::Category, _) => local(&c.category)
+                .unwrap_or_else(|| in_set(&self.compiled.str_sets[k], c.category[i].0 as usize)),
             Term::Is(Field::Opcode, _) => {
                 let d = c.domain_of(i);
                 d.opcode != StrId::EMPTY && in_set(&self.compiled.str_sets[k], d.opcode.0 as usize)
@@ -466,7 +517,7 @@ impl Search {
             }
             Term::Num(f, cmp, x) => {
                 let v: Option<i128> = match f {
-                    NumField::Dur => Some(c.dur_ns[i] as i128),
+                    NumField::Dur => Some(c.dur_ns.at(i) as i128),
                     NumField::Start => Some(c.start_ns[i] as i128 - trace.start_ns as i128),
                     NumField::End => Some(c.end_ns(i) as i128 - trace.start_ns as i128),
                     NumField::Bytes => Some(c.domain_of(i).bytes).filter(|&b| b != u64::MAX).map(i128::from),

@@ -92,7 +92,7 @@ impl SourceTimes {
             let Some(d) = &tr.slices.domain else { continue };
             for i in 0..tr.slices.len() {
                 if let Some(t) = d.source(i).get().and_then(|s| per_source.get_mut(s.idx())) {
-                    let dur = tr.slices.dur_ns.get(i).copied().unwrap_or(0).max(0);
+                    let dur = tr.slices.dur_ns.get(i).unwrap_or(0).max(0);
                     t.add(LineTime { count: 1, total_ns: dur });
                 }
             }
@@ -272,7 +272,7 @@ mod tests {
         for (k, idx) in ev.iter().enumerate() {
             assert!(idx.windows(2).all(|w| w[0] < w[1]), "ascending");
             for &i in idx {
-                sum += t.tracks[k].slices.dur_ns[i as usize];
+                sum += t.tracks[k].slices.dur_ns.at(i as usize);
                 n += 1;
                 let r = SliceRef { track: crate::model::TrackId(k as u32), index: i };
                 assert_eq!(locate(&t, &files, r), Some((1, 58)));

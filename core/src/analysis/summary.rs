@@ -237,7 +237,7 @@ impl WindowIndexBuilder {
         if b.next < n {
             let end = (b.next + Self::STEP).min(n);
             let mut acc = *b.ti.dur_prefix.last().unwrap_or(&0);
-            b.ti.dur_prefix.extend(c.dur_ns[b.next..end].iter().map(|&d| {
+            b.ti.dur_prefix.extend(c.dur_ns.iter_range(b.next..end).map(|d| {
                 acc = acc.saturating_add(d);
                 acc
             }));
@@ -386,8 +386,9 @@ impl WindowIndex {
                 return 0;
             }
             // the k-th interval is slice r.start + k, its length its duration
-            let (s, d) = (&c.start_ns[r.clone()], &c.dur_ns[r.clone()]);
-            busy_in(s.len(), |k| s[k], |k| s[k].saturating_add(d[k]), |k| ti.dur_prefix[r.start + k], t0, t1)
+            let s = &c.start_ns[r.clone()];
+            let d = |k: usize| c.dur_ns.at(r.start + k);
+            busy_in(s.len(), |k| s[k], |k| s[k].saturating_add(d(k)), |k| ti.dur_prefix[r.start + k], t0, t1)
         } else {
             let (s, e, p) = (&ti.busy_start, &ti.busy_end, &ti.busy_prefix);
             busy_in(s.len(), |k| s[k], |k| e[k], |k| p[k], t0, t1)
@@ -412,9 +413,9 @@ impl WindowIndex {
             }
             let mut sum = ti.dur_prefix[r.end] - ti.dur_prefix[r.start];
             let (a, b) = (r.start, r.end - 1);
-            sum -= c.dur_ns[a] - clip(c.start_ns[a], c.end_ns(a), t0, t1);
+            sum -= c.dur_ns.at(a) - clip(c.start_ns[a], c.end_ns(a), t0, t1);
             if b != a {
-                sum -= c.dur_ns[b] - clip(c.start_ns[b], c.end_ns(b), t0, t1);
+                sum -= c.dur_ns.at(b) - clip(c.start_ns[b], c.end_ns(b), t0, t1);
             }
             out.sum_dur_ns += sum;
         }
@@ -612,10 +613,10 @@ impl EngineIndex {
             let mut part = p[r.end] - p[r.start];
             let (a, b) = (r.start, r.end - 1);
             if is_wait(a) {
-                part -= c.dur_ns[a] - clip(c.start_ns[a], c.end_ns(a), t0, t1);
+                part -= c.dur_ns.at(a) - clip(c.start_ns[a], c.end_ns(a), t0, t1);
             }
             if b != a && is_wait(b) {
-                part -= c.dur_ns[b] - clip(c.start_ns[b], c.end_ns(b), t0, t1);
+                part -= c.dur_ns.at(b) - clip(c.start_ns[b], c.end_ns(b), t0, t1);
             }
             sum += part;
         }
@@ -674,7 +675,7 @@ impl EngineIndexBuilder {
             p.extend((from..to).map(|i| {
                 if Some(c.opcode_of(i)) == wait_op {
                     *any = true;
-                    acc = acc.saturating_add(c.dur_ns[i].max(0));
+                    acc = acc.saturating_add(c.dur_ns.at(i).max(0));
                 }
                 acc
             }));

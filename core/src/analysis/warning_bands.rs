@@ -197,8 +197,8 @@ pub fn warning_bands(trace: &Trace) -> Vec<WarningBand> {
             TrackRole::Engine(e) => {
                 let Some(w) = wait_op else { continue };
                 for i in 0..c.len() {
-                    if c.dur_ns[i] >= LONG_WAIT_NS && c.opcode_of(i) == w {
-                        let note = Note::Wait { engine: e.stream(), dur: c.dur_ns[i] };
+                    if c.dur_ns.at(i) >= LONG_WAIT_NS && c.opcode_of(i) == w {
+                        let note = Note::Wait { engine: e.stream(), dur: c.dur_ns.at(i) };
                         hits[2].1.push(hit(c.start_ns[i], c.end_ns(i), tid, i, note));
                     }
                 }

@@ -112,7 +112,7 @@ pub fn write(trace: &Trace, w: &mut dyn Write) -> Result<ChromeStats, ExportErro
                 ev(w, format_args!(
                     "{{\"ph\":\"X\",\"pid\":{p},\"tid\":{tid},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":{}{args}}}",
                     micros(c.start_ns[i]),
-                    micros(c.dur_ns[i]),
+                    micros(c.dur_ns.at(i)),
                     jstr(trace.str(c.name[i])),
                     jstr(trace.str(c.category[i])),
                 ))?;

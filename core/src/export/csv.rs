@@ -58,7 +58,7 @@ pub fn write_slices(trace: &Trace, which: &Slices<'_>, w: &mut dyn Write) -> Res
             field(trace.str(t.name)),
             c.depth_of(i),
             c.start_ns[i],
-            c.dur_ns[i],
+            c.dur_ns.at(i),
             c.end_ns(i),
             field(trace.str(c.name[i])),
             field(trace.str(c.category[i])),

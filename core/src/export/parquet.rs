@@ -314,7 +314,7 @@ pub fn write_table<W: Write + Send>(trace: &Trace, table: &str, out: W) -> Resul
                             V::I32(Some(i as i32)),
                             V::I32(Some(depth as i32)),
                             V::I64(Some(c.start_ns[i])),
-                            V::I64(Some(c.dur_ns[i])),
+                            V::I64(Some(c.dur_ns.at(i))),
                             V::I64(Some(c.end_ns(i))),
                             V::Str(Some(s(c.name[i]))),
                             V::Str(Some(s(c.category[i]))),

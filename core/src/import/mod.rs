@@ -422,7 +422,7 @@ pub fn checked_span(t: Trace) -> Result<Trace, ImportError> {
     for (tr, i) in slices {
         let s = tr.slices.start_ns[i] as i128;
         lo = lo.min(s);
-        hi = hi.max(s + tr.slices.dur_ns[i] as i128);
+        hi = hi.max(s + tr.slices.dur_ns.at(i) as i128);
     }
     if hi - lo > i64::MAX as i128 {
         return Err(ImportError::Invalid {

@@ -153,9 +153,9 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
     }
     let mut cols = SliceColumns {
         start_ns: Vec::with_capacity(m),
-        dur_ns: Vec::with_capacity(m),
-        name: Vec::with_capacity(m),
-        category: Vec::with_capacity(m),
+        dur_ns: DurColumn { narrow: Vec::with_capacity(m), wide: Vec::new() },
+        name: IdColumn::default(),
+        category: IdColumn::default(),
         args: Vec::with_capacity(m),
         depth_starts: if m == 0 { Vec::new() } else { depth_starts },
         domain: None,
@@ -164,11 +164,11 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
         let i = i as usize;
         cols.start_ns.push(tb.start_ns[i]);
         cols.dur_ns.push(tb.dur_ns[i]);
-        cols.name.push(tb.name[i]);
-        cols.category.push(tb.category[i]);
         cols.args.push(tb.args[i]);
         map[i].index = k as u32;
     }
+    cols.name = IdColumn::from(final_order.iter().map(|&i| tb.name[i as usize]).collect::<Vec<_>>());
+    cols.category = IdColumn::from(final_order.iter().map(|&i| tb.category[i as usize]).collect::<Vec<_>>());
     if !tb.domain.is_empty() {
         let mut dc = domain::DomainWriter::with_capacity(final_order.len());
         for &i in &final_order {
@@ -972,6 +972,7 @@ impl TraceBuilder {
             let mut idx: Vec<u32> = order.clone();
             idx.sort_by_key(|&i| (depth[i as usize], stb.start_ns[i as usize]));
             let mut cols = SliceColumns::default();
+            let (mut names, mut categories) = (Vec::with_capacity(idx.len()), Vec::with_capacity(idx.len()));
             let mut domain = None;
             let mut cur_depth = None;
             for (k, &i) in idx.iter().enumerate() {
@@ -982,8 +983,8 @@ impl TraceBuilder {
                 }
                 cols.start_ns.push(stb.start_ns[i]);
                 cols.dur_ns.push(stb.dur_ns[i]);
-                cols.name.push(stb.name[i]);
-                cols.category.push(stb.category[i]);
+                names.push(stb.name[i]);
+                categories.push(stb.category[i]);
                 cols.args.push(stb.args[i]);
                 if !stb.domain.is_empty() {
                     domain
@@ -997,6 +998,8 @@ impl TraceBuilder {
             if !cols.start_ns.is_empty() {
                 cols.depth_starts.push(cols.start_ns.len() as u32);
             }
+            cols.name = IdColumn::from(names);
+            cols.category = IdColumn::from(categories);
             cols.domain = domain.map(domain::DomainWriter::finish);
             st.lod = LodIndex::build(&cols);
             st.slices = cols;
@@ -1091,7 +1094,6 @@ impl TraceBuilder {
         args.wide.shrink_to_fit();
         args.offsets.shrink_to_fit();
         args.lazy.shrink_to_fit();
-        args.lazy_ids.shrink_to_fit();
         args.bases.shrink_to_fit();
         Trace {
             format: self.format,

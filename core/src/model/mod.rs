@@ -19,7 +19,7 @@ pub mod wire;
 
 pub use builder::{DomainShapeRef, FlowEnd, SliceHandle, TraceBuilder};
 pub(crate) use columns::partition;
-pub use columns::{ArgsId, CounterId, GroupId, InstantColumns, SliceColumns, TrackId};
+pub use columns::{ArgsId, CounterId, DurColumn, GroupId, IdColumn, InstantColumns, SliceColumns, TrackId};
 pub use domain::{
     Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainBuild, DomainColumns,
     DomainShape, DomainShapes, Engine, GpuWork, Incomplete, InstructionTraffic, OpId, OpLevel, OpNodeRow,
@@ -50,14 +50,6 @@ impl LazyArgs {
     /// Offsets below 2^40 (1 TiB), lengths below 2^16.
     pub const MAX_OFFSET: u64 = (1 << 40) - 1;
     pub const MAX_LEN: u32 = (1 << 16) - 1;
-
-    fn pack(self) -> Option<u64> {
-        (self.offset <= Self::MAX_OFFSET && self.len <= Self::MAX_LEN)
-            .then_some((self.file as u64) << 56 | self.offset << 16 | self.len as u64)
-    }
-    fn unpack(v: u64) -> LazyArgs {
-        LazyArgs { file: (v >> 56) as u8, offset: (v >> 16) & Self::MAX_OFFSET, len: (v & 0xFFFF) as u32 }
-    }
 }
 
 /// The typed ids a lazy argument set carries in memory, for analyses that cannot wait for a
@@ -69,7 +61,142 @@ pub struct GpuIds {
     pub correlation: Option<i64>,
 }
 
-const NO_ID: i64 = i64::MIN;
+/// The lazy argument sets of an [`ArgStore`], as columns: 11 bytes a set (was 24: a packed
+/// 8-byte range and two `i64` ids). Set i is
+///
+/// - its byte range: offset bits 0..32 in `lo[i]`, length in `len[i]`, and the input file and
+///   offset bits 32..40 from the *run* that holds it: `runs` is sorted by first set, one entry
+///   `first << 32 | file << 8 | offset bits 32..40` wherever the file or those high bits change
+///   (sets are added in file order, so a load has one run per file and 4 GiB);
+/// - its `stream`: `stream[i]` indexes the table `streams` of distinct values (at most
+///   [`Self::STREAM_WIDE`] of them), [`Self::STREAM_NONE`] = absent, [`Self::STREAM_WIDE`] = the
+///   value is in `stream_wide`;
+/// - its `correlation`: `corr[i]` itself when below [`Self::CORR_WIDE`], [`Self::CORR_NONE`] =
+///   absent, [`Self::CORR_WIDE`] = the value is in `corr_wide`.
+///
+/// `stream_wide` and `corr_wide` hold `[set, value]` for the sets whose value did not fit, sorted
+/// by set: every value reads back exactly as it was added.
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct LazyStore {
+    pub lo: Vec<u32>,
+    pub len: Vec<u16>,
+    pub runs: Vec<u64>,
+    pub stream: Vec<u8>,
+    pub streams: Vec<i64>,
+    pub stream_wide: Vec<[i64; 2]>,
+    pub corr: Vec<u32>,
+    pub corr_wide: Vec<[i64; 2]>,
+}
+
+impl LazyStore {
+    pub const STREAM_NONE: u8 = u8::MAX;
+    pub const STREAM_WIDE: u8 = u8::MAX - 1;
+    pub const CORR_NONE: u32 = u32::MAX;
+    pub const CORR_WIDE: u32 = u32::MAX - 1;
+
+    /// The number of lazy sets.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.lo.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.lo.is_empty()
+    }
+    /// Add set number `self.len()`; `None` when the range does not fit a [`LazyArgs`].
+    fn push(&mut self, r: LazyArgs, ids: GpuIds) -> Option<()> {
+        if r.offset > LazyArgs::MAX_OFFSET || r.len > LazyArgs::MAX_LEN {
+            return None;
+        }
+        let i = self.lo.len() as u64;
+        let high = u64::from(r.file) << 8 | r.offset >> 32;
+        if self.runs.last().is_none_or(|&run| run & 0xFFFF_FFFF != high) {
+            self.runs.push(i << 32 | high);
+        }
+        self.lo.push(r.offset as u32);
+        self.len.push(r.len as u16);
+        let stream = match ids.stream {
+            None => Self::STREAM_NONE,
+            Some(v) => match self.streams.iter().position(|&x| x == v) {
+                Some(k) => k as u8,
+                None if self.streams.len() < usize::from(Self::STREAM_WIDE) => {
+                    self.streams.push(v);
+                    (self.streams.len() - 1) as u8
+                }
+                None => {
+                    self.stream_wide.push([i as i64, v]);
+                    Self::STREAM_WIDE
+                }
+            },
+        };
+        self.stream.push(stream);
+        let corr = match ids.correlation {
+            None => Self::CORR_NONE,
+            Some(v) => match u32::try_from(v).ok().filter(|&c| c < Self::CORR_WIDE) {
+                Some(c) => c,
+                None => {
+                    self.corr_wide.push([i as i64, v]);
+                    Self::CORR_WIDE
+                }
+            },
+        };
+        self.corr.push(corr);
+        Some(())
+    }
+    /// The byte range of set `i` (`None` when out of range or damaged).
+    pub fn range(&self, i: usize) -> Option<LazyArgs> {
+        let (&lo, &len) = (self.lo.get(i)?, self.len.get(i)?);
+        let k = self.runs.partition_point(|&run| (run >> 32) as usize <= i).checked_sub(1)?;
+        let run = self.runs[k];
+        Some(LazyArgs {
+            file: (run >> 8) as u8,
+            offset: (run & 0xFF) << 32 | u64::from(lo),
+            len: u32::from(len),
+        })
+    }
+    /// The typed ids of set `i` (`None` when out of range).
+    pub fn ids(&self, i: usize) -> Option<GpuIds> {
+        let (&s, &c) = (self.stream.get(i)?, self.corr.get(i)?);
+        let wide = |w: &[[i64; 2]]| w.binary_search_by_key(&(i as i64), |e| e[0]).ok().map(|k| w[k][1]);
+        let stream = match s {
+            Self::STREAM_NONE => None,
+            Self::STREAM_WIDE => wide(&self.stream_wide),
+            k => self.streams.get(usize::from(k)).copied(),
+        };
+        let correlation = match c {
+            Self::CORR_NONE => None,
+            Self::CORR_WIDE => wide(&self.corr_wide),
+            c => Some(i64::from(c)),
+        };
+        Some(GpuIds { stream, correlation })
+    }
+    /// Whether some set has a `stream` id.
+    pub fn any_stream(&self) -> bool {
+        self.stream.iter().any(|&s| s != Self::STREAM_NONE)
+    }
+    /// Whether some set has a `correlation` id.
+    pub fn any_correlation(&self) -> bool {
+        self.corr.iter().any(|&c| c != Self::CORR_NONE)
+    }
+    pub fn shrink_to_fit(&mut self) {
+        self.lo.shrink_to_fit();
+        self.len.shrink_to_fit();
+        self.runs.shrink_to_fit();
+        self.stream.shrink_to_fit();
+        self.streams.shrink_to_fit();
+        self.stream_wide.shrink_to_fit();
+        self.corr.shrink_to_fit();
+        self.corr_wide.shrink_to_fit();
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.lo.capacity() * 4
+            + self.len.capacity() * 2
+            + self.runs.capacity() * 8
+            + self.stream.capacity()
+            + self.streams.capacity() * 8
+            + (self.stream_wide.capacity() + self.corr_wide.capacity()) * 16
+            + self.corr.capacity() * 4
+    }
+}
 
 /// A slice addressed in the finished model.
 #[derive(
@@ -246,9 +373,8 @@ pub enum ArgValue {
 /// based set costs 8 a set (offset, base) plus 9 a value (key, tag, value): an NTFF event's
 /// four values take 20 bytes instead of 44.
 ///
-/// Lazy sets (ids with [`ArgsId::LAZY_BIT`]) are not in memory: `lazy[i]` is a packed
-/// [`LazyArgs`] byte range of the source file and `lazy_ids[i]` the [`GpuIds`] read from it at
-/// load time (`i64::MIN` = absent). [`ArgStore::get`] yields nothing for them.
+/// Lazy sets (ids with [`ArgsId::LAZY_BIT`]) are not in memory, only where they are and two
+/// typed ids, 11 bytes a set (see [`LazyStore`]). [`ArgStore::get`] yields nothing for them.
 #[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
 pub struct ArgStore {
     pub offsets: Vec<u32>,
@@ -256,8 +382,7 @@ pub struct ArgStore {
     pub tags: Vec<u8>,
     pub vals: Vec<u32>,
     pub wide: Vec<u64>,
-    pub lazy: Vec<u64>,
-    pub lazy_ids: Vec<[i64; 2]>,
+    pub lazy: LazyStore,
     pub bases: Vec<u32>,
     /// Row forms (see "Row sets"): `form_off` is empty or one longer than `form_base`.
     pub form_base: Vec<u32>,
@@ -466,10 +591,8 @@ impl ArgStore {
     }
     /// Add a lazy set; `None` when the range does not fit a [`LazyArgs`] or the ids run out.
     pub fn push_lazy(&mut self, r: LazyArgs, ids: GpuIds) -> Option<ArgsId> {
-        let packed = r.pack()?;
         let i = u32::try_from(self.lazy.len()).ok().filter(|&i| i < ArgsId::LAZY_BIT - 1)?;
-        self.lazy.push(packed);
-        self.lazy_ids.push([ids.stream.unwrap_or(NO_ID), ids.correlation.unwrap_or(NO_ID)]);
+        self.lazy.push(r, ids)?;
         Some(ArgsId(ArgsId::LAZY_BIT | i))
     }
     /// The byte range of a lazy set.
@@ -477,16 +600,14 @@ impl ArgStore {
         if !id.is_lazy() {
             return None;
         }
-        self.lazy.get((id.0 & !ArgsId::LAZY_BIT) as usize).map(|&v| LazyArgs::unpack(v))
+        self.lazy.range((id.0 & !ArgsId::LAZY_BIT) as usize)
     }
     /// The typed ids of a lazy set (`None` for eager sets: read their args).
     pub fn gpu_ids(&self, id: ArgsId) -> Option<GpuIds> {
         if !id.is_lazy() {
             return None;
         }
-        let [s, c] = *self.lazy_ids.get((id.0 & !ArgsId::LAZY_BIT) as usize)?;
-        let some = |v: i64| (v != NO_ID).then_some(v);
-        Some(GpuIds { stream: some(s), correlation: some(c) })
+        self.lazy.ids((id.0 & !ArgsId::LAZY_BIT) as usize)
     }
     /// Whether `id` names a set of this store.
     pub fn contains(&self, id: ArgsId) -> bool {
@@ -526,8 +647,7 @@ impl ArgStore {
             + self.tags.capacity()
             + self.vals.capacity() * 4
             + self.wide.capacity() * 8
-            + self.lazy.capacity() * 8
-            + self.lazy_ids.capacity() * 16
+            + self.lazy.heap_bytes()
             + self.bases.capacity() * 4
             + (self.form_base.capacity() + self.form_off.capacity() + self.form_keys.capacity()) * 4
             + self.form_tags.capacity()

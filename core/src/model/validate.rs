@@ -92,12 +92,53 @@ impl Validation {
     }
 }
 
+/// The lazy sets' columns (see [`super::LazyStore`]): equal lengths, runs sorted from set 0,
+/// stream indexes in the table, and exactly one escaped value per escape marker, sorted by set.
+fn check_lazy(l: &super::LazyStore) -> Result<(), InvalidTrace> {
+    use super::LazyStore as L;
+    let n = l.len();
+    if l.len.len() != n || l.stream.len() != n || l.corr.len() != n {
+        return bad("lazy argument columns differ in length".into());
+    }
+    let firsts = l.runs.iter().map(|&r| r >> 32);
+    if n > 0 && l.runs.first().is_none_or(|&r| r >> 32 != 0)
+        || l.runs.windows(2).any(|w| w[0] >> 32 >= w[1] >> 32)
+        || firsts.clone().any(|f| f as usize >= n)
+        || l.runs.iter().any(|&r| r & 0xFFFF_FFFF > 0xFFFF)
+    {
+        return bad("lazy argument runs are not sorted from the first set".into());
+    }
+    if l.streams.len() > usize::from(L::STREAM_WIDE) {
+        return bad("too many lazy stream values".into());
+    }
+    let escaped = |marks: &mut dyn Iterator<Item = bool>, wide: &[[i64; 2]], what: &str| {
+        let sorted = wide.windows(2).all(|w| w[0][0] < w[1][0]);
+        let mut k = 0usize;
+        for (i, m) in marks.enumerate() {
+            if m {
+                if wide.get(k).is_none_or(|e| e[0] != i as i64) {
+                    return bad(format!("lazy set {i}: its {what} is not in the escaped values"));
+                }
+                k += 1;
+            }
+        }
+        if !sorted || k != wide.len() {
+            return bad(format!("lazy {what} escapes do not match their markers"));
+        }
+        Ok(())
+    };
+    if let Some(i) = l.stream.iter().position(|&s| s < L::STREAM_WIDE && usize::from(s) >= l.streams.len()) {
+        return bad(format!("lazy set {i}: stream index out of the table"));
+    }
+    escaped(&mut l.stream.iter().map(|&s| s == L::STREAM_WIDE), &l.stream_wide, "stream")?;
+    escaped(&mut l.corr.iter().map(|&c| c == L::CORR_WIDE), &l.corr_wide, "correlation")?;
+    Ok(())
+}
+
 impl Trace {
     /// The argument store's column lengths and offsets.
     fn check_arg_store(&self) -> Result<(), InvalidTrace> {
-        if self.args.lazy.len() != self.args.lazy_ids.len() {
-            return bad("lazy argument ranges and their ids differ in length".into());
-        }
+        check_lazy(&self.args.lazy)?;
         if self.args.keys.len() != self.args.tags.len() || self.args.keys.len() != self.args.vals.len() {
             return bad("argument keys and values differ in length".into());
         }
@@ -197,6 +238,12 @@ impl Trace {
         if c.dur_ns.len() != n || c.name.len() != n || c.category.len() != n || c.args.len() != n {
             return bad(format!("track {ti}: slice columns differ in length"));
         }
+        if !c.dur_ns.is_consistent() {
+            return bad(format!("track {ti}: a duration marked wide is not in the wide ones"));
+        }
+        if !c.name.is_consistent() || !c.category.is_consistent() {
+            return bad(format!("track {ti}: a name or category index is outside its table"));
+        }
         if n == 0 {
             if c.depth_starts.len() > 1 {
                 return bad(format!("track {ti}: depth ranges without slices"));
@@ -253,7 +300,7 @@ impl Trace {
                 depth_first = next_depth;
                 next_depth = c.depth_starts.get(d + 1).map_or(usize::MAX, |&x| x as usize);
             }
-            if c.dur_ns[i] < 0 {
+            if c.dur_ns.at(i) < 0 {
                 return bad(format!("track {ti}: slice {i} has a negative duration"));
             }
             if !s_ok(c.name[i]) || !s_ok(c.category[i]) {
@@ -351,6 +398,97 @@ mod tests {
     }
 
     #[test]
+    fn durations_read_back_exactly_and_damage_is_caught() {
+        use crate::model::DurColumn;
+        let edge = [0, 1, u32::MAX as i64 - 1, u32::MAX as i64, u32::MAX as i64 + 1, i64::MAX, -1, i64::MIN];
+        let v: Vec<i64> = (0..40).map(|i| edge[i % edge.len()]).collect();
+        let mut c = DurColumn::from(v.clone());
+        assert!(c.is_consistent());
+        assert_eq!(c, v);
+        assert_eq!(c.iter_range(3..6).collect::<Vec<_>>(), v[3..6].to_vec());
+        assert_eq!(c.wide.len(), 25);
+        let mut w = v.clone();
+        for (i, d) in [(3, 7), (0, i64::MAX), (39, u32::MAX as i64), (5, -5)] {
+            c.set(i, d);
+            w[i] = d;
+            assert!(c.is_consistent());
+            assert_eq!(c, w);
+        }
+        assert_eq!(c.pop(), w.pop());
+        assert!(c.is_consistent() && c == w);
+        let mut bad = c.clone();
+        bad.wide.pop();
+        assert!(!bad.is_consistent());
+        let mut bad = c.clone();
+        bad.narrow[1] = DurColumn::WIDE;
+        assert!(!bad.is_consistent());
+        let mut bad = c.clone();
+        bad.wide.swap(0, 1);
+        assert!(!bad.is_consistent());
+    }
+
+    #[test]
+    fn lazy_sets_read_back_exactly_and_damage_is_caught() {
+        use crate::model::{GpuIds, LazyArgs};
+        let mut b = TraceBuilder::new("test");
+        let g = b.add_group("p", GroupKind::Process);
+        let t = b.add_track(g, "t", TrackKind::Thread, "0");
+        let mut want = Vec::new();
+        // streams past the table, correlations past u32 and at the markers, offsets past 4 GiB,
+        // two files back and forth
+        for i in 0..600i64 {
+            let stream = match i % 5 {
+                0 => None,
+                1 => Some(7),
+                2 => Some(i64::MAX - i),
+                3 => Some(i64::MIN + i),
+                _ => Some(-i),
+            };
+            let correlation = match i % 7 {
+                0 => None,
+                1 => Some(u32::MAX as i64),
+                2 => Some(u32::MAX as i64 - 1),
+                3 => Some(-1),
+                4 => Some(i64::MIN),
+                5 => Some(1 << 40),
+                _ => Some(i * 3),
+            };
+            let file = (i / 150) as u8 % 2;
+            let offset = match i {
+                0..=99 => i as u64 * 1000,
+                100..=199 => (5 << 32) + i as u64,
+                _ => LazyArgs::MAX_OFFSET - 1000 + i as u64,
+            };
+            let len = (i as usize * 163) % (LazyArgs::MAX_LEN as usize + 1);
+            let ids = GpuIds { stream, correlation };
+            let a = b.add_lazy_args(file, offset, len, ids);
+            assert!(a.is_lazy(), "{i}");
+            b.add_slice(t, i * 10, 5, StrId::EMPTY, StrId::EMPTY, a);
+            want.push((a, LazyArgs { file, offset, len: len as u32 }, ids));
+        }
+        assert_eq!(b.add_lazy_args(0, LazyArgs::MAX_OFFSET + 1, 1, GpuIds::default()), ArgsId::NONE);
+        assert_eq!(b.add_lazy_args(0, 0, LazyArgs::MAX_LEN as usize + 1, GpuIds::default()), ArgsId::NONE);
+        let tr = b.finish();
+        tr.validate().unwrap();
+        for &(a, r, ids) in &want {
+            assert_eq!(tr.args.lazy_ref(a), Some(r));
+            assert_eq!(tr.args.gpu_ids(a), Some(ids));
+        }
+        assert!(!tr.args.lazy.stream_wide.is_empty() && !tr.args.lazy.corr_wide.is_empty());
+        let damaged = |f: &dyn Fn(&mut crate::model::LazyStore)| {
+            let mut x = tr.clone();
+            f(&mut x.args.lazy);
+            assert!(x.validate().is_err());
+        };
+        damaged(&|l| l.corr_wide.pop().map(drop).unwrap_or(()));
+        damaged(&|l| l.stream_wide.swap(0, 1));
+        damaged(&|l| l.stream[0] = (l.streams.len()) as u8);
+        damaged(&|l| l.len.pop().map(drop).unwrap_or(()));
+        damaged(&|l| l.runs.reverse());
+        damaged(&|l| l.runs[0] |= 1 << 32);
+    }
+
+    #[test]
     fn built_trace_is_valid_and_domain_follows_the_sort() {
         let t = sample();
         t.validate().unwrap();
@@ -370,7 +508,7 @@ mod tests {
     #[test]
     fn broken_invariants_are_reported() {
         let mut t = sample();
-        t.tracks[0].slices.dur_ns[0] = 50; // now overlaps the next slice at depth 0
+        t.tracks[0].slices.dur_ns.set(0, 50); // now overlaps the next slice at depth 0
         assert!(t.validate().is_err());
         let mut t = sample();
         t.tracks[0].slices.domain.as_mut().unwrap().shapes.operator[0] = OpId(99);
@@ -430,13 +568,22 @@ mod tests {
         x.tracks[0].slices.start_ns[d1.start] = 0;
         broken.push(x);
         let mut x = good.clone();
-        x.tracks[0].slices.dur_ns[d1.start + 2] = 5000;
+        x.tracks[0].slices.dur_ns.set(d1.start + 2, 5000);
         broken.push(x);
         let mut x = good.clone();
-        x.tracks[0].slices.dur_ns[7] = -1;
+        x.tracks[0].slices.dur_ns.set(7, -1);
         broken.push(x);
         let mut x = good.clone();
-        x.tracks[0].slices.name[3] = StrId(999);
+        x.tracks[0].slices.name.set(3, StrId(999));
+        broken.push(x);
+        let mut x = good.clone();
+        let c = &mut x.tracks[0].slices.category;
+        assert!(!c.narrow.is_empty(), "a track's few categories are narrowed");
+        c.narrow[2] = c.table.len() as u8;
+        broken.push(x);
+        let mut x = good.clone();
+        let c = &mut x.tracks[0].slices.category;
+        c.mid = vec![0; c.narrow.len()];
         broken.push(x);
         for (k, x) in broken.iter().enumerate() {
             let one = x.validate();

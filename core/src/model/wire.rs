@@ -5,7 +5,7 @@
 //! page's main thread for the whole model (hundreds of milliseconds on a 1 GB trace).
 //!
 //! ```text
-//! "LPWIRE05"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
+//! "LPWIRE07"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
 //! u64 column count  column count × (u8 kind, u64 elements)  the columns' raw bytes, in order
 //! ```
 //!
@@ -18,10 +18,10 @@
 
 use crate::lod::LodIndex;
 use crate::model::domain::{OpId, SourceId};
-use crate::model::{ArgsId, Flow, SliceColumns, SliceRef, Trace, TrackId};
+use crate::model::{ArgsId, Flow, IdColumn, SliceColumns, SliceRef, Trace, TrackId};
 use crate::strings::StrId;
 
-const MAGIC: &[u8; 8] = b"LPWIRE06";
+const MAGIC: &[u8; 8] = b"LPWIRE07";
 /// Bytes before the skeleton: magic + skeleton length.
 pub const PREFIX_BYTES: usize = 16;
 const TABLE_ENTRY_BYTES: usize = 9;
@@ -274,11 +274,19 @@ columns! {
     U8(u8) = 13,
 }
 
+fn id_column<'a>(c: &'a mut IdColumn, f: &mut dyn FnMut(ColumnMut<'a>)) {
+    f(ColumnMut::Str(&mut c.table));
+    f(ColumnMut::U8(&mut c.narrow));
+    f(ColumnMut::U16(&mut c.mid));
+    f(ColumnMut::Str(&mut c.wide));
+}
+
 fn slice_columns<'a>(s: &'a mut SliceColumns, f: &mut dyn FnMut(ColumnMut<'a>)) {
     f(ColumnMut::I64(&mut s.start_ns));
-    f(ColumnMut::I64(&mut s.dur_ns));
-    f(ColumnMut::Str(&mut s.name));
-    f(ColumnMut::Str(&mut s.category));
+    f(ColumnMut::U32(&mut s.dur_ns.narrow));
+    f(ColumnMut::I64x2(&mut s.dur_ns.wide));
+    id_column(&mut s.name, f);
+    id_column(&mut s.category, f);
     f(ColumnMut::Args(&mut s.args));
     f(ColumnMut::U32(&mut s.depth_starts));
     if let Some(d) = s.domain.as_mut() {
@@ -328,8 +336,15 @@ fn for_each_column<'a>(trace: &'a mut Trace, f: &mut dyn FnMut(ColumnMut<'a>)) {
     f(ColumnMut::U8(&mut trace.args.tags));
     f(ColumnMut::U32(&mut trace.args.vals));
     f(ColumnMut::U64(&mut trace.args.wide));
-    f(ColumnMut::U64(&mut trace.args.lazy));
-    f(ColumnMut::I64x2(&mut trace.args.lazy_ids));
+    let lazy = &mut trace.args.lazy;
+    f(ColumnMut::U32(&mut lazy.lo));
+    f(ColumnMut::U16(&mut lazy.len));
+    f(ColumnMut::U64(&mut lazy.runs));
+    f(ColumnMut::U8(&mut lazy.stream));
+    f(ColumnMut::I64(&mut lazy.streams));
+    f(ColumnMut::I64x2(&mut lazy.stream_wide));
+    f(ColumnMut::U32(&mut lazy.corr));
+    f(ColumnMut::I64x2(&mut lazy.corr_wide));
     f(ColumnMut::U32(&mut trace.args.bases));
     f(ColumnMut::U32(&mut trace.args.form_base));
     f(ColumnMut::U32(&mut trace.args.form_off));

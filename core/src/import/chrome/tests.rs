@@ -29,7 +29,7 @@ fn slices(t: &Trace, name: &str) -> Vec<(String, i64, i64, usize)> {
                 v.push((
                     t.track_label(crate::model::TrackId(ti as u32)),
                     tr.slices.start_ns[i],
-                    tr.slices.dur_ns[i],
+                    tr.slices.dur_ns.at(i),
                     tr.slices.depth_of(i),
                 ));
             }

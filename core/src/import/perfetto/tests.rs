@@ -48,7 +48,7 @@ fn names(t: &Trace) -> Vec<(String, i64, i64)> {
         .iter()
         .flat_map(|tr| {
             (0..tr.slices.len()).map(move |i| {
-                (t.str(tr.slices.name[i]).to_string(), tr.slices.start_ns[i], tr.slices.dur_ns[i])
+                (t.str(tr.slices.name[i]).to_string(), tr.slices.start_ns[i], tr.slices.dur_ns.at(i))
             })
         })
         .collect();

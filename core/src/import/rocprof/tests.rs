@@ -72,7 +72,7 @@ fn check(t: &crate::Trace) {
     assert_eq!(q.slices.len(), 2);
     let i = (0..q.slices.len()).find(|&i| q.slices.start_ns[i] == 1150).unwrap();
     assert_eq!(t.str(q.slices.name[i]), "matmul_kernel(float*, float*)");
-    assert_eq!(q.slices.dur_ns[i], 750);
+    assert_eq!(q.slices.dur_ns.at(i), 750);
     let grid = t.args.get(q.slices.args[i]).find(|(k, _)| t.str(*k) == "grid").map(|(_, v)| v);
     assert!(matches!(grid, Some(ArgValue::Json(g)) if t.str(g) == "[4096, 1, 1]"));
     // the host-to-device copy lands on GPU 0's copy track with its bytes typed

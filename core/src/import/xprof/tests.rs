@@ -107,7 +107,7 @@ fn planes_lines_events_stats() {
     let tr = t.track(dev.tracks[0]);
     assert_eq!(t.str(tr.name), "Stream #1");
     let i = (0..tr.slices.len()).find(|&i| t.str(tr.slices.name[i]) == "fusion.1").expect("fusion");
-    assert_eq!((tr.slices.start_ns[i], tr.slices.dur_ns[i]), (1_001, 2));
+    assert_eq!((tr.slices.start_ns[i], tr.slices.dur_ns.at(i)), (1_001, 2));
     let args: Vec<(String, String)> = t
         .args
         .get(tr.slices.args[i])

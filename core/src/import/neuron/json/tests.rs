@@ -160,12 +160,12 @@ fn exact_values_128x128x1024() {
                 .filter(|&i| t.str(tr.slices.category[i]) == "instruction")
                 .map(move |i| (k, i))
         })
-        .min_by_key(|&(k, i)| (t.tracks[k].slices.start_ns[i], t.tracks[k].slices.dur_ns[i]))
+        .min_by_key(|&(k, i)| (t.tracks[k].slices.start_ns[i], t.tracks[k].slices.dur_ns.at(i)))
         .unwrap();
     let tr = &t.tracks[tid];
     assert_eq!(t.str(tr.name), "Scalar");
     assert_eq!(tr.slices.start_ns[i], 7);
-    assert_eq!(tr.slices.dur_ns[i], 7);
+    assert_eq!(tr.slices.dur_ns.at(i), 7);
     assert_eq!(t.str(tr.slices.name[i]), "DRAIN");
     let args = t.args_display(tr.slices.args[i]);
     // blank operands (" ") are not an argument; pc comes first then
@@ -181,7 +181,7 @@ fn exact_values_128x128x1024() {
     let to = &t.tracks[trig[0].to.track.idx()];
     assert_eq!(t.str(to.name), "qSyncSpillReload0 transfers");
     assert_eq!(to.slices.start_ns[trig[0].to.index as usize], 3606);
-    assert_eq!(to.slices.dur_ns[trig[0].to.index as usize], 391);
+    assert_eq!(to.slices.dur_ns.at(trig[0].to.index as usize), 391);
     // time bounds of the whole profile
     assert_eq!(t.start_ns, 7);
     assert!(t.end_ns >= 1_863_486);

@@ -295,7 +295,10 @@ fn imports_tables_dropped_together() {
     );
     let tm = find_track(&t, "TensorMatrix");
     assert_eq!(tm.kind, TrackKind::Stream);
-    assert_eq!((tm.slices.start_ns[0], tm.slices.dur_ns[0], t.str(tm.slices.name[0])), (100, 80, "MATMUL"));
+    assert_eq!(
+        (tm.slices.start_ns[0], tm.slices.dur_ns.at(0), t.str(tm.slices.name[0])),
+        (100, 80, "MATMUL")
+    );
     let a = args_of(&t, tm, 100);
     assert_eq!(a[0], ("operands".into(), "a".into()));
     assert!(a.contains(&("pc".into(), "1".into())));
@@ -559,7 +562,7 @@ fn hierarchy_flows_counters_and_splits() {
     assert_eq!(counter("Throttle limit").value, vec![87.5, 100.0]);
     let th = find_track(&t, "Throttle");
     assert_eq!(
-        (th.slices.start_ns[0], th.slices.dur_ns[0], t.str(th.slices.name[0])),
+        (th.slices.start_ns[0], th.slices.dur_ns.at(0), t.str(th.slices.name[0])),
         (1860034, 1531, "throttle 7/8")
     );
 
