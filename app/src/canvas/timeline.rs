@@ -15,24 +15,26 @@
 //! moves it; both snap to the nearest painted event edge within [`SNAP_PX`]. The marker list comes
 //! in through an `Effect` (`set_markers`) and edits go out through `on_marker`; while a flag is
 //! dragged only the controller's copy moves (no reactive work until the pointer is released).
+//!
+//! Pointer and wheel events come through the canvas input layer shared with Compare's B lanes
+//! ([`crate::canvas::input`]); the keys, right-click and double-click are the timeline's own.
 
 use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use loupe_core::analysis::annotations::{snap_to_edge, Marker};
 use loupe_core::lod::LodItem;
 use loupe_core::view::TimeScale;
-use loupe_core::viewport::{Viewport, WheelMode};
+use loupe_core::viewport::{DragAxes, Press, Viewport};
 use send_wrapper::SendWrapper;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{
-    CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, PointerEvent, WheelEvent,
-};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent};
 
 use super::hit_test::{HitList, HitTarget};
+use super::input::{self, Attached, CanvasInput, PointerAt, WheelAt};
 use super::layout::{Layout, RowKind, RULER_H_PX};
 use super::painter::{self, Frame};
 use super::raster::{Raster, RasterColours};
@@ -41,15 +43,13 @@ use super::theme::{Theme, FONT};
 use crate::clock::ClockShift;
 use crate::components::tooltip;
 use crate::describe;
-use crate::dom::{self, listen, Listener};
+use crate::dom;
 use crate::platform::now_ms;
 use crate::state::{
     use_app_state, BoxSelection, ColourBy, MarkerEdit, SearchHits, Selection, TraceData, ViewRequest,
     ViewportBus,
 };
 
-/// Pixels the pointer must move before a press becomes a drag.
-const DRAG_THRESHOLD_PX: f64 = 4.0;
 /// Markers snap to an event edge this close to the pointer.
 pub const SNAP_PX: f64 = 8.0;
 /// A press on the ruler this close to a marker's line grabs the marker.
@@ -59,8 +59,8 @@ const GRAB_PX: f64 = 6.0;
 enum Drag {
     /// Pressed on the ruler: panning.
     Pan { x0_px: f64, start_ns0: i64 },
-    /// Pressed on the tracks: a click, or a zoom range once moved.
-    Zoom { x0_px: f64, y0_px: f64, x1_px: f64, moved: bool },
+    /// Pressed on the tracks: a click, or a zoom range once moved (horizontally) past the threshold.
+    Zoom { press: Press, x1_px: f64 },
     /// Shift+pressed on the tracks: a box selection (tracks × time).
     Boxing { x0_px: f64, y0_px: f64, x1_px: f64, y1_px: f64 },
     /// Pressed on a marker's flag: moving the marker (its time while dragged).
@@ -123,8 +123,8 @@ pub struct TimelineCtl {
     box_selection: RefCell<Option<BoxSelection>>,
     /// Where the visible window is published after each paint (widgets that follow it).
     bus: Option<Rc<ViewportBus>>,
-    listeners: RefCell<Vec<Listener>>,
-    resize_observer: RefCell<Option<(web_sys::ResizeObserver, Closure<dyn FnMut(JsValue)>)>>,
+    /// The canvas's listeners (the shared input layer's and the timeline's own) and size watch.
+    input: RefCell<Option<Attached>>,
     /// `window.__loupe.findSlice()` / `findFlowSlice()` (test hooks), kept alive here.
     find_slice_hook: RefCell<Option<(Closure<dyn FnMut() -> JsValue>, Closure<dyn FnMut() -> JsValue>)>>,
     /// `window.__loupe.paintedSlice(track, index)` (test hook), kept alive here.
@@ -205,8 +205,7 @@ impl TimelineCtl {
             search: RefCell::new(None),
             box_selection: RefCell::new(None),
             bus,
-            listeners: RefCell::new(Vec::new()),
-            resize_observer: RefCell::new(None),
+            input: RefCell::new(None),
             find_slice_hook: RefCell::new(None),
             painted_slice_hook: RefCell::new(None),
             redraw_id: Cell::new(0),
@@ -311,10 +310,7 @@ impl TimelineCtl {
 
     /// Remove listeners and observers (the component is going away).
     pub fn detach(&self) {
-        self.listeners.borrow_mut().clear();
-        if let Some((ro, _cb)) = self.resize_observer.borrow_mut().take() {
-            ro.disconnect();
-        }
+        self.input.borrow_mut().take();
         self.scheduler.unregister(self.redraw_id.get());
     }
 
@@ -569,7 +565,7 @@ impl TimelineCtl {
             hover: if v.drag.is_some() { None } else { v.hover },
             hover_x_px: v.pointer.map(|p| p.0),
             drag_zoom_px: match v.drag {
-                Some(Drag::Zoom { x0_px, x1_px, moved: true, .. }) => Some((x0_px, x1_px)),
+                Some(Drag::Zoom { press, x1_px }) if press.moved => Some((press.x0_px, x1_px)),
                 _ => None,
             },
             box_drag_px: match v.drag {
@@ -673,11 +669,6 @@ impl TimelineCtl {
 
     // ---- input ----
 
-    fn pointer_pos(&self, clientx: f64, clienty: f64) -> (f64, f64) {
-        let r = self.canvas.get_bounding_client_rect();
-        (clientx - r.left(), clienty - r.top())
-    }
-
     fn hide_tooltip(&self) {
         self.tooltip_target.set(None);
         let _ = self.tooltip.style().set_property("display", "none");
@@ -731,75 +722,10 @@ impl TimelineCtl {
         self.request_redraw();
     }
 
-    fn on_pointer_down(&self, ev: &PointerEvent) {
-        if ev.button() != 0 {
-            return;
-        }
-        let (x, y) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
-        let _ = self.canvas.set_pointer_capture(ev.pointer_id());
-        let mut v = self.view.borrow_mut();
-        let grabbed = if y < RULER_H_PX + 2.0 { self.marker_at(&v, x) } else { None };
-        v.drag = Some(if let Some((id, t_ns)) = grabbed {
-            Drag::Marker { id, t_ns, moved: false }
-        } else if y < RULER_H_PX {
-            Drag::Pan { x0_px: x, start_ns0: v.vp.scale.start_ns }
-        } else if ev.shift_key() {
-            Drag::Boxing { x0_px: x, y0_px: y, x1_px: x, y1_px: y }
-        } else {
-            Drag::Zoom { x0_px: x, y0_px: y, x1_px: x, moved: false }
-        });
-        drop(v);
-        self.hide_tooltip();
-        ev.prevent_default();
-    }
-
-    fn on_pointer_move(&self, ev: &PointerEvent) {
-        let (x, y) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
-        let mut v = self.view.borrow_mut();
-        match v.drag {
-            Some(Drag::Pan { x0_px, start_ns0 }) => {
-                v.vp.drag_pan(start_ns0, x0_px, x);
-                v.pointer = Some((x, y));
-                drop(v);
-                self.request_redraw();
-            }
-            Some(Drag::Zoom { x0_px, y0_px, moved, .. }) => {
-                let moved = moved || (x - x0_px).abs() >= DRAG_THRESHOLD_PX;
-                v.drag = Some(Drag::Zoom { x0_px, y0_px, x1_px: x.clamp(0.0, v.vp.width_px), moved });
-                v.pointer = Some((x, y));
-                drop(v);
-                self.request_redraw();
-            }
-            Some(Drag::Boxing { x0_px, y0_px, .. }) => {
-                let (w, h) = (v.vp.width_px, v.vp.height_px);
-                v.drag = Some(Drag::Boxing {
-                    x0_px,
-                    y0_px,
-                    x1_px: x.clamp(0.0, w),
-                    y1_px: y.clamp(RULER_H_PX, h),
-                });
-                v.pointer = Some((x, y));
-                drop(v);
-                self.request_redraw();
-            }
-            Some(Drag::Marker { id, .. }) => {
-                let t_ns = self.snapped_time(&v, x.clamp(0.0, v.vp.width_px));
-                v.drag = Some(Drag::Marker { id, t_ns, moved: true });
-                v.pointer = Some((x, y));
-                drop(v);
-                self.request_redraw();
-            }
-            None => {
-                drop(v);
-                self.update_hover(x, y);
-            }
-        }
-    }
-
     /// Right-click: a marker at the (snapped) pointer time.
-    fn on_context_menu(&self, ev: &web_sys::MouseEvent) {
+    fn on_context_menu(&self, ev: &MouseEvent) {
         ev.prevent_default();
-        let (x, _) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
+        let (x, _) = input::canvas_pos(&self.canvas, ev);
         let v = self.view.borrow();
         if v.drag.is_some() || x < 0.0 || x > v.vp.width_px {
             return;
@@ -809,110 +735,26 @@ impl TimelineCtl {
         (self.on_marker)(MarkerEdit::Add { t_ns });
     }
 
-    fn on_pointer_up(&self, ev: &PointerEvent) {
-        let (x, y) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
-        let _ = self.canvas.release_pointer_capture(ev.pointer_id());
-        let mut v = self.view.borrow_mut();
-        let drag = v.drag.take();
-        match drag {
-            Some(Drag::Marker { id, t_ns, moved }) => {
-                drop(v);
-                if moved {
-                    // the controller's copy moves now; the state's Effect brings the same back
-                    if let Some(m) = self.markers.borrow_mut().iter_mut().find(|m| m.id == id) {
-                        m.t_ns = t_ns;
-                    }
-                    (self.on_marker)(MarkerEdit::Move { id, t_ns });
+    /// A box selection over `[t0, t1)` and the tracks whose rows touch content-y `c0..c1`
+    /// (`None` when it touches none).
+    fn boxed_tracks(&self, t0: i64, t1: i64, c0: f64, c1: f64) -> Option<BoxSelection> {
+        let layout = self.layout.borrow();
+        let n = self.data.borrow().trace.tracks.len();
+        let mut tracks = vec![false; n];
+        let mut any = false;
+        for r in &layout.rows[layout.visible_rows(c0, c1 + 0.5)] {
+            let mut mark = |t: loupe_core::model::TrackId| {
+                if let Some(b) = tracks.get_mut(t.idx()) {
+                    *b = true;
+                    any = true;
                 }
-                self.update_hover(x, y);
-                return;
+            };
+            match r.kind {
+                RowKind::Track(t) => mark(t),
+                _ => r.folded_tracks.iter().for_each(|&t| mark(t)),
             }
-            Some(Drag::Zoom { x0_px, x1_px, moved: true, .. }) => {
-                v.vp.drag_zoom(x0_px, x1_px);
-            }
-            Some(Drag::Boxing { x0_px, y0_px, .. }) => {
-                let (x1_px, y1_px) = (x.clamp(0.0, v.vp.width_px), y.clamp(RULER_H_PX, v.vp.height_px));
-                let small = (x1_px - x0_px).abs() < DRAG_THRESHOLD_PX;
-                let (t0, t1) =
-                    (v.vp.scale.time_from_x(x0_px.min(x1_px)), v.vp.scale.time_from_x(x0_px.max(x1_px)));
-                // content-y of the box → the tracks whose rows it touches
-                let (c0, c1) = (
-                    y0_px.min(y1_px) - RULER_H_PX + v.vp.scroll_y_px,
-                    y0_px.max(y1_px) - RULER_H_PX + v.vp.scroll_y_px,
-                );
-                drop(v);
-                let sel = if small {
-                    None
-                } else {
-                    let layout = self.layout.borrow();
-                    let n = self.data.borrow().trace.tracks.len();
-                    let mut tracks = vec![false; n];
-                    let mut any = false;
-                    for r in &layout.rows[layout.visible_rows(c0, c1 + 0.5)] {
-                        let mut mark = |t: loupe_core::model::TrackId| {
-                            if let Some(b) = tracks.get_mut(t.idx()) {
-                                *b = true;
-                                any = true;
-                            }
-                        };
-                        match r.kind {
-                            RowKind::Track(t) => mark(t),
-                            _ => r.folded_tracks.iter().for_each(|&t| mark(t)),
-                        }
-                    }
-                    any.then_some(BoxSelection { t0_ns: t0, t1_ns: t1.max(t0 + 1), tracks })
-                };
-                *self.box_selection.borrow_mut() = sel.clone();
-                (self.on_box)(sel);
-                self.update_hover(x, y);
-                return;
-            }
-            Some(Drag::Zoom { moved: false, .. }) => {
-                let t_ns = v.vp.scale.time_from_x(x);
-                drop(v);
-                let hit = self.hits.borrow().find(x, y).copied();
-                let sel = hit.and_then(|h| {
-                    let sample = match h.target {
-                        HitTarget::Counter(c) => describe::counter_sample_at(
-                            &self.data.borrow().trace,
-                            c.idx(),
-                            t_ns - self.clock.borrow().counter(c.idx()),
-                        )
-                        .map(|k| k as u32),
-                        _ => None,
-                    };
-                    h.target.selection(sample)
-                });
-                self.selection.set(sel);
-                (self.on_select)(sel, ev.ctrl_key() || ev.meta_key());
-                self.update_hover(x, y);
-                return;
-            }
-            _ => {}
         }
-        drop(v);
-        self.update_hover(x, y);
-    }
-
-    fn on_wheel(&self, ev: &WheelEvent) {
-        ev.prevent_default();
-        let unit = match ev.delta_mode() {
-            1 => 16.0,  // lines
-            2 => 400.0, // pages
-            _ => 1.0,
-        };
-        let (dx, dy) = (ev.delta_x() * unit, ev.delta_y() * unit);
-        let (px, _) = self.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
-        let mode = if ev.ctrl_key() || ev.meta_key() {
-            WheelMode::Zoom
-        } else if ev.shift_key() {
-            WheelMode::Pan
-        } else {
-            WheelMode::Scroll
-        };
-        self.view.borrow_mut().vp.wheel(mode, dx, dy, px);
-        self.hide_tooltip();
-        self.request_redraw();
+        any.then_some(BoxSelection { t0_ns: t0, t1_ns: t1.max(t0 + 1), tracks })
     }
 
     /// Keyboard navigation; returns whether the key was used.
@@ -974,55 +816,23 @@ impl TimelineCtl {
     }
 
     fn attach(self: &Rc<Self>) {
-        let mut ls = Vec::new();
-        let weak: Weak<TimelineCtl> = Rc::downgrade(self);
-        macro_rules! on {
-            ($target:expr, $name:literal, $passive:expr, |$c:ident, $ev:ident : $ty:ty| $body:block) => {{
-                let w = weak.clone();
-                ls.push(listen($target, $name, $passive, move |e| {
-                    if let (Some($c), Ok($ev)) = (w.upgrade(), e.dyn_into::<$ty>()) {
-                        $body
-                    }
-                }));
-            }};
-        }
+        let mut attached = input::attach(self, &input::wheel_area(&self.wrap), &self.wrap);
+        let weak = Rc::downgrade(self);
         let canvas: &web_sys::EventTarget = self.canvas.as_ref();
-        on!(canvas, "pointerdown", false, |c, ev: PointerEvent| { c.on_pointer_down(&ev) });
-        on!(canvas, "pointermove", true, |c, ev: PointerEvent| { c.on_pointer_move(&ev) });
-        on!(canvas, "pointerup", true, |c, ev: PointerEvent| { c.on_pointer_up(&ev) });
-        on!(canvas, "pointercancel", true, |c, _ev: PointerEvent| {
-            c.view.borrow_mut().drag = None;
-            c.request_redraw();
-        });
-        on!(canvas, "pointerleave", true, |c, _ev: PointerEvent| {
-            let mut v = c.view.borrow_mut();
-            if v.drag.is_none() {
-                v.pointer = None;
-                v.hover = None;
-            }
-            drop(v);
-            c.hide_tooltip();
-            c.request_redraw();
-        });
-        on!(canvas, "contextmenu", false, |c, ev: web_sys::MouseEvent| { c.on_context_menu(&ev) });
-        on!(canvas, "dblclick", true, |c, ev: web_sys::MouseEvent| {
-            let (_, y) = c.pointer_pos(ev.client_x() as f64, ev.client_y() as f64);
+        attached.push(input::on(&weak, canvas, "contextmenu", false, |c: &Self, ev: MouseEvent| {
+            c.on_context_menu(&ev)
+        }));
+        attached.push(input::on(&weak, canvas, "dblclick", true, |c: &Self, ev: MouseEvent| {
+            let (_, y) = input::canvas_pos(&c.canvas, &ev);
             if y < RULER_H_PX {
                 c.reset_zoom();
             }
-        });
-        // wheel anywhere on the timeline (track list included); not passive: it prevents scrolling
-        let wrap_parent: web_sys::EventTarget =
-            self.wrap.parent_element().map(|p| p.into()).unwrap_or_else(|| self.wrap.clone().into());
-        on!(&wrap_parent, "wheel", false, |c, ev: WheelEvent| { c.on_wheel(&ev) });
+        }));
         if let Some(win) = dom::window() {
-            let w = weak.clone();
-            ls.push(listen(win.as_ref(), "keydown", false, move |e| {
-                let Some(c) = w.upgrade() else { return };
-                if dom::is_typing_target(&e) {
+            attached.push(input::on(&weak, win.as_ref(), "keydown", false, |c: &Self, k: KeyboardEvent| {
+                if dom::is_typing_target(&k) {
                     return;
                 }
-                let Ok(k) = e.dyn_into::<KeyboardEvent>() else { return };
                 if k.ctrl_key() || k.meta_key() || k.alt_key() {
                     return;
                 }
@@ -1031,18 +841,165 @@ impl TimelineCtl {
                 }
             }));
         }
-        *self.listeners.borrow_mut() = ls;
-        // size changes
-        let w = weak.clone();
-        let cb = Closure::<dyn FnMut(JsValue)>::new(move |_entries: JsValue| {
-            if let Some(c) = w.upgrade() {
-                c.resize();
-            }
+        *self.input.borrow_mut() = Some(attached);
+    }
+}
+
+/// Drag on the ruler pans (or moves a marker grabbed by its flag), drag on the tracks zooms to the
+/// dragged range (with Shift: a box selection), a click selects, the wheel zooms, pans or scrolls.
+impl CanvasInput for TimelineCtl {
+    fn canvas(&self) -> &HtmlCanvasElement {
+        &self.canvas
+    }
+
+    fn press(&self, p: PointerAt) {
+        let (x, y) = (p.x_px, p.y_px);
+        let mut v = self.view.borrow_mut();
+        let grabbed = if y < RULER_H_PX + 2.0 { self.marker_at(&v, x) } else { None };
+        v.drag = Some(if let Some((id, t_ns)) = grabbed {
+            Drag::Marker { id, t_ns, moved: false }
+        } else if y < RULER_H_PX {
+            Drag::Pan { x0_px: x, start_ns0: v.vp.scale.start_ns }
+        } else if p.shift {
+            Drag::Boxing { x0_px: x, y0_px: y, x1_px: x, y1_px: y }
+        } else {
+            Drag::Zoom { press: Press::new(x, y), x1_px: x }
         });
-        if let Ok(ro) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
-            ro.observe(&self.wrap);
-            *self.resize_observer.borrow_mut() = Some((ro, cb));
+        drop(v);
+        self.hide_tooltip();
+    }
+
+    fn motion(&self, p: PointerAt) {
+        let (x, y) = (p.x_px, p.y_px);
+        let mut v = self.view.borrow_mut();
+        match v.drag {
+            Some(Drag::Pan { x0_px, start_ns0 }) => {
+                v.vp.drag_pan(start_ns0, x0_px, x);
+                v.pointer = Some((x, y));
+                drop(v);
+                self.request_redraw();
+            }
+            Some(Drag::Zoom { mut press, .. }) => {
+                press.move_to(x, y, DragAxes::X);
+                v.drag = Some(Drag::Zoom { press, x1_px: x.clamp(0.0, v.vp.width_px) });
+                v.pointer = Some((x, y));
+                drop(v);
+                self.request_redraw();
+            }
+            Some(Drag::Boxing { x0_px, y0_px, .. }) => {
+                let (w, h) = (v.vp.width_px, v.vp.height_px);
+                v.drag = Some(Drag::Boxing {
+                    x0_px,
+                    y0_px,
+                    x1_px: x.clamp(0.0, w),
+                    y1_px: y.clamp(RULER_H_PX, h),
+                });
+                v.pointer = Some((x, y));
+                drop(v);
+                self.request_redraw();
+            }
+            Some(Drag::Marker { id, .. }) => {
+                let t_ns = self.snapped_time(&v, x.clamp(0.0, v.vp.width_px));
+                v.drag = Some(Drag::Marker { id, t_ns, moved: true });
+                v.pointer = Some((x, y));
+                drop(v);
+                self.request_redraw();
+            }
+            None => {
+                drop(v);
+                self.update_hover(x, y);
+            }
         }
+    }
+
+    fn release(&self, p: PointerAt) {
+        let (x, y) = (p.x_px, p.y_px);
+        let mut v = self.view.borrow_mut();
+        let drag = v.drag.take();
+        match drag {
+            Some(Drag::Marker { id, t_ns, moved }) => {
+                drop(v);
+                if moved {
+                    // the controller's copy moves now; the state's Effect brings the same back
+                    if let Some(m) = self.markers.borrow_mut().iter_mut().find(|m| m.id == id) {
+                        m.t_ns = t_ns;
+                    }
+                    (self.on_marker)(MarkerEdit::Move { id, t_ns });
+                }
+                self.update_hover(x, y);
+                return;
+            }
+            Some(Drag::Zoom { press, x1_px }) if press.moved => {
+                v.vp.drag_zoom(press.x0_px, x1_px);
+            }
+            Some(Drag::Boxing { x0_px, y0_px, .. }) => {
+                let (x1_px, y1_px) = (x.clamp(0.0, v.vp.width_px), y.clamp(RULER_H_PX, v.vp.height_px));
+                let small = !Press::new(x0_px, y0_px).beyond(x1_px, y1_px, DragAxes::X);
+                let (t0, t1) =
+                    (v.vp.scale.time_from_x(x0_px.min(x1_px)), v.vp.scale.time_from_x(x0_px.max(x1_px)));
+                // content-y of the box → the tracks whose rows it touches
+                let (c0, c1) = (
+                    y0_px.min(y1_px) - RULER_H_PX + v.vp.scroll_y_px,
+                    y0_px.max(y1_px) - RULER_H_PX + v.vp.scroll_y_px,
+                );
+                drop(v);
+                let sel = if small { None } else { self.boxed_tracks(t0, t1, c0, c1) };
+                *self.box_selection.borrow_mut() = sel.clone();
+                (self.on_box)(sel);
+                self.update_hover(x, y);
+                return;
+            }
+            Some(Drag::Zoom { .. }) => {
+                let t_ns = v.vp.scale.time_from_x(x);
+                drop(v);
+                let hit = self.hits.borrow().find(x, y).copied();
+                let sel = hit.and_then(|h| {
+                    let sample = match h.target {
+                        HitTarget::Counter(c) => describe::counter_sample_at(
+                            &self.data.borrow().trace,
+                            c.idx(),
+                            t_ns - self.clock.borrow().counter(c.idx()),
+                        )
+                        .map(|k| k as u32),
+                        _ => None,
+                    };
+                    h.target.selection(sample)
+                });
+                self.selection.set(sel);
+                (self.on_select)(sel, p.ctrl_or_meta);
+                self.update_hover(x, y);
+                return;
+            }
+            _ => {}
+        }
+        drop(v);
+        self.update_hover(x, y);
+    }
+
+    fn cancel(&self) {
+        self.view.borrow_mut().drag = None;
+        self.request_redraw();
+    }
+
+    fn leave(&self) {
+        let mut v = self.view.borrow_mut();
+        if v.drag.is_none() {
+            v.pointer = None;
+            v.hover = None;
+        }
+        drop(v);
+        self.hide_tooltip();
+        self.request_redraw();
+    }
+
+    fn wheel(&self, w: WheelAt) {
+        self.view.borrow_mut().vp.wheel(w.mode, w.dx_px, w.dy_px, w.x_px);
+        self.hide_tooltip();
+        self.request_redraw();
+    }
+
+    fn resized(&self) {
+        self.resize();
     }
 }
 
