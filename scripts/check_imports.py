@@ -79,7 +79,7 @@ APP_FLOORS: list[tuple[int, str, list[str]]] = [
       "loader/protocol.rs", "model_cache.rs", "annotation_store.rs", "sources.rs"]),
     (2, "state", ["state.rs", "workbench/context.rs"]),
     (3, "canvas, loader, components, charts and services over the state",
-     ["canvas/*", "loader/*", "components/*", "charts.rs", "index_build.rs", "search_runner.rs",
+     ["canvas/*", "canvas/**/*", "loader/*", "components/*", "charts.rs", "index_build.rs", "search_runner.rs",
       "lazy_args.rs", "share.rs", "embed.rs"]),
     (4, "widgets", ["widgets/*", "widgets/**/*"]),
     (5, "widget registry", ["widgets/mod.rs"]),
