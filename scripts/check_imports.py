@@ -73,7 +73,7 @@ CORE_FLOORS: list[tuple[int, str, list[str]]] = [
 APP_FLOORS: list[tuple[int, str, list[str]]] = [
     (0, "view data (pure Rust, no browser, no state)",
      ["fmt.rs", "describe.rs", "canvas/layout.rs", "canvas/colour_index.rs", "workbench/layout.rs",
-      "clock.rs"]),
+      "clock.rs", "page_indexes.rs"]),
     (1, "platform (clock, yield, js errors, DOM, storage, model cache, files)",
      ["platform.rs", "dom.rs", "stored.rs", "theme.rs", "url_open.rs", "canvas/scheduler.rs",
       "loader/protocol.rs", "model_cache.rs", "annotation_store.rs", "sources.rs"]),

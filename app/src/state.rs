@@ -59,12 +59,8 @@ impl LoadProgress {
 /// The loaded model plus per-load derived lookups.
 pub struct TraceData {
     pub trace: Trace,
-    /// Palette index per string id (names are hashed once per load, not per frame); the shown
-    /// legend's names are moved to distinct colours ([`TraceData::apply_legend`]), so the table
-    /// is written through `&self` (relaxed atomics: plain byte loads and stores on wasm).
-    pub color_of_str: Vec<std::sync::atomic::AtomicU8>,
-    /// The strings [`TraceData::apply_legend`] moved off their own colour (restored by the next).
-    pub(crate) legend_moved: std::sync::Mutex<Vec<loupe_core::StrId>>,
+    /// The page's indexes over `trace` (built with it by `index_build.rs`): lookups, not the model.
+    pub indexes: crate::page_indexes::PageIndexes,
     /// "demo" or the file names.
     pub source_label: String,
     pub is_demo: bool,
@@ -72,28 +68,6 @@ pub struct TraceData {
     pub load_ms: f64,
     /// Re-opened from the model cache (no parse).
     pub from_cache: bool,
-    /// Prefix sums for window summaries (current selection, box selection, overall).
-    pub window_index: loupe_core::analysis::summary::WindowIndex,
-    /// Totals by name over the whole trace (`loupe_core::query::aggregate_by_name` from start to
-    /// end), for the Summary widget: built with the indexes, not in a widget's render.
-    pub top_names: Vec<loupe_core::query::NameStat>,
-    /// neuron-profile's device summary (the Summary widget), built with the indexes in steps
-    /// (`DeviceSummaryBuilder`): one pass over every engine and DMA slice, too long for a
-    /// widget's render on a big capture. `None` for a trace that is not a device profile.
-    pub device_summary: Option<loupe_core::analysis::device_summary::DeviceSummary>,
-    /// Lookups for "Colour by" (operator ancestors, duration scale).
-    pub colours: crate::canvas::colour_index::ColourIndex,
-    /// The legend of the default colouring ([`ColourBy::Auto`]), built with the indexes (one
-    /// pass over every slice: too long for a widget's render on a big trace). `None` until built.
-    pub auto_legend: Option<Vec<crate::canvas::colour_index::LegendEntry>>,
-    /// Per counter: every sample is zero (folded away by default).
-    pub zero_counters: Vec<bool>,
-    /// Per counter: block maxima and its value range, so a counter row is painted in
-    /// O(pixel columns × log n) however many samples are in view (`loupe_core::counter_lod`).
-    pub counter_lods: Vec<loupe_core::counter_lod::CounterLod>,
-    /// Where the events are, outliers cut ("Zoom to data"; the first view when much narrower
-    /// than the whole trace).
-    pub busy: Option<(i64, i64)>,
     /// Content fingerprint: the key of the profile's saved annotation sets.
     pub fingerprint: String,
     /// The model's resident bytes as the core counts them (`Trace::heap_bytes`; `__loupe.memoryBytes`).
@@ -101,13 +75,6 @@ pub struct TraceData {
     /// The files the profile was opened from, by input index: lazy arguments are re-read from
     /// them ([`crate::lazy_args`]). Empty for the demo.
     pub files: send_wrapper::SendWrapper<Vec<web_sys::File>>,
-}
-
-impl TraceData {
-    pub fn color_index(&self, s: loupe_core::StrId) -> usize {
-        self.color_of_str.get(s.0 as usize).map_or(0, |c| c.load(std::sync::atomic::Ordering::Relaxed))
-            as usize
-    }
 }
 
 /// What is selected (click) in the timeline.
@@ -492,6 +459,6 @@ mod tests {
         let expected = loupe_core::analysis::busy::busy_range(&trace);
         assert!(expected.is_some());
         let d = TraceData::new(trace, "t".into(), false, 0.0);
-        assert_eq!(d.busy, expected);
+        assert_eq!(d.indexes.busy, expected);
     }
 }

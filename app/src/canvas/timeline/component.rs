@@ -44,7 +44,8 @@ pub fn Timeline() -> impl IntoView {
 
     let layout = Memo::new(move |_| {
         let data = state.tracked_data();
-        let plan = loupe_core::rows::plan_rows(&data.trace, &data.zero_counters, &state.row_options());
+        let plan =
+            loupe_core::rows::plan_rows(&data.trace, &data.indexes.zero_counters, &state.row_options());
         Arc::new(Layout::from_plan(&data.trace, &plan))
     });
     let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| SendWrapper::new((*b).clone()));

@@ -46,7 +46,7 @@ impl TimelineCtl {
     pub(super) fn fit(&self, v: &mut View) {
         let narrow = {
             let data = self.model.data.borrow();
-            data.busy.is_some_and(|b| loupe_core::analysis::busy::busy_is_narrow(&data.trace, b))
+            data.indexes.busy.is_some_and(|b| loupe_core::analysis::busy::busy_is_narrow(&data.trace, b))
         };
         if narrow {
             self.fit_busy(v);
@@ -70,7 +70,7 @@ impl TimelineCtl {
         if v.vp.width_px <= 0.0 {
             return;
         }
-        let busy = self.model.data.borrow().busy;
+        let busy = self.model.data.borrow().indexes.busy;
         match busy {
             Some((a, b)) => {
                 v.vp.fit(a, b);
