@@ -1,5 +1,6 @@
-//! App state: small reactive signals for what the DOM shows (load state, progress, selection,
-//! collapsed groups) and one non-reactive handle for the big immutable model.
+//! App state: small reactive signals for what the DOM shows (selection, collapsed groups) and one
+//! non-reactive handle for the big immutable model; the load's status ([`LoadStatus`]: phase,
+//! progress, error) is a context of its own, read-only except for the shell's writer.
 //!
 //! The trace sits in a `StoredValue<Arc<TraceData>>` and is never cloned or diffed; components
 //! subscribe to `generation`, which is bumped whenever a new trace is installed. The viewport and
@@ -54,6 +55,42 @@ impl LoadProgress {
             (self.done_bytes as f64 / self.total_bytes as f64 * 100.0).clamp(0.0, 100.0)
         }
     }
+}
+
+/// How the current load goes, as the page shows it: its own context, apart from [`AppState`],
+/// read by the progress bar, the error banner, `<body data-loupe-state>` and the deep links;
+/// written only by the shell, which drives the loader and holds the [`LoadStatusWriter`].
+#[derive(Clone, Copy)]
+pub struct LoadStatus {
+    pub phase: ReadSignal<LoadPhase>,
+    pub progress: ReadSignal<Option<LoadProgress>>,
+    pub error: ReadSignal<Option<String>>,
+}
+
+/// The write side of [`LoadStatus`] (the shell's).
+#[derive(Clone, Copy)]
+pub struct LoadStatusWriter {
+    pub phase: WriteSignal<LoadPhase>,
+    pub progress: WriteSignal<Option<LoadProgress>>,
+    pub error: WriteSignal<Option<String>>,
+}
+
+impl LoadStatus {
+    /// A new status (nothing loaded) and its writer.
+    pub fn new() -> (LoadStatus, LoadStatusWriter) {
+        let (phase, set_phase) = signal(LoadPhase::Empty);
+        let (progress, set_progress) = signal(None);
+        let (error, set_error) = signal(None);
+        (
+            LoadStatus { phase, progress, error },
+            LoadStatusWriter { phase: set_phase, progress: set_progress, error: set_error },
+        )
+    }
+}
+
+/// The [`LoadStatus`] the shell provides.
+pub fn use_load_status() -> LoadStatus {
+    expect_context::<LoadStatus>()
 }
 
 /// The loaded model plus per-load derived lookups.
@@ -269,16 +306,11 @@ impl ViewportBus {
 /// All app-wide state; `Copy` (arena handles), provided once as context.
 #[derive(Clone, Copy)]
 pub struct AppState {
-    pub phase: RwSignal<LoadPhase>,
-    pub progress: RwSignal<Option<LoadProgress>>,
-    pub error: RwSignal<Option<String>>,
     /// Bumped whenever `trace` is replaced.
     pub generation: RwSignal<u64>,
     pub trace: StoredValue<Arc<TraceData>>,
     pub selection: RwSignal<Option<Selection>>,
     pub collapsed: RwSignal<HashSet<GroupId>>,
-    /// A file is being dragged over the page.
-    pub drag_over: RwSignal<bool>,
     pub colour_by: RwSignal<ColourBy>,
     /// Bumped when a colouring's legend was applied to the palette table
     /// ([`TraceData::apply_legend`]): the timeline repaints. A big trace's legend is built in
@@ -332,14 +364,10 @@ pub struct AppState {
 impl AppState {
     pub fn new(initial: TraceData) -> AppState {
         AppState {
-            phase: RwSignal::new(LoadPhase::Empty),
-            progress: RwSignal::new(None),
-            error: RwSignal::new(None),
             generation: RwSignal::new(0),
             trace: StoredValue::new(Arc::new(initial)),
             selection: RwSignal::new(None),
             collapsed: RwSignal::new(HashSet::new()),
-            drag_over: RwSignal::new(false),
             colour_by: RwSignal::new(ColourBy::Auto),
             search: StoredValue::new(Arc::new(SearchHits::default())),
             search_gen: RwSignal::new(0),
