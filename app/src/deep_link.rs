@@ -160,6 +160,7 @@ struct Sync {
 #[component]
 pub fn DeepLinks() -> impl IntoView {
     let state = crate::state::use_app_state();
+    let load = crate::state::use_load_status();
     let wb = use_context::<WorkbenchState>();
     let bus = use_context::<SendWrapper<Rc<ViewportBus>>>().map(|b| (*b).clone());
     let initial = location_hash();
@@ -228,7 +229,7 @@ pub fn DeepLinks() -> impl IntoView {
     // not bring back an older state)
     let s2 = sync.clone();
     let tick = Rc::new(move || {
-        if state.phase.get_untracked() == LoadPhase::Loading || s2.pending.borrow().is_some() {
+        if load.phase.get_untracked() == LoadPhase::Loading || s2.pending.borrow().is_some() {
             return;
         }
         if crate::platform::now_ms() < s2.hold_until_ms.get() {

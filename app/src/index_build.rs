@@ -1,4 +1,4 @@
-//! The page's indexes over a model ([`TraceData`]'s lookups: string colours, window index, totals
+//! The page's indexes over a model ([`TraceData::indexes`], a [`PageIndexes`]: string colours, window index, totals
 //! by name, device summary, counters' level of detail, colour index, busy range, the default
 //! legend), built one bounded step at a time: [`TraceData::new`] at once, [`TraceData::build`]
 //! between frames for the loader, and [`TraceData::apply_legend`]. Apart from `state.rs` because
@@ -9,6 +9,7 @@ use loupe_core::Trace;
 
 use crate::canvas::colour;
 use crate::canvas::colour_index::{ColourIndex, DurationRange, LegendEntry};
+use crate::page_indexes::PageIndexes;
 use crate::state::{ColourBy, TraceData};
 
 /// Slices added up by name per step of [`IndexBuild`] (≈ 2–4 ms in wasm).
@@ -127,13 +128,9 @@ impl IndexBuild {
             .filter(|_| loupe_core::analysis::evidence::device_summary_withheld(&trace).is_none());
         let fingerprint = loupe_core::analysis::annotations::fingerprint(&trace);
         let heap_bytes = trace.heap_bytes();
-        TraceData {
+        let indexes = PageIndexes {
             color_of_str: self.color_of_str.into_iter().map(std::sync::atomic::AtomicU8::new).collect(),
             legend_moved: Default::default(),
-            source_label,
-            is_demo,
-            load_ms,
-            from_cache: false,
             window_index: self.window.finish(),
             top_names: self
                 .names
@@ -153,10 +150,17 @@ impl IndexBuild {
                 v
             },
             busy,
+        };
+        TraceData {
+            trace,
+            indexes,
+            source_label,
+            is_demo,
+            load_ms,
+            from_cache: false,
             fingerprint,
             heap_bytes,
             files: send_wrapper::SendWrapper::new(Vec::new()),
-            trace,
         }
     }
 }
@@ -168,7 +172,7 @@ impl TraceData {
         let mut data = ib.finish(trace, source_label, is_demo, load_ms);
         let legend = colour::legend(&data, ColourBy::Auto, colour::LEGEND_TOP);
         data.apply_legend(&legend);
-        data.auto_legend = Some(legend);
+        data.indexes.auto_legend = Some(legend);
         data
     }
     /// [`TraceData::new`] for the page's loader: the same indexes, built in steps of a few
@@ -215,7 +219,7 @@ impl TraceData {
         }
         let legend = legend.finish(&data, colour::LEGEND_TOP);
         data.apply_legend(&legend);
-        data.auto_legend = Some(legend);
+        data.indexes.auto_legend = Some(legend);
         let last_ms = now_ms() - since;
         longest = longest.max(last_ms);
         busy += last_ms;
@@ -233,15 +237,15 @@ impl TraceData {
     /// The timeline reads the same table, so what the legend says is what is drawn.
     pub fn apply_legend(&self, legend: &[LegendEntry]) {
         use std::sync::atomic::Ordering::Relaxed;
-        let Ok(mut moved) = self.legend_moved.lock() else { return };
+        let Ok(mut moved) = self.indexes.legend_moved.lock() else { return };
         for s in moved.drain(..) {
-            if let Some(c) = self.color_of_str.get(s.0 as usize) {
+            if let Some(c) = self.indexes.color_of_str.get(s.0 as usize) {
                 c.store(palette_index(self.trace.str(s)) as u8, Relaxed);
             }
         }
         for e in legend {
             if let Some(s) = colour::legend_string(self, e.key) {
-                let Some(c) = self.color_of_str.get(s.0 as usize) else { continue };
+                let Some(c) = self.indexes.color_of_str.get(s.0 as usize) else { continue };
                 if c.load(Relaxed) as usize != e.palette && e.palette < loupe_core::view::PALETTE.len() {
                     c.store(e.palette as u8, Relaxed);
                     moved.push(s);

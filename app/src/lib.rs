@@ -34,6 +34,7 @@ pub mod index_build;
 pub mod lazy_args;
 pub mod loader;
 pub mod model_cache;
+pub mod page_indexes;
 pub mod platform;
 pub mod search_runner;
 pub mod share;

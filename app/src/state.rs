@@ -1,5 +1,6 @@
-//! App state: small reactive signals for what the DOM shows (load state, progress, selection,
-//! collapsed groups) and one non-reactive handle for the big immutable model.
+//! App state: small reactive signals for what the DOM shows (selection, collapsed groups) and one
+//! non-reactive handle for the big immutable model; the load's status ([`LoadStatus`]: phase,
+//! progress, error) is a context of its own, read-only except for the shell's writer.
 //!
 //! The trace sits in a `StoredValue<Arc<TraceData>>` and is never cloned or diffed; components
 //! subscribe to `generation`, which is bumped whenever a new trace is installed. The viewport and
@@ -56,15 +57,47 @@ impl LoadProgress {
     }
 }
 
+/// How the current load goes, as the page shows it: its own context, apart from [`AppState`],
+/// read by the progress bar, the error banner, `<body data-loupe-state>` and the deep links;
+/// written only by the shell, which drives the loader and holds the [`LoadStatusWriter`].
+#[derive(Clone, Copy)]
+pub struct LoadStatus {
+    pub phase: ReadSignal<LoadPhase>,
+    pub progress: ReadSignal<Option<LoadProgress>>,
+    pub error: ReadSignal<Option<String>>,
+}
+
+/// The write side of [`LoadStatus`] (the shell's).
+#[derive(Clone, Copy)]
+pub struct LoadStatusWriter {
+    pub phase: WriteSignal<LoadPhase>,
+    pub progress: WriteSignal<Option<LoadProgress>>,
+    pub error: WriteSignal<Option<String>>,
+}
+
+impl LoadStatus {
+    /// A new status (nothing loaded) and its writer.
+    pub fn new() -> (LoadStatus, LoadStatusWriter) {
+        let (phase, set_phase) = signal(LoadPhase::Empty);
+        let (progress, set_progress) = signal(None);
+        let (error, set_error) = signal(None);
+        (
+            LoadStatus { phase, progress, error },
+            LoadStatusWriter { phase: set_phase, progress: set_progress, error: set_error },
+        )
+    }
+}
+
+/// The [`LoadStatus`] the shell provides.
+pub fn use_load_status() -> LoadStatus {
+    expect_context::<LoadStatus>()
+}
+
 /// The loaded model plus per-load derived lookups.
 pub struct TraceData {
     pub trace: Trace,
-    /// Palette index per string id (names are hashed once per load, not per frame); the shown
-    /// legend's names are moved to distinct colours ([`TraceData::apply_legend`]), so the table
-    /// is written through `&self` (relaxed atomics: plain byte loads and stores on wasm).
-    pub color_of_str: Vec<std::sync::atomic::AtomicU8>,
-    /// The strings [`TraceData::apply_legend`] moved off their own colour (restored by the next).
-    pub(crate) legend_moved: std::sync::Mutex<Vec<loupe_core::StrId>>,
+    /// The page's indexes over `trace` (built with it by `index_build.rs`): lookups, not the model.
+    pub indexes: crate::page_indexes::PageIndexes,
     /// "demo" or the file names.
     pub source_label: String,
     pub is_demo: bool,
@@ -72,28 +105,6 @@ pub struct TraceData {
     pub load_ms: f64,
     /// Re-opened from the model cache (no parse).
     pub from_cache: bool,
-    /// Prefix sums for window summaries (current selection, box selection, overall).
-    pub window_index: loupe_core::analysis::summary::WindowIndex,
-    /// Totals by name over the whole trace (`loupe_core::query::aggregate_by_name` from start to
-    /// end), for the Summary widget: built with the indexes, not in a widget's render.
-    pub top_names: Vec<loupe_core::query::NameStat>,
-    /// neuron-profile's device summary (the Summary widget), built with the indexes in steps
-    /// (`DeviceSummaryBuilder`): one pass over every engine and DMA slice, too long for a
-    /// widget's render on a big capture. `None` for a trace that is not a device profile.
-    pub device_summary: Option<loupe_core::analysis::device_summary::DeviceSummary>,
-    /// Lookups for "Colour by" (operator ancestors, duration scale).
-    pub colours: crate::canvas::colour_index::ColourIndex,
-    /// The legend of the default colouring ([`ColourBy::Auto`]), built with the indexes (one
-    /// pass over every slice: too long for a widget's render on a big trace). `None` until built.
-    pub auto_legend: Option<Vec<crate::canvas::colour_index::LegendEntry>>,
-    /// Per counter: every sample is zero (folded away by default).
-    pub zero_counters: Vec<bool>,
-    /// Per counter: block maxima and its value range, so a counter row is painted in
-    /// O(pixel columns × log n) however many samples are in view (`loupe_core::counter_lod`).
-    pub counter_lods: Vec<loupe_core::counter_lod::CounterLod>,
-    /// Where the events are, outliers cut ("Zoom to data"; the first view when much narrower
-    /// than the whole trace).
-    pub busy: Option<(i64, i64)>,
     /// Content fingerprint: the key of the profile's saved annotation sets.
     pub fingerprint: String,
     /// The model's resident bytes as the core counts them (`Trace::heap_bytes`; `__loupe.memoryBytes`).
@@ -101,13 +112,6 @@ pub struct TraceData {
     /// The files the profile was opened from, by input index: lazy arguments are re-read from
     /// them ([`crate::lazy_args`]). Empty for the demo.
     pub files: send_wrapper::SendWrapper<Vec<web_sys::File>>,
-}
-
-impl TraceData {
-    pub fn color_index(&self, s: loupe_core::StrId) -> usize {
-        self.color_of_str.get(s.0 as usize).map_or(0, |c| c.load(std::sync::atomic::Ordering::Relaxed))
-            as usize
-    }
 }
 
 /// What is selected (click) in the timeline.
@@ -302,16 +306,11 @@ impl ViewportBus {
 /// All app-wide state; `Copy` (arena handles), provided once as context.
 #[derive(Clone, Copy)]
 pub struct AppState {
-    pub phase: RwSignal<LoadPhase>,
-    pub progress: RwSignal<Option<LoadProgress>>,
-    pub error: RwSignal<Option<String>>,
     /// Bumped whenever `trace` is replaced.
     pub generation: RwSignal<u64>,
     pub trace: StoredValue<Arc<TraceData>>,
     pub selection: RwSignal<Option<Selection>>,
     pub collapsed: RwSignal<HashSet<GroupId>>,
-    /// A file is being dragged over the page.
-    pub drag_over: RwSignal<bool>,
     pub colour_by: RwSignal<ColourBy>,
     /// Bumped when a colouring's legend was applied to the palette table
     /// ([`TraceData::apply_legend`]): the timeline repaints. A big trace's legend is built in
@@ -365,14 +364,10 @@ pub struct AppState {
 impl AppState {
     pub fn new(initial: TraceData) -> AppState {
         AppState {
-            phase: RwSignal::new(LoadPhase::Empty),
-            progress: RwSignal::new(None),
-            error: RwSignal::new(None),
             generation: RwSignal::new(0),
             trace: StoredValue::new(Arc::new(initial)),
             selection: RwSignal::new(None),
             collapsed: RwSignal::new(HashSet::new()),
-            drag_over: RwSignal::new(false),
             colour_by: RwSignal::new(ColourBy::Auto),
             search: StoredValue::new(Arc::new(SearchHits::default())),
             search_gen: RwSignal::new(0),
@@ -492,6 +487,6 @@ mod tests {
         let expected = loupe_core::analysis::busy::busy_range(&trace);
         assert!(expected.is_some());
         let d = TraceData::new(trace, "t".into(), false, 0.0);
-        assert_eq!(d.busy, expected);
+        assert_eq!(d.indexes.busy, expected);
     }
 }

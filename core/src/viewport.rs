@@ -50,6 +50,67 @@ pub enum WheelMode {
     Scroll,
 }
 
+impl WheelMode {
+    /// The mode a wheel event asks for by its modifiers: Ctrl/⌘ zooms (before Shift), Shift pans.
+    pub fn from_modifiers(ctrl_or_meta: bool, shift: bool) -> WheelMode {
+        if ctrl_or_meta {
+            WheelMode::Zoom
+        } else if shift {
+            WheelMode::Pan
+        } else {
+            WheelMode::Scroll
+        }
+    }
+}
+
+/// CSS pixels per unit of a wheel event's delta, by its `deltaMode` (0 pixels, 1 lines, 2 pages).
+pub fn wheel_unit_px(delta_mode: u32) -> f64 {
+    match delta_mode {
+        1 => 16.0,
+        2 => 400.0,
+        _ => 1.0,
+    }
+}
+
+/// Pixels the pointer must move before a press becomes a drag (less is a click).
+pub const DRAG_THRESHOLD_PX: f64 = 4.0;
+
+/// Which moves count towards [`DRAG_THRESHOLD_PX`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DragAxes {
+    /// Only horizontal moves (a drag that selects a time range).
+    X,
+    /// Horizontal or vertical moves (a drag that pans in both directions).
+    Both,
+}
+
+/// A pointer press, until it is released: where it began and whether it has become a drag. Once
+/// the pointer went past the threshold the press stays a drag, even if it comes back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Press {
+    pub x0_px: f64,
+    pub y0_px: f64,
+    pub moved: bool,
+}
+
+impl Press {
+    pub fn new(x0_px: f64, y0_px: f64) -> Press {
+        Press { x0_px, y0_px, moved: false }
+    }
+
+    /// Whether (x, y) is past the threshold from the press, counting the moves along `axes`.
+    pub fn beyond(&self, x_px: f64, y_px: f64, axes: DragAxes) -> bool {
+        (x_px - self.x0_px).abs() >= DRAG_THRESHOLD_PX
+            || (axes == DragAxes::Both && (y_px - self.y0_px).abs() >= DRAG_THRESHOLD_PX)
+    }
+
+    /// The pointer moved to (x, y): returns whether the press is now a drag.
+    pub fn move_to(&mut self, x_px: f64, y_px: f64, axes: DragAxes) -> bool {
+        self.moved = self.moved || self.beyond(x_px, y_px, axes);
+        self.moved
+    }
+}
+
 impl Viewport {
     /// Height of the rows area.
     pub fn rows_h_px(&self) -> f64 {
@@ -219,6 +280,30 @@ mod tests {
         let s = v.scale;
         v.wheel(WheelMode::Zoom, 0.0, -100.0, -50.0);
         assert!((v.scale.time_from_x(500.0) - s.time_from_x(500.0)).abs() <= 1);
+    }
+
+    #[test]
+    fn wheel_input_classified() {
+        assert_eq!(WheelMode::from_modifiers(true, true), WheelMode::Zoom, "Ctrl/⌘ wins over Shift");
+        assert_eq!(WheelMode::from_modifiers(false, true), WheelMode::Pan);
+        assert_eq!(WheelMode::from_modifiers(false, false), WheelMode::Scroll);
+        assert_eq!(wheel_unit_px(0), 1.0);
+        assert_eq!(wheel_unit_px(1), 16.0);
+        assert_eq!(wheel_unit_px(2), 400.0);
+        assert_eq!(wheel_unit_px(7), 1.0, "an unknown mode counts pixels");
+    }
+
+    #[test]
+    fn press_becomes_a_drag_past_the_threshold_and_stays_one() {
+        let mut p = Press::new(100.0, 50.0);
+        assert!(!p.move_to(103.9, 50.0, DragAxes::X), "under the threshold: still a click");
+        assert!(!p.move_to(100.0, 90.0, DragAxes::X), "vertical moves do not count for X");
+        assert!(p.move_to(100.0, 90.0, DragAxes::Both), "they do for Both");
+        assert!(p.move_to(100.0, 50.0, DragAxes::X), "back at the start: still a drag");
+        let mut q = Press::new(100.0, 50.0);
+        assert!(q.move_to(96.0, 50.0, DragAxes::X), "exactly the threshold, leftwards");
+        assert!(Press::new(0.0, 0.0).beyond(0.0, -4.0, DragAxes::Both));
+        assert!(!Press::new(0.0, 0.0).beyond(3.0, 3.0, DragAxes::Both));
     }
 
     #[test]

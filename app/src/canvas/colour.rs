@@ -76,7 +76,7 @@ fn domain_key(
     match by {
         // instructions by their framework operator (else opcode), everything else by name
         ColourBy::Auto => match (role, fields) {
-            (TrackRole::Engine(_), Some((opcode, _))) => match op_name(&d.colours.op_framework) {
+            (TrackRole::Engine(_), Some((opcode, _))) => match op_name(&d.indexes.colours.op_framework) {
                 ColourKey::None if !d.trace.str(opcode).is_empty() => Some(ColourKey::Str(opcode)),
                 ColourKey::None => None,
                 k => Some(k),
@@ -84,15 +84,15 @@ fn domain_key(
             _ => None,
         },
         ColourBy::Opcode => Some(fields.map_or(ColourKey::None, |(opcode, _)| non_empty(d, opcode))),
-        ColourBy::Operator => Some(op_name(&d.colours.op_framework)),
-        ColourBy::Layer => Some(op_name(&d.colours.op_layer)),
+        ColourBy::Operator => Some(op_name(&d.indexes.colours.op_framework)),
+        ColourBy::Layer => Some(op_name(&d.indexes.colours.op_layer)),
         ColourBy::Name | ColourBy::Category | ColourBy::Track | ColourBy::Duration => None,
     }
 }
 
 /// Heat bucket (0 = shortest … 7 = longest) of a duration, on a log scale over the trace.
 pub fn heat_bucket(d: &TraceData, dur_ns: i64) -> u8 {
-    let (lo, hi) = d.colours.log_dur;
+    let (lo, hi) = d.indexes.colours.log_dur;
     if dur_ns <= 0 || hi <= lo {
         return 0;
     }
@@ -103,11 +103,11 @@ pub fn heat_bucket(d: &TraceData, dur_ns: i64) -> u8 {
 /// Palette index of a colour key.
 pub fn palette_of(d: &TraceData, key: ColourKey) -> usize {
     match key {
-        ColourKey::Str(s) => d.color_index(s),
+        ColourKey::Str(s) => d.indexes.color_index(s),
         ColourKey::Track(t) => match d.trace.tracks.get(t.idx()).map(|t| t.role) {
             // engines get fixed, distinct colours; other tracks by name
             Some(TrackRole::Engine(e)) => (e.rank().unsigned_abs() as usize * 7) % PALETTE.len(),
-            Some(_) => d.color_index(d.trace.track(t).name),
+            Some(_) => d.indexes.color_index(d.trace.track(t).name),
             None => NEUTRAL,
         },
         ColourKey::Heat(b) => HEAT0 + b as usize,
@@ -124,7 +124,7 @@ pub fn slice_colour(d: &TraceData, by: ColourBy, tid: TrackId, i: usize) -> usiz
 /// "none". Duration lists the heat buckets with their ranges. Scans every slice once.
 pub fn legend(d: &TraceData, by: ColourBy, top: usize) -> Vec<LegendEntry> {
     if by == ColourBy::Duration {
-        let (lo, hi) = d.colours.log_dur;
+        let (lo, hi) = d.indexes.colours.log_dur;
         let step = (hi - lo) / HEAT.len() as f64;
         return (0..HEAT.len())
             .map(|b| {
@@ -357,7 +357,7 @@ mod tests {
                 assert_eq!(b.finish(&d, LEGEND_TOP), whole, "{by:?} in steps of {budget}");
             }
         }
-        assert_eq!(d.auto_legend.as_ref(), Some(&legend(&d, ColourBy::Auto, LEGEND_TOP)));
+        assert_eq!(d.indexes.auto_legend.as_ref(), Some(&legend(&d, ColourBy::Auto, LEGEND_TOP)));
     }
 
     /// Within one legend no two entries share a colour (the demo's names collide in the hash),
@@ -398,8 +398,10 @@ mod tests {
             }
         }
         let hashed = |s: StrId| loupe_core::view::palette_index(d.trace.str(s));
-        let moved =
-            (0..d.trace.strings.len() as u32).map(StrId).filter(|&s| d.color_index(s) != hashed(s)).count();
+        let moved = (0..d.trace.strings.len() as u32)
+            .map(StrId)
+            .filter(|&s| d.indexes.color_index(s) != hashed(s))
+            .count();
         let auto = legend(&d, ColourBy::Auto, LEGEND_TOP);
         let mut auto_moved: Vec<StrId> = auto
             .iter()

@@ -360,7 +360,7 @@ fn paint_instants(cx: &mut Ctx, f: &Frame, row: &Row, tid: TrackId, hits: &mut H
         let mut i = r.start;
         while i < r.end {
             let x = sc.x_from_time(inst.ts_ns[i]);
-            cx.fill_palette(f.theme, f.data.color_index(inst.name[i]));
+            cx.fill_palette(f.theme, f.data.indexes.color_index(inst.name[i]));
             c.begin_path();
             c.move_to(x, y + 1.0);
             c.line_to(x + 4.0, y + INSTANT_LANE_H_PX / 2.0);
@@ -608,7 +608,7 @@ fn paint_counter(cx: &mut Ctx, f: &Frame, row: &Row, ci: usize, t0_ns: i64, t1_n
         screen_y(f, row.y_px) + row.h_px,
         HitTarget::Counter(loupe_core::model::CounterId(ci as u32)),
     );
-    let lod = f.data.counter_lods.get(ci);
+    let lod = f.data.indexes.counter_lods.get(ci);
     let (lo, hi) = lod.map_or_else(|| ctr.min_max(), |l| (l.lo, l.hi));
     let base = lo.min(0.0);
     let span = (hi - base).max(f64::MIN_POSITIVE);

@@ -2,13 +2,13 @@
 
 use leptos::prelude::*;
 
-use crate::state::use_app_state;
+use crate::state::use_load_status;
 
 #[component]
 pub fn ProgressBar(on_cancel: Callback<()>) -> impl IntoView {
-    let state = use_app_state();
+    let load = use_load_status();
     move || {
-        state.progress.get().map(|p| {
+        load.progress.get().map(|p| {
             let pct = p.percent();
             // a generated demo counts slices, not bytes
             let text = if p.stage == "generating" {

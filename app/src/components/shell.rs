@@ -15,7 +15,7 @@ use crate::components::warnings::{EvidenceBanner, WarningsBanner};
 use crate::dom::{self, listen, Listener};
 use crate::loader::{self, LoadEvent, LoadHandle, LoaderMode};
 use crate::sources;
-use crate::state::{AppState, LoadPhase, LoadProgress, TraceData};
+use crate::state::{AppState, LoadPhase, LoadProgress, LoadStatus, TraceData};
 use crate::workbench::Workbench;
 
 fn demo_data() -> TraceData {
@@ -29,6 +29,10 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     let embedded = crate::embed::embedded();
     let state = AppState::new(demo_data());
     provide_context(state);
+    let (load_status, load_w) = LoadStatus::new();
+    provide_context(load_status);
+    // a file is being dragged over the page (the shell's own: nothing else reads it)
+    let drag_over = RwSignal::new(false);
     crate::theme::install();
     provide_context(SendWrapper::new(Scheduler::new()));
     provide_context(SendWrapper::new(std::rc::Rc::new(crate::state::ViewportBus::default())));
@@ -50,9 +54,9 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         });
         let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
         let total: u64 = files.iter().map(|f| f.size() as u64).sum();
-        state.error.set(None);
-        state.phase.set(LoadPhase::Loading);
-        state.progress.set(Some(LoadProgress {
+        load_w.error.set(None);
+        load_w.phase.set(LoadPhase::Loading);
+        load_w.progress.set(Some(LoadProgress {
             stage: "reading".into(),
             done_bytes: 0,
             total_bytes: total,
@@ -64,15 +68,15 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         load_seq.update_value(|n| *n += 1);
         let my_seq = load_seq.get_value();
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
-            LoadEvent::Progress(p) => state.progress.set(Some(p)),
+            LoadEvent::Progress(p) => load_w.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, cached, .. } => {
                 let install = move |data: TraceData| {
                     let t = crate::platform::now_ms();
-                    state.progress.set(None);
+                    load_w.progress.set(None);
                     state.install(data);
                     crate::platform::record_stage("installMs", crate::platform::now_ms() - t);
                     crate::embed::notify_loaded(state, &state.data(), by);
-                    state.phase.set(LoadPhase::Ready);
+                    load_w.phase.set(LoadPhase::Ready);
                     loader::installed();
                 };
                 let (label, kept, loupe_file) = (label.clone(), kept.clone(), loupe_file.clone());
@@ -99,10 +103,10 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 });
             }
             LoadEvent::Failed(message) => {
-                state.progress.set(None);
+                load_w.progress.set(None);
                 crate::embed::notify_error(by, &message);
-                state.error.set(Some(message));
-                state.phase.set(LoadPhase::Error);
+                load_w.error.set(Some(message));
+                load_w.phase.set(LoadPhase::Error);
             }
         });
         job.set_value(Some(h));
@@ -122,8 +126,8 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     };
     // ?url=<address>: download it (with progress) and load it like a dropped file
     if let Some(url) = crate::url_open::requested() {
-        state.phase.set(LoadPhase::Loading);
-        state.progress.set(Some(LoadProgress {
+        load_w.phase.set(LoadPhase::Loading);
+        load_w.progress.set(Some(LoadProgress {
             stage: "downloading".into(),
             done_bytes: 0,
             total_bytes: 0,
@@ -133,7 +137,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         wasm_bindgen_futures::spawn_local(async move {
             let progress = move |done: u64, total: u64| {
                 let secs = ((crate::platform::now_ms() - t0) / 1000.0).max(1e-3);
-                state.progress.set(Some(LoadProgress {
+                load_w.progress.set(Some(LoadProgress {
                     stage: "downloading".into(),
                     done_bytes: done,
                     total_bytes: total,
@@ -143,9 +147,9 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             match crate::url_open::fetch_file(&url, progress).await {
                 Ok(file) => load_profiles(vec![file], crate::embed::Requester::User),
                 Err(message) => {
-                    state.progress.set(None);
-                    state.error.set(Some(message));
-                    state.phase.set(LoadPhase::Error);
+                    load_w.progress.set(None);
+                    load_w.error.set(Some(message));
+                    load_w.phase.set(LoadPhase::Error);
                 }
             }
         });
@@ -157,29 +161,29 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
                 j.cancel();
             }
         });
-        state.error.set(None);
-        state.phase.set(LoadPhase::Loading);
+        load_w.error.set(None);
+        load_w.phase.set(LoadPhase::Loading);
         load_seq.update_value(|n| *n += 1);
         let my_seq = load_seq.get_value();
         let h = loader::start_demo(slices, mode.get_value(), move |ev| match ev {
-            LoadEvent::Progress(p) => state.progress.set(Some(p)),
+            LoadEvent::Progress(p) => load_w.progress.set(Some(p)),
             LoadEvent::Done { trace, total_ms, .. } => {
                 let label = format!("demo: {} slices", trace.slice_count());
                 wasm_bindgen_futures::spawn_local(async move {
                     let moot = move || load_seq.get_value() != my_seq;
                     if let Some(data) = TraceData::build(*trace, label, total_ms, &moot).await {
                         if !moot() {
-                            state.progress.set(None);
+                            load_w.progress.set(None);
                             state.install(data);
-                            state.phase.set(LoadPhase::Ready);
+                            load_w.phase.set(LoadPhase::Ready);
                         }
                     }
                 });
             }
             LoadEvent::Failed(message) => {
-                state.progress.set(None);
-                state.error.set(Some(message));
-                state.phase.set(LoadPhase::Error);
+                load_w.progress.set(None);
+                load_w.error.set(Some(message));
+                load_w.phase.set(LoadPhase::Error);
             }
         });
         job.set_value(Some(h));
@@ -188,7 +192,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
     match loupe_core::demo::demo_param(&query) {
         Ok(Some(n)) if n > 0 => load_demo(n),
         Ok(_) => {}
-        Err(message) => state.error.set(Some(message)),
+        Err(message) => load_w.error.set(Some(message)),
     }
     // the parser worker of the first open starts now, not when a file is dropped
     loader::prewarm(&mode.get_value(), loader::PREWARM_AT_START_MS);
@@ -199,18 +203,18 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             }
         });
         load_seq.update_value(|n| *n += 1);
-        state.progress.set(None);
-        state.phase.set(if state.data().is_demo { LoadPhase::Empty } else { LoadPhase::Ready });
+        load_w.progress.set(None);
+        load_w.phase.set(if state.data().is_demo { LoadPhase::Empty } else { LoadPhase::Ready });
     });
     let show_demo = move |_| {
-        state.error.set(None);
+        load_w.error.set(None);
         state.install(demo_data());
-        state.phase.set(LoadPhase::Empty);
+        load_w.phase.set(LoadPhase::Empty);
     };
 
     // <body data-loupe-state>
     Effect::new(move |_| {
-        let phase = state.phase.get();
+        let phase = load_status.phase.get();
         if let Some(body) = dom::document().and_then(|d| d.body()) {
             let _ = body.set_attribute("data-loupe-state", phase.as_str());
         }
@@ -228,21 +232,21 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             if let Ok(ev) = e.dyn_into::<web_sys::DragEvent>() {
                 if has_files(&ev) {
                     ev.prevent_default();
-                    state.drag_over.set(true);
+                    drag_over.set(true);
                 }
             }
         });
         let leave = listen(w.as_ref(), "dragleave", true, move |e| {
             if let Ok(ev) = e.dyn_into::<web_sys::DragEvent>() {
                 if ev.related_target().is_none() {
-                    state.drag_over.set(false);
+                    drag_over.set(false);
                 }
             }
         });
         let drop_ = listen(w.as_ref(), "drop", false, move |e| {
             if let Ok(ev) = e.dyn_into::<web_sys::DragEvent>() {
                 ev.prevent_default();
-                state.drag_over.set(false);
+                drag_over.set(false);
                 let Some(dt) = ev.data_transfer() else { return };
                 match sources::drop_entries(&dt) {
                     // a folder: walk it (asynchronously) first
@@ -373,18 +377,18 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
         parts.join(" · ")
     };
     let error = move || {
-        state.error.get().map(|msg| {
+        load_status.error.get().map(|msg| {
             view! {
                 <div class="banner banner-error" role="alert">
                     <span data-testid="load-error">{msg}</span>
-                    <button class="button button-quiet" on:click=move |_| state.error.set(None)>"Dismiss"</button>
+                    <button class="button button-quiet" on:click=move |_| load_w.error.set(None)>"Dismiss"</button>
                 </div>
             }
         })
     };
 
     view! {
-        <div class="app" class:dragging=move || state.drag_over.get() class:embedded=embedded>
+        <div class="app" class:dragging=move || drag_over.get() class:embedded=embedded>
             <header class="topbar">
                 <span class="brand">"Loupe"</span>
                 <label class="button button-primary open-file">

@@ -302,7 +302,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
                 };
                 // markers are placed on the view's clock (the ranks' alignment, when one is set)
                 let metrics = other.as_ref().map(|o| {
-                    interval_metrics_on_view_clock(&d.trace, &d.window_index, m.t_ns, o.t_ns, &clock.track_ns)
+                    interval_metrics_on_view_clock(&d.trace, &d.indexes.window_index, m.t_ns, o.t_ns, &clock.track_ns)
                 });
                 let interval = metrics.as_ref().map(|x| {
                     let sign = if other.as_ref().is_some_and(|o| o.t_ns < m.t_ns) { "−" } else { "+" };

@@ -167,7 +167,7 @@ pub fn RegionsWidget() -> impl IntoView {
         let d = state.data();
         let m: Vec<IntervalMetrics> = picked
             .iter()
-            .map(|(_, r)| interval_metrics(&d.trace, &d.window_index, r.start_ns, r.end_ns))
+            .map(|(_, r)| interval_metrics(&d.trace, &d.indexes.window_index, r.start_ns, r.end_ns))
             .collect();
         let head = picked
             .iter()

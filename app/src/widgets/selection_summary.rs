@@ -59,7 +59,8 @@ fn table(doc: &Document, head: &[&str], rows: Vec<Vec<String>>, testid: &str) ->
 fn render_window(root: &Element, d: &TraceData, t0: i64, t1: i64, track_offset_ns: &[i64]) -> Option<()> {
     let doc = root.owner_document()?;
     // the view's clock: under a ranks' alignment each track is summed over what is drawn
-    let s: WindowSummary = d.window_index.window_on_view_clock(&d.trace, t0, t1, None, track_offset_ns);
+    let s: WindowSummary =
+        d.indexes.window_index.window_on_view_clock(&d.trace, t0, t1, None, track_offset_ns);
     root.set_text_content(None);
     let head = el(&doc, "p", "selection-window", "")?;
     let _ = head.set_attribute("data-testid", "selection-window");
@@ -149,7 +150,7 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
         let d = state.tracked_data();
         // the box is drawn on the view's clock: under a ranks' alignment each track is read on its own
         let clock = state.clock.get();
-        let s = d.window_index.window_on_view_clock(
+        let s = d.indexes.window_index.window_on_view_clock(
             &d.trace,
             sel.t0_ns,
             sel.t1_ns,

@@ -36,7 +36,7 @@ pub fn TimelineWidget() -> impl IntoView {
             legend_pending.set(false);
             state.legend_gen.update(|g| *g += 1);
         };
-        match (by, &d.auto_legend) {
+        match (by, &d.indexes.auto_legend) {
             // built with the indexes, between frames
             (ColourBy::Auto, Some(l)) => apply(&d, l.clone()),
             (by, _) if by == ColourBy::Duration || d.trace.slice_count() <= LEGEND_AT_ONCE_SLICES => {

@@ -14,32 +14,33 @@
 //! `on_select` to `AppState::compare_selection`, outlined here), drag pans (horizontally: the
 //! shared window; vertically: B's lanes), ctrl/⌘+wheel zooms at the pointer, shift+wheel pans,
 //! plain wheel scrolls the lanes. Lanes and hit testing are `loupe_core::analysis::compare::lanes`.
+//! The events come through the canvas input layer the timeline uses too
+//! ([`crate::canvas::input`]).
 
 use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use loupe_core::analysis::compare::lanes::{self, LanePlan, DEPTH_H_PX};
 use loupe_core::lod::{self, LodItem};
 use loupe_core::model::SliceRef;
 use loupe_core::view::{fit_label, format_time_at_resolution, ruler_ticks, TimeScale};
-use loupe_core::viewport::{Viewport, WheelMode};
+use loupe_core::viewport::{DragAxes, Press, Viewport};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, PointerEvent, WheelEvent};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
 use crate::canvas::colour;
+use crate::canvas::input::{self, Attached, CanvasInput, PointerAt, WheelAt};
 use crate::canvas::scheduler::Scheduler;
 use crate::canvas::theme::{Theme, FONT};
 use crate::components::tooltip;
 use crate::describe;
-use crate::dom::{self, listen, Listener};
+use crate::dom;
 use crate::state::{ColourBy, TraceData, ViewportBus};
 
 /// B's own time axis above the lanes (B's clock, from B's start).
 pub const RULER_H_PX: f64 = 18.0;
-/// Pixels the pointer must move before a press becomes a drag.
-const DRAG_THRESHOLD_PX: f64 = 4.0;
 /// Hover/click tolerance around a slice.
 const SLOP_PX: f64 = 2.0;
 /// Slices narrower than this get no label.
@@ -47,12 +48,10 @@ const LABEL_MIN_PX: f64 = 28.0;
 
 #[derive(Debug, Clone, Copy)]
 struct Drag {
-    x0_px: f64,
-    y0_px: f64,
+    press: Press,
     /// The shared window and B's scroll when the press began.
     window0: (i64, i64),
     scroll0_px: f64,
-    moved: bool,
 }
 
 /// What the last paint drew from (a frame with the same inputs is skipped).
@@ -87,9 +86,9 @@ pub struct BLanesCtl {
     size: Cell<(f64, f64, f64)>,
     last: Cell<Option<PaintKey>>,
     on_select: Box<dyn Fn(Option<SliceRef>)>,
-    listeners: RefCell<Vec<Listener>>,
+    /// The canvas's listeners and size watch (dropped by [`Self::detach`]).
+    input: RefCell<Option<Attached>>,
     redraw_id: Cell<Option<u32>>,
-    resize_observer: RefCell<Option<(web_sys::ResizeObserver, Closure<dyn FnMut(JsValue)>)>>,
 }
 
 fn set_prop(o: &js_sys::Object, k: &str, v: JsValue) {
@@ -136,9 +135,8 @@ impl BLanesCtl {
             size: Cell::new((0.0, 0.0, 1.0)),
             last: Cell::new(None),
             on_select: Box::new(on_select),
-            listeners: RefCell::new(Vec::new()),
+            input: RefCell::new(None),
             redraw_id: Cell::new(None),
-            resize_observer: RefCell::new(None),
         });
         let weak = Rc::downgrade(&ctl);
         let id = ctl.scheduler.register_late(Rc::new(move || {
@@ -147,7 +145,10 @@ impl BLanesCtl {
             }
         }));
         ctl.redraw_id.set(Some(id));
-        ctl.attach();
+        // wheel anywhere over B's lanes (labels included)
+        let attached = input::attach(&ctl, &input::wheel_area(&ctl.wrap), &ctl.wrap);
+        *ctl.input.borrow_mut() = Some(attached);
+        ctl.resize();
         Some(ctl)
     }
 
@@ -155,10 +156,7 @@ impl BLanesCtl {
         if let Some(id) = self.redraw_id.take() {
             self.scheduler.unregister(id);
         }
-        self.listeners.borrow_mut().clear();
-        if let Some((ro, _)) = self.resize_observer.borrow_mut().take() {
-            ro.disconnect();
-        }
+        self.input.borrow_mut().take();
     }
 
     fn invalidate(&self) {
@@ -512,11 +510,6 @@ impl BLanesCtl {
 
     // ---- input ----
 
-    fn pointer_pos(&self, ev: &web_sys::MouseEvent) -> (f64, f64) {
-        let r = self.canvas.get_bounding_client_rect();
-        (f64::from(ev.client_x()) - r.left(), f64::from(ev.client_y()) - r.top())
-    }
-
     fn hide_tooltip(&self) {
         let _ = self.tooltip.style().set_property("display", "none");
     }
@@ -581,34 +574,34 @@ impl BLanesCtl {
         tooltip::row(tip, "start on A", &describe::time_label(&a.trace, on_a));
         tooltip::row(tip, "profile", "B");
     }
+}
 
-    fn on_pointer_down(&self, ev: &PointerEvent) {
-        if ev.button() != 0 {
-            return;
-        }
-        let (x, y) = self.pointer_pos(ev);
-        let _ = self.canvas.set_pointer_capture(ev.pointer_id());
-        self.drag.set(Some(Drag {
-            x0_px: x,
-            y0_px: y,
-            window0: self.bus.target_window(),
-            scroll0_px: self.scroll_y_px.get(),
-            moved: false,
-        }));
-        self.hide_tooltip();
-        ev.prevent_default();
+/// Hover shows the tooltip; a press that does not move past the threshold is a click (selects);
+/// a drag pans the shared window horizontally and B's lanes vertically; the wheel moves the
+/// shared window (zoom/pan) or scrolls the lanes.
+impl CanvasInput for BLanesCtl {
+    fn canvas(&self) -> &HtmlCanvasElement {
+        &self.canvas
     }
 
-    fn on_pointer_move(&self, ev: &PointerEvent) {
-        let (x, y) = self.pointer_pos(ev);
+    fn press(&self, p: PointerAt) {
+        self.drag.set(Some(Drag {
+            press: Press::new(p.x_px, p.y_px),
+            window0: self.bus.target_window(),
+            scroll0_px: self.scroll_y_px.get(),
+        }));
+        self.hide_tooltip();
+    }
+
+    fn motion(&self, p: PointerAt) {
+        let (x, y) = (p.x_px, p.y_px);
         let Some(mut d) = self.drag.get() else {
             self.update_hover(x, y);
             return;
         };
-        let (dx, dy) = (x - d.x0_px, y - d.y0_px);
-        d.moved = d.moved || dx.abs() >= DRAG_THRESHOLD_PX || dy.abs() >= DRAG_THRESHOLD_PX;
+        let moved = d.press.move_to(x, y, DragAxes::Both);
         self.drag.set(Some(d));
-        if !d.moved {
+        if !moved {
             return;
         }
         // pan: the shared window by the horizontal move, B's lanes by the vertical one
@@ -616,23 +609,22 @@ impl BLanesCtl {
         let (t0, t1) = d.window0;
         let mut vp = Viewport {
             scale: TimeScale::fit(t0, t1.max(t0 + 1), w.max(1.0)),
-            scroll_y_px: d.scroll0_px - dy,
+            scroll_y_px: d.scroll0_px - (y - d.press.y0_px),
             width_px: w.max(1.0),
             height_px: h,
             ruler_h_px: RULER_H_PX,
         };
-        vp.drag_pan(vp.scale.start_ns, d.x0_px, x);
+        vp.drag_pan(vp.scale.start_ns, d.press.x0_px, x);
         self.scroll_y_px.set(vp.scroll_y_px);
         self.pointer.set(Some((x, y)));
         self.hover.set(None);
         self.request_window(&vp);
     }
 
-    fn on_pointer_up(&self, ev: &PointerEvent) {
-        let (x, y) = self.pointer_pos(ev);
-        let _ = self.canvas.release_pointer_capture(ev.pointer_id());
+    fn release(&self, p: PointerAt) {
+        let (x, y) = (p.x_px, p.y_px);
         if let Some(d) = self.drag.take() {
-            if !d.moved {
+            if !d.press.moved {
                 let hit = self.hit(x, y);
                 self.selected.set(hit);
                 (self.on_select)(hit);
@@ -641,73 +633,29 @@ impl BLanesCtl {
         self.update_hover(x, y);
     }
 
-    fn on_wheel(&self, ev: &WheelEvent) {
-        ev.prevent_default();
-        let unit = match ev.delta_mode() {
-            1 => 16.0,
-            2 => 400.0,
-            _ => 1.0,
-        };
-        let (dx, dy) = (ev.delta_x() * unit, ev.delta_y() * unit);
-        let (px, _) = self.pointer_pos(ev);
-        let mode = if ev.ctrl_key() || ev.meta_key() {
-            WheelMode::Zoom
-        } else if ev.shift_key() {
-            WheelMode::Pan
-        } else {
-            WheelMode::Scroll
-        };
+    fn cancel(&self) {
+        self.drag.set(None);
+        self.invalidate();
+    }
+
+    fn leave(&self) {
+        if self.drag.get().is_none() {
+            self.pointer.set(None);
+            self.hover.set(None);
+        }
+        self.hide_tooltip();
+        self.invalidate();
+    }
+
+    fn wheel(&self, w: WheelAt) {
         let mut vp = self.viewport();
-        vp.wheel(mode, dx, dy, px);
+        vp.wheel(w.mode, w.dx_px, w.dy_px, w.x_px);
         self.scroll_y_px.set(vp.scroll_y_px);
         self.hover.set(None);
         self.request_window(&vp);
     }
 
-    fn attach(self: &Rc<Self>) {
-        let mut ls = Vec::new();
-        let weak: Weak<BLanesCtl> = Rc::downgrade(self);
-        macro_rules! on {
-            ($target:expr, $name:literal, $passive:expr, |$c:ident, $ev:ident : $ty:ty| $body:block) => {{
-                let w = weak.clone();
-                ls.push(listen($target, $name, $passive, move |e| {
-                    if let (Some($c), Ok($ev)) = (w.upgrade(), e.dyn_into::<$ty>()) {
-                        $body
-                    }
-                }));
-            }};
-        }
-        let canvas: &web_sys::EventTarget = self.canvas.as_ref();
-        on!(canvas, "pointerdown", false, |c, ev: PointerEvent| { c.on_pointer_down(&ev) });
-        on!(canvas, "pointermove", true, |c, ev: PointerEvent| { c.on_pointer_move(&ev) });
-        on!(canvas, "pointerup", true, |c, ev: PointerEvent| { c.on_pointer_up(&ev) });
-        on!(canvas, "pointercancel", true, |c, _ev: PointerEvent| {
-            c.drag.set(None);
-            c.invalidate();
-        });
-        on!(canvas, "pointerleave", true, |c, _ev: PointerEvent| {
-            if c.drag.get().is_none() {
-                c.pointer.set(None);
-                c.hover.set(None);
-            }
-            c.hide_tooltip();
-            c.invalidate();
-        });
-        // wheel anywhere over B's lanes (labels included); not passive: it prevents scrolling
-        let area: web_sys::EventTarget =
-            self.wrap.parent_element().map(|p| p.into()).unwrap_or_else(|| self.wrap.clone().into());
-        on!(&area, "wheel", false, |c, ev: WheelEvent| { c.on_wheel(&ev) });
-        *self.listeners.borrow_mut() = ls;
-        let w = weak.clone();
-        let cb = Closure::<dyn FnMut(JsValue)>::new(move |_entries: JsValue| {
-            if let Some(c) = w.upgrade() {
-                c.resize();
-            }
-        });
-        if let Ok(ro) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
-            ro.observe(&self.wrap);
-            *self.resize_observer.borrow_mut() = Some((ro, cb));
-        }
+    fn resized(&self) {
         self.resize();
     }
 }

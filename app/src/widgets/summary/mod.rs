@@ -23,8 +23,8 @@ pub fn SummaryWidget() -> impl IntoView {
     let body = move || {
         let d = state.tracked_data();
         let t = &d.trace;
-        let mut s = d.window_index.window(t, t.start_ns, t.end_ns, None);
-        if let Some(ds) = &d.device_summary {
+        let mut s = d.indexes.window_index.window(t, t.start_ns, t.end_ns, None);
+        if let Some(ds) = &d.indexes.device_summary {
             s.use_device_summary(ds);
         }
         let header = vec![
@@ -35,7 +35,7 @@ pub fn SummaryWidget() -> impl IntoView {
             ("warnings", t.warnings.total().to_string()),
         ];
         // neuron-profile's own summary metrics, with its key names (data-key) and raw values
-        let device = d.device_summary.as_ref().map(|ds| {
+        let device = d.indexes.device_summary.as_ref().map(|ds| {
             let mut groups: Vec<(&str, Vec<AnyView>)> = Vec::new();
             for m in ds.rows() {
                 let raw = m.value.as_f64();
@@ -79,7 +79,8 @@ pub fn SummaryWidget() -> impl IntoView {
                 </details>
             }
         });
-        let overview = d.device_summary.as_ref().map(|ds| neuron_summary::device_overview(state, &d, ds));
+        let overview =
+            d.indexes.device_summary.as_ref().map(|ds| neuron_summary::device_overview(state, &d, ds));
         let engines = (!s.engines.is_empty()).then(|| {
             view! {
                 <h4>"Engines"</h4>
@@ -95,7 +96,7 @@ pub fn SummaryWidget() -> impl IntoView {
                 </table>
             }
         });
-        let top = &d.top_names;
+        let top = &d.indexes.top_names;
         let total: i64 = top.iter().map(|x| x.total_ns).sum::<i64>().max(1);
         let top_rows = top
             .iter()
