@@ -37,15 +37,17 @@ pub fn capture(state: AppState, wb: Option<WorkbenchState>, bus: Option<&Viewpor
         Selection::CounterSample { counter, index } => Some(SelectedRef::CounterSample { counter, index }),
         Selection::Merged { .. } => None,
     });
-    let mut collapsed_groups: Vec<u32> = state.collapsed.with_untracked(|c| c.iter().map(|g| g.0).collect());
+    let mut collapsed_groups: Vec<u32> =
+        state.rows.collapsed.with_untracked(|c| c.iter().map(|g| g.0).collect());
     collapsed_groups.sort_unstable();
-    let hits = state.search.get_value();
+    let hits = state.search.hits.get_value();
     let query = (hits.origin.is_none() && !hits.query.is_empty()).then(|| hits.query.clone());
     let layout_json = wb
         .filter(|wb| wb.customised.get_untracked())
         .and_then(|wb| wb.layout.with_untracked(|l| serde_json::to_string(l).ok()));
     let annotations = state
         .annotations
+        .current
         .with_untracked(|a| (!a.markers.is_empty() || a.name != DEFAULT_SET).then(|| a.clone()));
     // the file name(s), so a link opened without them can say what it needs (not the demo's)
     let file = (!data.is_demo).then(|| data.source_label.chars().take(512).collect::<String>());
@@ -82,7 +84,10 @@ pub fn apply(state: AppState, wb: Option<WorkbenchState>, v: &ViewState) {
     let data = state.data();
     let t = &data.trace;
     let groups = t.groups.len() as u32;
-    state.collapsed.set(v.collapsed_groups.iter().filter(|&&g| g < groups).map(|&g| GroupId(g)).collect());
+    state
+        .rows
+        .collapsed
+        .set(v.collapsed_groups.iter().filter(|&&g| g < groups).map(|&g| GroupId(g)).collect());
     let sel = v.selection.and_then(|s| match s {
         SelectedRef::Slice { track, index } => t
             .tracks
@@ -107,7 +112,7 @@ pub fn apply(state: AppState, wb: Option<WorkbenchState>, v: &ViewState) {
         let set = set.clone();
         state.edit_annotations(move |a| *a = set);
     }
-    let current = state.search.get_value();
+    let current = state.search.hits.get_value();
     match &v.query {
         Some(q) if current.query != *q => crate::search_runner::start_search_keep_view(state, q),
         None if current.origin.is_none() && !current.query.is_empty() => {
@@ -263,9 +268,9 @@ pub fn DeepLinks() -> impl IntoView {
     let t3 = SendWrapper::new(tick);
     Effect::new(move |_| {
         state.selection.track();
-        state.collapsed.track();
-        state.search_gen.track();
-        state.annotations.track();
+        state.rows.collapsed.track();
+        state.search.gen.track();
+        state.annotations.current.track();
         t3();
     });
     // Back/Forward and hand-edited fragments

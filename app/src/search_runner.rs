@@ -63,7 +63,7 @@ fn run_chunk(state: AppState, token: u64) {
             let r = RUNNING.with(|c| c.borrow_mut().take());
             if let Some(r) = r {
                 publish(state, &r, true);
-                state.search_cursor.set(None);
+                state.search.cursor.set(None);
                 if r.select_first {
                     first_hit(state);
                 }
@@ -124,14 +124,14 @@ fn run_search(state: AppState, text: &str, select_first: bool) {
 
 /// Show hit `r`: select it, remember it as the pager's position, reveal it on the timeline.
 fn show_hit(state: AppState, r: SliceRef) {
-    state.search_cursor.set(Some(r));
+    state.search.cursor.set(Some(r));
     state.selection.set(Some(Selection::Slice(r)));
     state.view_request.set(Some(ViewRequest::Reveal(r)));
 }
 
 /// The first hit of the current search.
 pub fn first_hit(state: AppState) {
-    let hits = state.search.get_value();
+    let hits = state.search.hits.get_value();
     let d = state.data();
     if let Some(r) = paging::next(&d.trace, &hits.per_track, None) {
         show_hit(state, r);
@@ -141,14 +141,14 @@ pub fn first_hit(state: AppState) {
 /// The next (`forward`) or previous hit, from the selected event when it is a slice (so paging
 /// continues from what the user clicked), else from the pager's position. Wraps around.
 pub fn page_by(state: AppState, forward: bool) {
-    let hits = state.search.get_value();
+    let hits = state.search.hits.get_value();
     if hits.count == 0 || !hits.done {
         return;
     }
     let d = state.data();
     let from = match state.selection.get_untracked() {
         Some(Selection::Slice(r)) => Some(r),
-        _ => state.search_cursor.get_untracked(),
+        _ => state.search.cursor.get_untracked(),
     };
     let r = if forward {
         paging::next(&d.trace, &hits.per_track, from)
@@ -195,7 +195,7 @@ pub fn show_events_with_edges(
         origin: Some(label.to_string()),
         edges,
     });
-    state.search_cursor.set(None);
+    state.search.cursor.set(None);
     if reveal_first {
         first_hit(state);
     }

@@ -192,7 +192,7 @@ impl ColourBy {
 }
 
 /// The current search's hits (shared by the search widget, Event Details and the timeline's
-/// highlight). Replaced as a whole while a chunked search runs; `AppState::search_gen` bumps.
+/// highlight). Replaced as a whole while a chunked search runs; `SearchState::gen` bumps.
 #[derive(Debug, Clone, Default)]
 pub struct SearchHits {
     pub query: String,
@@ -310,55 +310,89 @@ pub struct AppState {
     pub generation: RwSignal<u64>,
     pub trace: StoredValue<Arc<TraceData>>,
     pub selection: RwSignal<Option<Selection>>,
-    pub collapsed: RwSignal<HashSet<GroupId>>,
     pub colour_by: RwSignal<ColourBy>,
     /// Bumped when a colouring's legend was applied to the palette table
     /// ([`TraceData::apply_legend`]): the timeline repaints. A big trace's legend is built in
     /// steps after the colouring changed, so its distinct colours arrive a few frames later.
     pub legend_gen: RwSignal<u64>,
-    /// The current search (see [`SearchHits`]); `search_gen` bumps when it changes.
-    pub search: StoredValue<Arc<SearchHits>>,
-    pub search_gen: RwSignal<u64>,
-    /// The hit Event Details shows (paging goes on from it; see `analysis::search::paging`).
-    pub search_cursor: RwSignal<Option<SliceRef>>,
     pub box_selection: RwSignal<Option<BoxSelection>>,
     /// Requests to move the timeline's view (the timeline clears it after acting).
     pub view_request: RwSignal<Option<ViewRequest>>,
-    /// Rows (tracks, counters) hidden by the user, for the current trace.
-    pub hidden_rows: RwSignal<HashSet<RowKey>>,
-    /// Collapsed sections of device groups (engines, DMA queues, semaphores, …).
-    pub collapsed_sections: RwSignal<HashSet<(GroupId, Section)>>,
-    /// Show counters whose samples are all zero (folded away by default).
-    pub show_zero_counters: RwSignal<bool>,
-    /// The track filter (substring of track or group names).
-    pub track_filter: RwSignal<String>,
-    /// The user's track order (see `loupe_core::rows::move_row`).
-    pub row_order: RwSignal<HashMap<RowKey, i64>>,
     /// The keyboard help panel is open.
     pub show_help: RwSignal<bool>,
-    /// The current annotation set (markers on the timeline); restored per profile from storage.
-    pub annotations: RwSignal<AnnotationSet>,
-    /// Why the last annotation save failed (shown by the Annotations widget).
-    pub annotations_error: RwSignal<Option<String>>,
-    /// Source files the user dropped (the Code widget); `sources_gen` bumps when they change.
-    pub sources: StoredValue<Arc<crate::sources::SourceFiles>>,
-    pub sources_gen: RwSignal<u64>,
     /// Ctrl/Cmd was held on the timeline click that made the current selection (the Code widget
     /// then scrolls to the event's line; it resets this when it has read it).
     pub select_modifier: StoredValue<bool>,
-    /// A second profile opened with "Compare…" (profile B; the open one is A), and how its
-    /// load goes; `compare_gen` bumps when it changes.
-    pub compare: StoredValue<Option<Arc<TraceData>>>,
-    pub compare_gen: RwSignal<u64>,
-    pub compare_status: RwSignal<Option<String>>,
-    /// The slice selected in B's lanes (a slice of `compare`'s trace, not of A's); cleared when
-    /// B changes. The Compare widget outlines it and shows its details.
-    pub compare_selection: RwSignal<Option<SliceRef>>,
     /// How the ranks' clocks are aligned in the timeline (a view setting; a deep link carries it).
     pub align: RwSignal<loupe_core::analysis::ranks::Align>,
     /// The offsets `align` gives on the current trace (`crate::clock::shift`), set by the
     /// timeline widget; the painter, tooltip and Event Details read it.
     pub clock: RwSignal<Arc<crate::clock::ClockShift>>,
+    /// The timeline's rows: collapsed groups and sections, hidden rows, the filter, the order.
+    pub rows: RowsState,
+    /// The current search and the hit Event Details shows.
+    pub search: SearchState,
+    /// The markers on the timeline.
+    pub annotations: AnnotationsState,
+    /// Source files the user dropped (the Code widget).
+    pub sources: SourcesState,
+    /// The second profile of a comparison (B).
+    pub compare: CompareState,
+}
+
+/// The timeline's rows, reset when a profile is installed (a deep link and the Save menu carry
+/// them as `rows::RowState`).
+#[derive(Clone, Copy)]
+pub struct RowsState {
+    pub collapsed: RwSignal<HashSet<GroupId>>,
+    /// Collapsed sections of device groups (engines, DMA queues, semaphores, …).
+    pub collapsed_sections: RwSignal<HashSet<(GroupId, Section)>>,
+    /// Rows (tracks, counters) hidden by the user, for the current trace.
+    pub hidden: RwSignal<HashSet<RowKey>>,
+    /// Show counters whose samples are all zero (folded away by default).
+    pub show_zero_counters: RwSignal<bool>,
+    /// The track filter (substring of track or group names).
+    pub filter: RwSignal<String>,
+    /// The user's track order (see `loupe_core::rows::move_row`).
+    pub order: RwSignal<HashMap<RowKey, i64>>,
+}
+
+/// The current search (see [`SearchHits`]): written only through [`AppState::set_search`], which
+/// bumps `gen`.
+#[derive(Clone, Copy)]
+pub struct SearchState {
+    pub hits: StoredValue<Arc<SearchHits>>,
+    pub gen: RwSignal<u64>,
+    /// The hit Event Details shows (paging goes on from it; see `analysis::search::paging`).
+    pub cursor: RwSignal<Option<SliceRef>>,
+}
+
+/// The current annotation set (markers on the timeline), restored per profile from storage.
+#[derive(Clone, Copy)]
+pub struct AnnotationsState {
+    pub current: RwSignal<AnnotationSet>,
+    /// Why the last annotation save failed (shown by the Annotations widget).
+    pub error: RwSignal<Option<String>>,
+}
+
+/// Source files the user dropped: written only through [`AppState::set_sources`], which bumps
+/// `gen`.
+#[derive(Clone, Copy)]
+pub struct SourcesState {
+    pub files: StoredValue<Arc<crate::sources::SourceFiles>>,
+    pub gen: RwSignal<u64>,
+}
+
+/// A second profile opened with "Compare…" (profile B; the open one is A), and how its load
+/// goes; `gen` bumps when it changes.
+#[derive(Clone, Copy)]
+pub struct CompareState {
+    pub profile: StoredValue<Option<Arc<TraceData>>>,
+    pub gen: RwSignal<u64>,
+    pub status: RwSignal<Option<String>>,
+    /// The slice selected in B's lanes (a slice of B's trace, not of A's); cleared when B
+    /// changes. The Compare widget outlines it and shows its details.
+    pub selection: RwSignal<Option<SliceRef>>,
 }
 
 impl AppState {
@@ -367,31 +401,41 @@ impl AppState {
             generation: RwSignal::new(0),
             trace: StoredValue::new(Arc::new(initial)),
             selection: RwSignal::new(None),
-            collapsed: RwSignal::new(HashSet::new()),
             colour_by: RwSignal::new(ColourBy::Auto),
-            search: StoredValue::new(Arc::new(SearchHits::default())),
-            search_gen: RwSignal::new(0),
-            search_cursor: RwSignal::new(None),
             box_selection: RwSignal::new(None),
             view_request: RwSignal::new(None),
-            hidden_rows: RwSignal::new(HashSet::new()),
-            collapsed_sections: RwSignal::new(HashSet::new()),
-            show_zero_counters: RwSignal::new(false),
             legend_gen: RwSignal::new(0),
-            track_filter: RwSignal::new(String::new()),
-            row_order: RwSignal::new(HashMap::new()),
             show_help: RwSignal::new(false),
-            annotations: RwSignal::new(AnnotationSet::new(DEFAULT_SET)),
-            annotations_error: RwSignal::new(None),
-            sources: StoredValue::new(Arc::new(Default::default())),
-            sources_gen: RwSignal::new(0),
             select_modifier: StoredValue::new(false),
-            compare: StoredValue::new(None),
-            compare_gen: RwSignal::new(0),
-            compare_status: RwSignal::new(None),
-            compare_selection: RwSignal::new(None),
             align: RwSignal::new(Default::default()),
             clock: RwSignal::new(Default::default()),
+            rows: RowsState {
+                collapsed: RwSignal::new(HashSet::new()),
+                collapsed_sections: RwSignal::new(HashSet::new()),
+                hidden: RwSignal::new(HashSet::new()),
+                show_zero_counters: RwSignal::new(false),
+                filter: RwSignal::new(String::new()),
+                order: RwSignal::new(HashMap::new()),
+            },
+            search: SearchState {
+                hits: StoredValue::new(Arc::new(SearchHits::default())),
+                gen: RwSignal::new(0),
+                cursor: RwSignal::new(None),
+            },
+            annotations: AnnotationsState {
+                current: RwSignal::new(AnnotationSet::new(DEFAULT_SET)),
+                error: RwSignal::new(None),
+            },
+            sources: SourcesState {
+                files: StoredValue::new(Arc::new(Default::default())),
+                gen: RwSignal::new(0),
+            },
+            compare: CompareState {
+                profile: StoredValue::new(None),
+                gen: RwSignal::new(0),
+                status: RwSignal::new(None),
+                selection: RwSignal::new(None),
+            },
         }
     }
 
@@ -399,11 +443,11 @@ impl AppState {
     pub fn install(&self, data: TraceData) {
         self.trace.set_value(Arc::new(data));
         self.selection.set(None);
-        self.collapsed.set(HashSet::new());
-        self.hidden_rows.set(HashSet::new());
-        self.collapsed_sections.set(HashSet::new());
-        self.row_order.set(HashMap::new());
-        self.track_filter.set(String::new());
+        self.rows.collapsed.set(HashSet::new());
+        self.rows.hidden.set(HashSet::new());
+        self.rows.collapsed_sections.set(HashSet::new());
+        self.rows.order.set(HashMap::new());
+        self.rows.filter.set(String::new());
         self.box_selection.set(None);
         self.align.set(Default::default());
         self.set_search(SearchHits::default());
@@ -414,33 +458,34 @@ impl AppState {
         } else {
             crate::annotation_store::load(&data.fingerprint).current_set()
         };
-        self.annotations.set(set);
-        self.annotations_error.set(None);
+        self.annotations.current.set(set);
+        self.annotations.error.set(None);
         self.generation.update(|g| *g += 1);
     }
 
     /// Change the current annotation set and save it for this profile (not for the demo).
     pub fn edit_annotations(&self, f: impl FnOnce(&mut AnnotationSet)) {
-        self.annotations.update(f);
+        self.annotations.current.update(f);
         let data = self.trace.get_value();
         if !data.is_demo {
             let res = self
                 .annotations
+                .current
                 .with_untracked(|set| crate::annotation_store::save_current(&data.fingerprint, set));
-            self.annotations_error.set(res.err());
+            self.annotations.error.set(res.err());
         }
     }
 
     /// Replace the current search hits and notify (timeline highlight, details, search widget).
     pub fn set_search(&self, hits: SearchHits) {
-        self.search.set_value(Arc::new(hits));
-        self.search_gen.update(|g| *g += 1);
+        self.search.hits.set_value(Arc::new(hits));
+        self.search.gen.update(|g| *g += 1);
     }
 
     /// Replace the dropped source files (the Code widget) and notify.
     pub fn set_sources(&self, files: crate::sources::SourceFiles) {
-        self.sources.set_value(Arc::new(files));
-        self.sources_gen.update(|g| *g += 1);
+        self.sources.files.set_value(Arc::new(files));
+        self.sources.gen.update(|g| *g += 1);
     }
 
     /// The current trace (cheap: an `Arc` clone). Subscribes to nothing.
@@ -459,12 +504,12 @@ impl AppState {
     /// The timeline's row options (subscribes the caller to each of them).
     pub fn row_options(&self) -> RowOptions {
         RowOptions {
-            collapsed_groups: self.collapsed.get(),
-            collapsed_sections: self.collapsed_sections.get(),
-            hidden: self.hidden_rows.get(),
-            show_zero_counters: self.show_zero_counters.get(),
-            filter: self.track_filter.get(),
-            order: self.row_order.get(),
+            collapsed_groups: self.rows.collapsed.get(),
+            collapsed_sections: self.rows.collapsed_sections.get(),
+            hidden: self.rows.hidden.get(),
+            show_zero_counters: self.rows.show_zero_counters.get(),
+            filter: self.rows.filter.get(),
+            order: self.rows.order.get(),
         }
     }
 }

@@ -119,7 +119,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             wasm_bindgen_futures::spawn_local(async move {
                 let (texts, more) = sources::read(srcs).await;
                 let skipped: Vec<String> = skipped.into_iter().chain(more).collect();
-                state.set_sources(state.sources.get_value().merged(texts, skipped));
+                state.set_sources(state.sources.files.get_value().merged(texts, skipped));
             });
         }
         load_profiles(profiles, crate::embed::Requester::User);
@@ -299,34 +299,34 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             }
         });
         let label = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(" + ");
-        state.compare_status.set(Some(format!("Opening {label} to compare…")));
-        state.compare_gen.update(|g| *g += 1);
+        state.compare.status.set(Some(format!("Opening {label} to compare…")));
+        state.compare.gen.update(|g| *g += 1);
         // B's lazy arguments are re-read from its own files, like A's
         let kept = send_wrapper::SendWrapper::new(files.clone());
         let h = loader::start(files, mode.get_value(), move |ev| match ev {
             LoadEvent::Progress(p) => {
-                state.compare_status.set(Some(format!("Opening {label}: {} {:.0} %", p.stage, p.percent())))
+                state.compare.status.set(Some(format!("Opening {label}: {} {:.0} %", p.stage, p.percent())))
             }
             LoadEvent::Done { trace, total_ms, .. } => {
                 // B's indexes in steps too; another Compare… or Close B meanwhile makes it moot
-                let gen = state.compare_gen.get_untracked();
-                let moot = move || state.compare_gen.get_untracked() != gen;
+                let gen = state.compare.gen.get_untracked();
+                let moot = move || state.compare.gen.get_untracked() != gen;
                 let (label, kept) = (label.clone(), kept.clone());
                 wasm_bindgen_futures::spawn_local(async move {
                     let Some(mut data) = TraceData::build(*trace, label, total_ms, &moot).await else {
                         return;
                     };
                     data.files = kept;
-                    state.compare.set_value(Some(std::sync::Arc::new(data)));
-                    state.compare_selection.set(None);
-                    state.compare_status.set(None);
-                    state.compare_gen.update(|g| *g += 1);
+                    state.compare.profile.set_value(Some(std::sync::Arc::new(data)));
+                    state.compare.selection.set(None);
+                    state.compare.status.set(None);
+                    state.compare.gen.update(|g| *g += 1);
                     loader::installed();
                 });
             }
             LoadEvent::Failed(message) => {
-                state.compare_status.set(Some(format!("Could not open {label} to compare: {message}")));
-                state.compare_gen.update(|g| *g += 1);
+                state.compare.status.set(Some(format!("Could not open {label} to compare: {message}")));
+                state.compare.gen.update(|g| *g += 1);
             }
         });
         compare_job.set_value(Some(h));

@@ -36,7 +36,7 @@ fn saved_names(state: AppState) -> Vec<String> {
 fn export_file(state: AppState) -> AnnotationFile {
     let d = state.data();
     let mut f = if d.is_demo { AnnotationFile::new(&d.fingerprint) } else { store::load(&d.fingerprint) };
-    let cur = state.annotations.get_untracked();
+    let cur = state.annotations.current.get_untracked();
     f.current = cur.name.clone();
     f.put(cur);
     f
@@ -119,7 +119,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
     let state = use_app_state();
     // per marker id: the marker it is compared with
     let diff: RwSignal<HashMap<u32, u32>> = RwSignal::new(HashMap::new());
-    let set_name = RwSignal::new(state.annotations.get_untracked().name);
+    let set_name = RwSignal::new(state.annotations.current.get_untracked().name);
     let saved = RwSignal::new(saved_names(state));
     let chosen = RwSignal::new(String::new());
     let message: RwSignal<Option<(bool, String)>> = RwSignal::new(None);
@@ -132,7 +132,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
     });
     // the current set's name follows loads and imports
     Effect::new(move |_| {
-        let n = state.annotations.with(|a| a.name.clone());
+        let n = state.annotations.current.with(|a| a.name.clone());
         set_name.set(n);
     });
 
@@ -148,7 +148,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
         }
         state.edit_annotations(|a| a.name = name.clone());
         saved.set(saved_names(state));
-        match state.annotations_error.get_untracked() {
+        match state.annotations.error.get_untracked() {
             Some(e) => message.set(Some((true, e))),
             None => message.set(Some((false, format!("Saved “{name}”.")))),
         }
@@ -177,7 +177,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
             message.set(Some((true, e)));
             return;
         }
-        if state.annotations.with_untracked(|a| a.name == name) {
+        if state.annotations.current.with_untracked(|a| a.name == name) {
             state.edit_annotations(|a| *a = AnnotationSet::new(DEFAULT_SET));
         }
         saved.set(saved_names(state));
@@ -247,7 +247,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
     };
 
     let rows = move || {
-        let set = state.annotations.get();
+        let set = state.annotations.current.get();
         let d = state.tracked_data();
         let clock = state.clock.get();
         let pairs = diff.get();
@@ -381,7 +381,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
                 <p class=if err { "ann-msg ann-msg-error" } else { "ann-msg" } role="status"
                     data-testid="annotation-message">{text}</p>
             })}
-            {move || state.annotations_error.get().map(|e| view! {
+            {move || state.annotations.error.get().map(|e| view! {
                 <p class="ann-msg ann-msg-error" role="alert">{e}</p>
             })}
             {rows}

@@ -39,13 +39,13 @@ pub fn DetailsWidget() -> impl IntoView {
     on_cleanup(move || listeners.set_value(Vec::new()));
 
     let pager = move || {
-        state.search_gen.track();
-        let hits = state.search.get_value();
+        state.search.gen.track();
+        let hits = state.search.hits.get_value();
         if hits.query.is_empty() || hits.error.is_some() {
             return None;
         }
         let n = hits.count;
-        let cursor = state.search_cursor.get();
+        let cursor = state.search.cursor.get();
         let label = if !hits.done {
             format!("searching “{}”…", hits.query)
         } else if n == 0 {

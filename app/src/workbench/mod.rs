@@ -102,8 +102,8 @@ pub fn Workbench() -> impl IntoView {
     // a profile opened for comparison shows the Compare widget: B's timeline right under A's
     // (a new pane below the Timeline), else as a tab beside Event Details
     Effect::new(move |prev: Option<u64>| {
-        let g = state.compare_gen.get();
-        if prev.is_some_and(|p| p != g) && state.compare.with_value(|c| c.is_some()) {
+        let g = state.compare.gen.get();
+        if prev.is_some_and(|p| p != g) && state.compare.profile.with_value(|c| c.is_some()) {
             wb.layout.update(|l| {
                 match l.slot_of(WidgetKind::Timeline).filter(|_| !l.contains(WidgetKind::Compare)) {
                     Some(p) => l.split_beside(WidgetKind::Compare, &p, false),

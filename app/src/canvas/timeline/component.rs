@@ -90,9 +90,9 @@ pub fn Timeline() -> impl IntoView {
             on_marker,
         );
         if let Some(c) = &ctl {
-            c.set_markers(state.annotations.get_untracked().markers);
+            c.set_markers(state.annotations.current.get_untracked().markers);
             c.set_colour_by(state.colour_by.get_untracked());
-            c.set_search(Some(state.search.get_value()));
+            c.set_search(Some(state.search.hits.get_value()));
         }
         handle.0.set_value(ctl.map(SendWrapper::new));
     });
@@ -130,12 +130,12 @@ pub fn Timeline() -> impl IntoView {
         }
     });
     Effect::new(move |_| {
-        state.search_gen.track();
-        let hits = state.search.get_value();
+        state.search.gen.track();
+        let hits = state.search.hits.get_value();
         handle.with(|c| c.set_search(Some(hits)));
     });
     Effect::new(move |_| {
-        let m = state.annotations.with(|a| a.markers.clone());
+        let m = state.annotations.current.with(|a| a.markers.clone());
         handle.with(|c| c.set_markers(m));
     });
     Effect::new(move |_| {
@@ -165,7 +165,7 @@ pub fn Timeline() -> impl IntoView {
                     RowKind::Group(gid) => {
                         let collapsed = r.collapsed;
                         let toggle = move |_| {
-                            state.collapsed.update(|c| {
+                            state.rows.collapsed.update(|c| {
                                 if !c.remove(&gid) {
                                     c.insert(gid);
                                 }
@@ -185,7 +185,7 @@ pub fn Timeline() -> impl IntoView {
                     RowKind::Section(gid, sec) => {
                         let collapsed = r.collapsed;
                         let toggle = move |_| {
-                            state.collapsed_sections.update(|c| {
+                            state.rows.collapsed_sections.update(|c| {
                                 if !c.remove(&(gid, sec)) {
                                     c.insert((gid, sec));
                                 }
@@ -209,12 +209,12 @@ pub fn Timeline() -> impl IntoView {
                         let mv = move |delta: i64| {
                             if let Some(k) = key {
                                 let sib = layout.get_untracked().siblings(ri);
-                                state.row_order.update(|o| loupe_core::rows::move_row(o, &sib, k, delta));
+                                state.rows.order.update(|o| loupe_core::rows::move_row(o, &sib, k, delta));
                             }
                         };
                         let hide = move |_| {
                             if let Some(k) = key {
-                                state.hidden_rows.update(|h| {
+                                state.rows.hidden.update(|h| {
                                     h.insert(k);
                                 });
                             }
@@ -244,14 +244,14 @@ pub fn Timeline() -> impl IntoView {
             parts.push(
                 view! {
                     <button class="link" data-testid="show-hidden" title="Show the rows you hid"
-                        on:click=move |_| state.hidden_rows.set(Default::default())>
+                        on:click=move |_| state.rows.hidden.set(Default::default())>
                         {format!("{} hidden", l.hidden)}
                     </button>
                 }
                 .into_any(),
             );
         }
-        let zero_shown = state.show_zero_counters.get();
+        let zero_shown = state.rows.show_zero_counters.get();
         if l.zero_folded > 0 || zero_shown {
             let label =
                 if zero_shown { "hide all-zero".to_string() } else { format!("{} all-zero", l.zero_folded) };
@@ -259,7 +259,7 @@ pub fn Timeline() -> impl IntoView {
                 view! {
                     <button class="link" data-testid="toggle-zero"
                         title="Counters whose samples are all zero are folded away; click to show or hide them"
-                        on:click=move |_| state.show_zero_counters.update(|z| *z = !*z)>
+                        on:click=move |_| state.rows.show_zero_counters.update(|z| *z = !*z)>
                         {label}
                     </button>
                 }
@@ -278,8 +278,8 @@ pub fn Timeline() -> impl IntoView {
                 <div class="track-list-head" style=format!("height:{RULER_H_PX}px")>
                     <input type="search" class="track-filter" data-testid="track-filter" placeholder="Filter tracks"
                         aria-label="Filter tracks by name"
-                        prop:value=move || state.track_filter.get()
-                        on:input=move |ev| state.track_filter.set(event_target_value(&ev)) />
+                        prop:value=move || state.rows.filter.get()
+                        on:input=move |ev| state.rows.filter.set(event_target_value(&ev)) />
                     <span class="track-left-out">{left_out}</span>
                 </div>
                 <div class="track-list-viewport">

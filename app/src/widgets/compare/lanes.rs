@@ -11,7 +11,7 @@
 //! publishes. So A and B always show the same window, and there is one requestAnimationFrame.
 //!
 //! Gestures: hover shows a tooltip (`compare-b-tooltip`); click selects a slice (reported through
-//! `on_select` to `AppState::compare_selection`, outlined here), drag pans (horizontally: the
+//! `on_select` to `CompareState::selection`, outlined here), drag pans (horizontally: the
 //! shared window; vertically: B's lanes), ctrl/⌘+wheel zooms at the pointer, shift+wheel pans,
 //! plain wheel scrolls the lanes. Lanes and hit testing are `loupe_core::analysis::compare::lanes`.
 //! The events come through the canvas input layer the timeline uses too

@@ -13,7 +13,7 @@
 //!   `components::details::slice_view`) shown under the lanes; ctrl/⌘+wheel zooms, shift+wheel or
 //!   drag pans — the *shared* window, so A follows (through the `ViewportBus`) — and plain wheel
 //!   scrolls B's lanes. The busiest 24 tracks are shown first; "all N tracks" lists every one.
-//!   The B selection lives in `AppState::compare_selection`.
+//!   The B selection lives in `CompareState::selection`.
 //! * Neuron profiles of the same program: per-engine deltas; Kineto: iterations paired.
 
 mod lanes;
@@ -57,10 +57,10 @@ fn per_track(t: &Trace, refs: &[SliceRef]) -> Vec<Vec<u32>> {
 pub fn CompareWidget() -> impl IntoView {
     let state = use_app_state();
     let is_shown = shown(WidgetKind::Compare);
-    let key = move || (state.generation.get(), state.compare_gen.get());
+    let key = move || (state.generation.get(), state.compare.gen.get());
     let result: super::deferred::Deferred<Option<Comparison>> = deferred(is_shown, key, move |_| {
         let a = state.data();
-        state.compare.get_value().map(|b| compare::compare(&a.trace, &b.trace))
+        state.compare.profile.get_value().map(|b| compare::compare(&a.trace, &b.trace))
     });
     let filter = RwSignal::new(String::new());
     let limit = RwSignal::new(MAX_ROWS_SHOWN);
@@ -71,9 +71,9 @@ pub fn CompareWidget() -> impl IntoView {
     // a new B opens aligned so that it is in view (compare::default_align); the user's choice
     // holds until the next B
     Effect::new(move |_| {
-        state.compare_gen.track();
+        state.compare.gen.track();
         let a = state.data();
-        let Some(b) = state.compare.get_value() else { return };
+        let Some(b) = state.compare.profile.get_value() else { return };
         let v = match compare::default_align(&a.trace, &b.trace) {
             Align::Absolute => "absolute".to_string(),
             Align::ByStart => "start".to_string(),
@@ -83,10 +83,10 @@ pub fn CompareWidget() -> impl IntoView {
     });
     // alignment → offset (B time + offset = A time)
     let offset_ns = Memo::new(move |_| {
-        state.compare_gen.track();
+        state.compare.gen.track();
         state.generation.track();
         let a = state.data();
-        let Some(b) = state.compare.get_value() else { return 0 };
+        let Some(b) = state.compare.profile.get_value() else { return 0 };
         let how = match align.get().as_str() {
             "start" => Align::ByStart,
             s => match s.strip_prefix("iter:").and_then(|n| n.parse().ok()) {
@@ -97,10 +97,10 @@ pub fn CompareWidget() -> impl IntoView {
         compare::offset_ns(&a.trace, &b.trace, how).unwrap_or(0)
     });
     let shared_iterations = Memo::new(move |_| {
-        state.compare_gen.track();
+        state.compare.gen.track();
         state.generation.track();
         let a = state.data();
-        let Some(b) = state.compare.get_value() else { return Vec::new() };
+        let Some(b) = state.compare.profile.get_value() else { return Vec::new() };
         a.trace
             .iterations
             .iter()
@@ -113,9 +113,9 @@ pub fn CompareWidget() -> impl IntoView {
     // B's timeline: its controller follows A's window on every frame and moves it on B's input
     let show_all = RwSignal::new(false);
     let plan: Memo<Arc<LanePlan>> = Memo::new(move |_| {
-        state.compare_gen.track();
+        state.compare.gen.track();
         let limit = (!show_all.get()).then_some(DEFAULT_LANES);
-        Arc::new(state.compare.get_value().map(|b| blanes::plan(&b.trace, limit)).unwrap_or_default())
+        Arc::new(state.compare.profile.get_value().map(|b| blanes::plan(&b.trace, limit)).unwrap_or_default())
     });
     let canvas_ref = NodeRef::<leptos::html::Canvas>::new();
     let wrap_ref = NodeRef::<leptos::html::Div>::new();
@@ -149,12 +149,12 @@ pub fn CompareWidget() -> impl IntoView {
             (**scheduler).clone(),
             (**bus).clone(),
             state.data(),
-            move |s| state.compare_selection.set(s),
+            move |s| state.compare.selection.set(s),
         );
         if let Some(c) = &c {
-            c.set_data(state.data(), state.compare.get_value(), plan.get_untracked());
+            c.set_data(state.data(), state.compare.profile.get_value(), plan.get_untracked());
             c.set_offset(offset_ns.get_untracked());
-            c.set_selected(state.compare_selection.get_untracked());
+            c.set_selected(state.compare.selection.get_untracked());
             c.set_colour_by(state.colour_by.get_untracked());
         }
         ctl.set_value(c.map(SendWrapper::new));
@@ -162,8 +162,8 @@ pub fn CompareWidget() -> impl IntoView {
     Effect::new(move |_| {
         let p = plan.get();
         let a = state.tracked_data();
-        state.compare_gen.track();
-        let b = state.compare.get_value();
+        state.compare.gen.track();
+        let b = state.compare.profile.get_value();
         with_ctl(&|c| c.set_data(a.clone(), b.clone(), p.clone()));
     });
     Effect::new(move |_| {
@@ -175,7 +175,7 @@ pub fn CompareWidget() -> impl IntoView {
         with_ctl(&|c| c.set_marked(m.clone()));
     });
     Effect::new(move |_| {
-        let s = state.compare_selection.get();
+        let s = state.compare.selection.get();
         with_ctl(&|c| c.set_selected(s));
     });
     Effect::new(move |_| {
@@ -195,7 +195,7 @@ pub fn CompareWidget() -> impl IntoView {
 
     let lane_labels = move || {
         let p = plan.get();
-        let Some(b) = state.compare.get_value() else { return Vec::new() };
+        let Some(b) = state.compare.profile.get_value() else { return Vec::new() };
         let t = &b.trace;
         p.lanes
             .iter()
@@ -245,9 +245,9 @@ pub fn CompareWidget() -> impl IntoView {
     };
     // the selected B slice's details
     let b_details = move || {
-        state.compare_gen.track();
-        let s = state.compare_selection.get()?;
-        let b = state.compare.get_value()?;
+        state.compare.gen.track();
+        let s = state.compare.selection.get()?;
+        let b = state.compare.profile.get_value()?;
         let a = state.tracked_data();
         let off = offset_ns.get();
         let tr = b.trace.tracks.get(s.track.idx())?;
@@ -258,7 +258,7 @@ pub fn CompareWidget() -> impl IntoView {
             ("profile", format!("B · {}", b.source_label)),
         ];
         let go_to = Callback::new(move |r: SliceRef| {
-            state.compare_selection.set(Some(r));
+            state.compare.selection.set(Some(r));
             with_ctl(&|c| c.reveal(r));
         });
         Some(view! {
@@ -268,7 +268,7 @@ pub fn CompareWidget() -> impl IntoView {
                     <button class="button button-quiet" data-testid="compare-b-reveal" title="Move the shared view to this slice"
                         on:click=move |_| with_ctl(&|c| c.reveal(s))>"show"</button>
                     <button class="button button-quiet" title="Clear B's selection"
-                        on:click=move |_| state.compare_selection.set(None)>"×"</button>
+                        on:click=move |_| state.compare.selection.set(None)>"×"</button>
                 </div>
                 <div class="details">{crate::components::details::slice_view(&b, s, extra, go_to, &Default::default())}</div>
             </div>
@@ -276,9 +276,9 @@ pub fn CompareWidget() -> impl IntoView {
     };
 
     let body = move || {
-        state.compare_gen.track();
-        let Some(b) = state.compare.get_value() else {
-            let status = state.compare_status.get();
+        state.compare.gen.track();
+        let Some(b) = state.compare.profile.get_value() else {
+            let status = state.compare.status.get();
             return view! {
                 <div class="analysis-empty" data-testid="compare-empty">
                     <p>"Compare this profile (A) with another run (B): open it with "<strong>"Compare…"</strong>" in the header."</p>
@@ -345,7 +345,7 @@ pub fn CompareWidget() -> impl IntoView {
         let highlight_both = move |label: String, ea: Vec<SliceRef>, eb: Vec<SliceRef>| {
             let a = state.data();
             crate::search_runner::show_events(state, &label, per_track(&a.trace, &ea), true);
-            if let Some(b) = state.compare.get_value() {
+            if let Some(b) = state.compare.profile.get_value() {
                 marked_b.set(Arc::new(per_track(&b.trace, &eb)));
             }
         };
@@ -446,8 +446,8 @@ pub fn CompareWidget() -> impl IntoView {
             .collect_view()
     };
     let has_b = move || {
-        state.compare_gen.track();
-        state.compare.with_value(Option::is_some)
+        state.compare.gen.track();
+        state.compare.profile.with_value(Option::is_some)
     };
     view! {
         <div class="widget-compare" data-testid="widget-compare">
@@ -458,12 +458,12 @@ pub fn CompareWidget() -> impl IntoView {
                     <label>" align "<select data-testid="compare-align" on:change=move |ev| align.set(event_target_value(&ev))>{align_options}</select></label>
                     <span class="hint">{move || format!("offset {}", dur(offset_ns.get()))}</span>
                     {lanes_count}
-                    <button class="button button-quiet" on:click=move |_| { state.compare.set_value(None); state.compare_selection.set(None); state.compare_gen.update(|g| *g += 1); }>"Close B"</button>
+                    <button class="button button-quiet" on:click=move |_| { state.compare.profile.set_value(None); state.compare.selection.set(None); state.compare.gen.update(|g| *g += 1); }>"Close B"</button>
                 </div>
                 <div class="compare-lanes-body" style=lanes_h>
                     <div class="compare-lane-labels" data-testid="compare-lane-labels">
                         <div class="compare-lane-head" style=format!("height:{RULER_H_PX}px")>
-                            {move || { state.compare_gen.track(); state.compare.get_value().map(|b| format!("B · {}", b.source_label)) }}
+                            {move || { state.compare.gen.track(); state.compare.profile.get_value().map(|b| format!("B · {}", b.source_label)) }}
                         </div>
                         <div class="compare-lane-viewport">
                             <div class="compare-lane-inner" node_ref=labels_ref>{lane_labels}</div>

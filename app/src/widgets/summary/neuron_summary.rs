@@ -563,7 +563,7 @@ fn overview_body(state: AppState, sh: Shown, insights: &[Insight]) -> AnyView {
 /// Intervals between consecutive annotation markers, in time order: (label, t0, t1).
 fn marker_intervals(state: AppState) -> Vec<(String, i64, i64)> {
     let mut m: Vec<(String, i64)> =
-        state.annotations.with(|set| set.markers.iter().map(|m| (m.name.clone(), m.t_ns)).collect());
+        state.annotations.current.with(|set| set.markers.iter().map(|m| (m.name.clone(), m.t_ns)).collect());
     m.sort_by_key(|x| x.1);
     m.windows(2)
         .filter(|w| w[1].1 > w[0].1)
