@@ -91,7 +91,7 @@ fuzz_wait() {
     tail -60 /tmp/loupe-fuzz.log; echo "fuzz failed (log: /tmp/loupe-fuzz.log)" >&2; exit 1
   fi
   trap - EXIT
-  grep -E '^::: fuzz' /tmp/loupe-fuzz.log || true
+  sed -n '/^::: fuzz: results/,$p' /tmp/loupe-fuzz.log
 }
 
 step "native tests (core, cli, golden tests)"
