@@ -72,6 +72,26 @@ pub fn wheel_unit_px(delta_mode: u32) -> f64 {
     }
 }
 
+/// Where a hover tooltip of `tip_w_px` × `tip_h_px` goes for a pointer at (`x_px`, `y_px`) in an
+/// area of `area_w_px` × `area_h_px` (all CSS px, the area's top-left corner is 0, 0): right of and
+/// below the pointer, flipped to its left / above it where it would leave the area, never past the
+/// top-left corner. Returns the tooltip's (left, top).
+pub fn tooltip_origin(
+    (x_px, y_px): (f64, f64),
+    (tip_w_px, tip_h_px): (f64, f64),
+    (area_w_px, area_h_px): (f64, f64),
+) -> (f64, f64) {
+    let mut left = x_px + 14.0;
+    if left + tip_w_px > area_w_px {
+        left = (x_px - tip_w_px - 14.0).max(0.0);
+    }
+    let mut top = y_px + 16.0;
+    if top + tip_h_px > area_h_px {
+        top = (y_px - tip_h_px - 10.0).max(0.0);
+    }
+    (left, top)
+}
+
 /// Pixels the pointer must move before a press becomes a drag (less is a click).
 pub const DRAG_THRESHOLD_PX: f64 = 4.0;
 
@@ -232,6 +252,18 @@ mod tests {
         let mut v = Viewport { width_px: 1000.0, height_px: 430.0, ruler_h_px: 30.0, ..Default::default() };
         v.fit(0, 1_000_000);
         v
+    }
+
+    #[test]
+    fn tooltip_goes_below_right_and_flips_at_the_edges() {
+        let area = (800.0, 400.0);
+        assert_eq!(tooltip_origin((100.0, 50.0), (200.0, 80.0), area), (114.0, 66.0));
+        // too wide on the right: to the pointer's left
+        assert_eq!(tooltip_origin((700.0, 50.0), (200.0, 80.0), area), (486.0, 66.0));
+        // too low: above the pointer
+        assert_eq!(tooltip_origin((100.0, 350.0), (200.0, 80.0), area), (114.0, 260.0));
+        // larger than the area: pinned to the top-left corner, not negative
+        assert_eq!(tooltip_origin((10.0, 10.0), (900.0, 500.0), area), (0.0, 0.0));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The one canvas input layer, shared by the timeline ([`crate::canvas::timeline`]) and Compare's B
 //! lanes (`widgets/compare/lanes.rs`): the browser's pointer and wheel events turned into
 //! canvas-relative gestures, listeners that hold only a weak reference to their controller, and the
-//! size watch.
+//! size watch ([`CanvasSize`]: the CSS box × devicePixelRatio both views size their canvas to).
 //!
 //! A controller implements [`CanvasInput`] and [`attach`]es it once; the listeners and the
 //! `ResizeObserver` live in the returned [`Attached`] and are removed when it is dropped. The layer
@@ -21,6 +21,32 @@ use wasm_bindgen::JsCast;
 use web_sys::{EventTarget, HtmlCanvasElement, HtmlElement, MouseEvent, PointerEvent, WheelEvent};
 
 use crate::dom::{listen, Listener};
+
+/// A canvas's size on the page: its wrapper's CSS box and the device pixel ratio (at least 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CanvasSize {
+    pub w_px: f64,
+    pub h_px: f64,
+    pub dpr: f64,
+}
+
+impl CanvasSize {
+    /// Measure `wrap`, the element the canvas fills.
+    pub fn of(wrap: &HtmlElement) -> Self {
+        let dpr = crate::dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+        Self { w_px: f64::from(wrap.client_width()), h_px: f64::from(wrap.client_height()), dpr }
+    }
+
+    /// Give `canvas` this CSS size and a backing store of the CSS size × the pixel ratio (so one
+    /// canvas pixel is one device pixel).
+    pub fn apply(self, canvas: &HtmlCanvasElement) {
+        canvas.set_width((self.w_px * self.dpr).round().max(1.0) as u32);
+        canvas.set_height((self.h_px * self.dpr).round().max(1.0) as u32);
+        let style = canvas.style();
+        let _ = style.set_property("width", &format!("{}px", self.w_px));
+        let _ = style.set_property("height", &format!("{}px", self.h_px));
+    }
+}
 
 /// A pointer event at a canvas point (CSS px from the canvas's top-left corner).
 #[derive(Debug, Clone, Copy)]

@@ -11,6 +11,22 @@ use crate::describe;
 use crate::dom::el;
 use crate::state::TraceData;
 
+/// Show `tip` beside the pointer at (`x_px`, `y_px`) in an area of `area_w_px` × `area_h_px` (its
+/// offset parent's CSS px), placed by [`loupe_core::viewport::tooltip_origin`] from its measured size.
+pub fn show_at(tip: &HtmlElement, x_px: f64, y_px: f64, area_w_px: f64, area_h_px: f64) {
+    let style = tip.style();
+    let _ = style.set_property("display", "block");
+    let size = (f64::from(tip.offset_width()), f64::from(tip.offset_height()));
+    let (left, top) = loupe_core::viewport::tooltip_origin((x_px, y_px), size, (area_w_px, area_h_px));
+    let _ = style.set_property("left", &format!("{left}px"));
+    let _ = style.set_property("top", &format!("{top}px"));
+}
+
+/// Hide `tip`.
+pub fn hide(tip: &HtmlElement) {
+    let _ = tip.style().set_property("display", "none");
+}
+
 pub fn row(parent: &HtmlElement, key: &str, value: &str) {
     if let Some(r) = el("div", "tt-row", "") {
         if let (Some(k), Some(v)) = (el("span", "tt-key", key), el("span", "tt-val", value)) {

@@ -70,7 +70,7 @@ impl TimelineCtl {
 
     pub(super) fn hide_tooltip(&self) {
         self.tip.target.set(None);
-        let _ = self.tip.tooltip.style().set_property("display", "none");
+        tooltip::hide(&self.tip.tooltip);
     }
 
     pub(super) fn update_hover(&self, x: f64, y: f64) {
@@ -109,21 +109,7 @@ impl TimelineCtl {
                     );
                     self.tip.target.set(Some(h_.target));
                 }
-                let style = self.tip.tooltip.style();
-                let _ = style.set_property("display", "block");
-                // place right-below the pointer, flipped near the edges
-                let (tw, th) =
-                    (self.tip.tooltip.offset_width() as f64, self.tip.tooltip.offset_height() as f64);
-                let mut left = x + 14.0;
-                if left + tw > w {
-                    left = (x - tw - 14.0).max(0.0);
-                }
-                let mut top = y + 16.0;
-                if top + th > h {
-                    top = (y - th - 10.0).max(0.0);
-                }
-                let _ = style.set_property("left", &format!("{left}px"));
-                let _ = style.set_property("top", &format!("{top}px"));
+                tooltip::show_at(&self.tip.tooltip, x, y, w, h);
             }
             None => self.hide_tooltip(),
         }

@@ -2,11 +2,9 @@
 //! other widgets ([`ViewRequest`]), revealing a slice, the time range reachable on the current
 //! clock, and matching the canvas to its size.
 
-use web_sys::HtmlElement;
-
 use super::ctl::TimelineCtl;
 use super::view::View;
-use crate::dom;
+use crate::canvas::input::CanvasSize;
 use crate::state::{Selection, ViewRequest};
 
 impl TimelineCtl {
@@ -97,8 +95,8 @@ impl TimelineCtl {
 
     /// Match the canvas backing store to its CSS size × devicePixelRatio.
     pub fn resize(&self) {
-        let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
-        let (w, h) = (self.surface.wrap.client_width() as f64, self.surface.wrap.client_height() as f64);
+        let size = CanvasSize::of(&self.surface.wrap);
+        let (w, h, dpr) = (size.w_px, size.h_px, size.dpr);
         let mut v = self.view.borrow_mut();
         if w == v.vp.width_px && h == v.vp.height_px && dpr == v.dpr {
             return;
@@ -107,11 +105,7 @@ impl TimelineCtl {
         v.vp.width_px = w;
         v.vp.height_px = h;
         v.dpr = dpr;
-        self.surface.canvas.set_width((w * dpr).round().max(1.0) as u32);
-        self.surface.canvas.set_height((h * dpr).round().max(1.0) as u32);
-        let style = HtmlElement::style(&self.surface.canvas);
-        let _ = style.set_property("width", &format!("{w}px"));
-        let _ = style.set_property("height", &format!("{h}px"));
+        size.apply(&self.surface.canvas);
         if !v.fitted {
             self.fit(&mut v);
         }

@@ -22,8 +22,7 @@ impl TimelineCtl {
             let w = v.vp.width_px;
             v.vp.scale.zoom_to(t0_ns, t1_ns, w);
             v.hover = None;
-            self.tip.target.set(None);
-            let _ = self.tip.tooltip.style().set_property("display", "none");
+            self.hide_tooltip();
         }
         self.clamp(&mut v);
         let data = self.model.data.borrow();

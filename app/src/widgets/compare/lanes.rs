@@ -31,7 +31,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
 use crate::canvas::colour;
-use crate::canvas::input::{self, Attached, CanvasInput, PointerAt, WheelAt};
+use crate::canvas::input::{self, Attached, CanvasInput, CanvasSize, PointerAt, WheelAt};
 use crate::canvas::scheduler::Scheduler;
 use crate::canvas::theme::{Theme, FONT};
 use crate::components::tooltip;
@@ -256,17 +256,12 @@ impl BLanesCtl {
     }
 
     fn resize(&self) {
-        let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
-        let (w, h) = (f64::from(self.wrap.client_width()), f64::from(self.wrap.client_height()));
-        if (w, h, dpr) == self.size.get() {
+        let size = CanvasSize::of(&self.wrap);
+        if (size.w_px, size.h_px, size.dpr) == self.size.get() {
             return;
         }
-        self.size.set((w, h, dpr));
-        self.canvas.set_width((w * dpr).round().max(1.0) as u32);
-        self.canvas.set_height((h * dpr).round().max(1.0) as u32);
-        let style = self.canvas.style();
-        let _ = style.set_property("width", &format!("{w}px"));
-        let _ = style.set_property("height", &format!("{h}px"));
+        self.size.set((size.w_px, size.h_px, size.dpr));
+        size.apply(&self.canvas);
         self.clamp_scroll();
         self.invalidate();
     }
@@ -511,7 +506,7 @@ impl BLanesCtl {
     // ---- input ----
 
     fn hide_tooltip(&self) {
-        let _ = self.tooltip.style().set_property("display", "none");
+        tooltip::hide(&self.tooltip);
     }
 
     /// The B slice under canvas point (x, y).
@@ -540,20 +535,7 @@ impl BLanesCtl {
                     self.fill_tooltip(&b, s);
                 }
                 let (w, h, _) = self.size.get();
-                let style = self.tooltip.style();
-                let _ = style.set_property("display", "block");
-                let (tw, tth) =
-                    (f64::from(self.tooltip.offset_width()), f64::from(self.tooltip.offset_height()));
-                let mut left = x + 14.0;
-                if left + tw > w {
-                    left = (x - tw - 14.0).max(0.0);
-                }
-                let mut top = y + 16.0;
-                if top + tth > h {
-                    top = (y - tth - 10.0).max(0.0);
-                }
-                let _ = style.set_property("left", &format!("{left}px"));
-                let _ = style.set_property("top", &format!("{top}px"));
+                tooltip::show_at(&self.tooltip, x, y, w, h);
             }
             _ => self.hide_tooltip(),
         }
