@@ -90,6 +90,9 @@ pub fn demo_trace_steps(steps: i64) -> Trace {
     let cat_host = b.intern("cpu_op");
     let cat_py = b.intern("python_function");
     let cat_rt = b.intern("runtime");
+    b.set_host_work(cat_host, crate::model::HostWork::Op);
+    b.set_host_work(cat_py, crate::model::HostWork::Python);
+    b.set_host_work(cat_rt, crate::model::HostWork::Runtime);
     let cat_op = b.intern("operator");
     let cat_instr = b.intern("instruction");
     let cat_dma = b.intern("dma");

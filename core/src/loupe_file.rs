@@ -39,7 +39,7 @@ use std::io::{Read, Write};
 /// The first 8 bytes of every `.loupe` file.
 pub const MAGIC: &[u8; 8] = b"LOUPE\0\x1a\n";
 /// The layout this build writes and reads. Bump it with every change of the model's bincode layout.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 const HEADER_BYTES: usize = 24;
 /// zlib level: see the module doc.
 const ZLIB_LEVEL: u32 = 1;

@@ -63,7 +63,7 @@ fn the_model_layout_is_pinned_to_the_format_version() {
     h.write(&model(&loupe_core::demo::demo_trace()));
     assert_eq!(
         (FORMAT_VERSION, h.finish()),
-        (9, 11394758841674561210),
+        (10, 5259344064520868687),
         "model layout changed: bump FORMAT_VERSION"
     );
 }

@@ -42,11 +42,11 @@
 
 use crate::db::{Db, Val};
 use loupe_core::import::{ImportError, Importer, InputFile, Progress, Sniff};
-use loupe_core::model::WarningKind;
 use loupe_core::model::{
     ArgValue, ArgsId, FlowEnd, GpuWork, GroupId, GroupKind, Layout, SliceDomain, SliceHandle, TrackId,
     TrackKind,
 };
+use loupe_core::model::{HostWork, WarningKind};
 use loupe_core::{StrId, TraceBuilder};
 use std::collections::HashMap;
 
@@ -218,6 +218,11 @@ impl<'a> Nsys<'a> {
             context: b.intern("context"),
             correlation: b.intern("correlation"),
         };
+        // what the host rows are, by the table they come from (NVTX ranges and profiler
+        // overhead stay untyped: for the analyses, ops)
+        b.set_host_work(k.runtime, HostWork::Runtime);
+        b.set_host_work(k.driver, HostWork::Runtime);
+        b.set_host_work(k.osrt, HostWork::OsRuntime);
         Nsys {
             db,
             b,

@@ -20,8 +20,9 @@
 //!   launched them.
 //! - **Launch**: a flow from a CPU-thread slice (the runtime call, e.g. `cudaLaunchKernel`) to
 //!   the activity. The activity's **op** is the outermost *op slice* enclosing the launch on its
-//!   thread; an op slice is any CPU slice whose category is not in [`NOT_OPS`] (annotations,
-//!   Python frames, runtime calls) and that is not an iteration (`ProfilerStep#N`). A launch
+//!   thread; an op slice is any CPU slice whose [`HostWork`] (typed by the importer from its
+//!   format's categories) is an op or unknown — not an annotation, a Python frame, a runtime or
+//!   OS runtime call — and that is not an iteration (`ProfilerStep#N`). A launch
 //!   with no enclosing op is its own op (e.g. a `cudaMemcpyAsync` called from Python); an
 //!   activity without a launch flow is counted under [`NO_LAUNCH_OP`].
 //! - **Window**: with no range, the whole trace `[trace.start, trace.end)`. With an iteration
@@ -45,7 +46,7 @@
 
 use crate::analysis::gpu::is_gpu_work;
 use crate::analysis::gpu::kernels::{self, Precision, TensorCore};
-use crate::model::{ArgValue, GpuWork, SliceRef, Trace, TrackId, TrackRole};
+use crate::model::{ArgValue, GpuWork, HostWork, SliceRef, Trace, TrackId, TrackRole};
 use crate::strings::{FxHashMap, StrId};
 /// Name stems of ops that can use tensor cores (GEMM and convolution).
 pub const TC_ELIGIBLE_STEMS: &[&str] = &[
@@ -64,38 +65,6 @@ pub const TC_ELIGIBLE_STEMS: &[&str] = &[
     "gemm",
     "scaled_dot_product",
     "_scaled_dot_product",
-];
-/// CPU categories that are not ops: annotations, Python frames, whole-trace spans, flows.
-pub const NOT_OPS: &[&str] = &[
-    "python_function",
-    "Python",
-    "user_annotation",
-    "gpu_user_annotation",
-    "cpu_instant_event",
-    "Trace",
-    "critical_path",
-    "fwdbwd",
-    // OS runtime calls (Nsight Systems `OSRT_API`)
-    "osrt",
-    "cuda_runtime",
-    "cuda_driver",
-    "Runtime",
-    "mtia_runtime",
-    "xpu_runtime",
-    "xpu_driver",
-    "privateuse1_runtime",
-    "privateuse1_driver",
-];
-/// CPU categories that count as CPU activity though they are no ops (runtime and driver calls).
-pub const CPU_RUNTIME: &[&str] = &[
-    "cuda_runtime",
-    "cuda_driver",
-    "Runtime",
-    "mtia_runtime",
-    "xpu_runtime",
-    "xpu_driver",
-    "privateuse1_runtime",
-    "privateuse1_driver",
 ];
 /// The op name of GPU activities that have no launch flow.
 pub const NO_LAUNCH_OP: &str = "(no launch flow)";
@@ -386,6 +355,12 @@ fn clip(v: &[(i64, i64)], t0: i64, t1: i64) -> impl Iterator<Item = (i64, i64)> 
     v[k..].iter().take_while(move |&&(s, _)| s < t1).map(move |&(s, e)| (s.max(t0), e.min(t1)))
 }
 
+/// Whether a host slice of this class can be an op: an op, or a category the importer did not
+/// type (a producer's own categories, NVTX ranges).
+fn is_op_work(w: Option<HostWork>) -> bool {
+    matches!(w, None | Some(HostWork::Op))
+}
+
 fn pct(part: i64, whole: i64) -> f64 {
     if whole <= 0 {
         0.0
@@ -405,7 +380,6 @@ impl DlprofIndex {
 
     /// Classify every GPU activity and bind it to its launch and op. O(n log n) in slices.
     pub fn build(trace: &Trace) -> DlprofIndex {
-        let cat_in = |id: StrId, set: &[&str]| set.contains(&trace.str(id));
         let iteration_spans: std::collections::HashSet<(i64, i64)> =
             trace.iterations.iter().map(|i| (i.start_ns, i.end_ns)).collect();
         // devices: the groups holding GPU streams, in track order
@@ -428,7 +402,8 @@ impl DlprofIndex {
             }
             let s = &t.slices;
             let is_op = |i: usize| {
-                !cat_in(s.category[i], NOT_OPS) && !iteration_spans.contains(&(s.start_ns[i], s.end_ns(i)))
+                is_op_work(trace.host_work_of(s.category[i]))
+                    && !iteration_spans.contains(&(s.start_ns[i], s.end_ns(i)))
             };
             let mut top = vec![None; s.len()];
             for d in 0..s.depth_count() {
@@ -444,7 +419,7 @@ impl DlprofIndex {
                         None
                     };
                     top[i] = from_parent.or_else(|| is_op(i).then_some(i as u32));
-                    if is_op(i) || cat_in(s.category[i], CPU_RUNTIME) {
+                    if is_op(i) || trace.host_work_of(s.category[i]) == Some(HostWork::Runtime) {
                         cpu_intervals.push((s.start_ns[i], s.end_ns(i)));
                     }
                 }

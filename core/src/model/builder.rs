@@ -226,6 +226,8 @@ pub struct TraceBuilder {
     flows: Vec<FlowBuild>,
     args: ArgStore,
     iterations: Vec<Iteration>,
+    /// What each host category is (`set_host_work`), sorted by category at the end.
+    host_work: Vec<(StrId, HostWork)>,
     pub metadata: Metadata,
     pub warnings: Warnings,
     /// The program (e.g. NEFF) this trace ran, if known.
@@ -261,6 +263,7 @@ impl TraceBuilder {
             flows: Vec::new(),
             args,
             iterations: Vec::new(),
+            host_work: Vec::new(),
             metadata: Metadata::default(),
             warnings: Warnings::default(),
             program: None,
@@ -878,6 +881,38 @@ impl TraceBuilder {
         self.flows.push(FlowBuild { from, to, name, category });
     }
 
+    /// Type the host slices of category `category` as `work` (see [`HostWork`]); the last call
+    /// for a category wins.
+    pub fn set_host_work(&mut self, category: StrId, work: HostWork) {
+        self.host_work.retain(|&(c, _)| c != category);
+        self.host_work.push((category, work));
+    }
+
+    /// Type every category the slices of thread tracks use, as the importer's format defines it
+    /// (`class` is asked once per distinct category; `None` leaves it untyped).
+    pub fn set_host_work_by_category(&mut self, mut class: impl FnMut(&str) -> Option<HostWork>) {
+        let mut seen: crate::strings::FxHashMap<StrId, ()> = Default::default();
+        for (track, t) in &self.tracks {
+            if track.kind != TrackKind::Thread {
+                continue;
+            }
+            let mut last = None;
+            for &c in &t.category {
+                if last != Some(c) {
+                    seen.insert(c, ());
+                    last = Some(c);
+                }
+            }
+        }
+        let mut cats: Vec<StrId> = seen.into_keys().collect();
+        cats.sort_unstable();
+        for cat in cats {
+            if let Some(w) = class(self.strings.get(cat)) {
+                self.set_host_work(cat, w);
+            }
+        }
+    }
+
     pub fn add_iteration(&mut self, number: i64, start_ns: i64, end_ns: i64) {
         self.iterations.push(Iteration { number, start_ns, end_ns });
     }
@@ -1087,6 +1122,8 @@ impl TraceBuilder {
             hi = 0;
         }
         self.iterations.sort_by_key(|i| (i.start_ns, i.number));
+        let mut host_work = self.host_work;
+        host_work.sort_unstable();
         let mut args = self.args;
         args.keys.shrink_to_fit();
         args.tags.shrink_to_fit();
@@ -1104,6 +1141,7 @@ impl TraceBuilder {
             flows,
             args,
             iterations: self.iterations,
+            host_work,
             metadata: self.metadata,
             warnings,
             program: self.program,

@@ -427,6 +427,51 @@ impl GpuWork {
     }
 }
 
+/// What a host (CPU thread) slice is, as the importer knows it from its own format (Kineto's
+/// category, the Nsight Systems table the row came from). Set once at import, per category
+/// ([`Trace::host_work_of`](super::Trace::host_work_of)); analyses read it instead of category
+/// strings. A category the importer did not type has none: for the analyses, a framework op.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    bincode::Encode,
+    bincode::Decode,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum HostWork {
+    /// A framework operator (Kineto `cpu_op`; `Operator` in PyTorch 1.8/1.9).
+    Op,
+    /// A call into the accelerator's runtime or driver API (`cudaLaunchKernel`, `cuCtxSynchronize`;
+    /// Kineto `cuda_runtime` / `cuda_driver` and the other vendors' `*_runtime` / `*_driver`).
+    Runtime,
+    /// A call into the operating system's runtime (Nsight Systems `OSRT_API`).
+    OsRuntime,
+    /// A range or mark the user, the framework or a tool annotated: context around work, not work
+    /// (`user_annotation`, `fwdbwd`, instant events, whole-trace spans, an overlaid critical path).
+    Annotation,
+    /// A Python frame (`python_function`; `Python` in PyTorch 1.8/1.9).
+    Python,
+}
+
+impl HostWork {
+    pub fn name(self) -> &'static str {
+        match self {
+            HostWork::Op => "op",
+            HostWork::Runtime => "runtime",
+            HostWork::OsRuntime => "os_runtime",
+            HostWork::Annotation => "annotation",
+            HostWork::Python => "python",
+        }
+    }
+}
+
 /// The typed domain fields of one slice, as an importer sets them. Every field is optional.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SliceDomain {

@@ -22,8 +22,8 @@ pub(crate) use columns::partition;
 pub use columns::{ArgsId, CounterId, DurColumn, GroupId, IdColumn, InstantColumns, SliceColumns, TrackId};
 pub use domain::{
     Attribution, CounterRole, DeviceInfo, DeviceMemory, DmaBlock, DmaQueueType, DomainBuild, DomainColumns,
-    DomainShape, DomainShapes, Engine, GpuWork, Incomplete, InstructionTraffic, OpId, OpLevel, OpNodeRow,
-    OperatorTree, SliceDomain, SourceId, SourceLoc, ThrottlePeriod, TrackRole, WorkKind,
+    DomainShape, DomainShapes, Engine, GpuWork, HostWork, Incomplete, InstructionTraffic, OpId, OpLevel,
+    OpNodeRow, OperatorTree, SliceDomain, SourceId, SourceLoc, ThrottlePeriod, TrackRole, WorkKind,
 };
 pub use program::{
     CorrelationReport, OpNode, Program, ProgramHeader, ProgramKind, ProgramLevel, ProgramSubgraph,
@@ -681,6 +681,9 @@ pub struct Trace {
     pub flows: Vec<Flow>,
     pub args: ArgStore,
     pub iterations: Vec<Iteration>,
+    /// What the host categories are ([`HostWork`]), as the importer typed them; sorted by
+    /// category, one entry each. Read with [`Trace::host_work_of`].
+    pub host_work: Vec<(StrId, HostWork)>,
     pub metadata: Metadata,
     pub warnings: Warnings,
     /// The compiled program the trace ran, when one was loaded (e.g. a NEFF).
@@ -701,6 +704,10 @@ pub struct Trace {
 impl Trace {
     pub fn str(&self, id: StrId) -> &str {
         self.strings.get(id)
+    }
+    /// What a host slice of category `category` is, when the importer typed it.
+    pub fn host_work_of(&self, category: StrId) -> Option<HostWork> {
+        self.host_work.binary_search_by_key(&category, |&(c, _)| c).ok().map(|i| self.host_work[i].1)
     }
     pub fn slice_count(&self) -> usize {
         self.tracks.iter().map(|t| t.slices.len()).sum()

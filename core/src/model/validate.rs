@@ -15,7 +15,7 @@ fn bad<T>(msg: String) -> Result<T, InvalidTrace> {
 impl Trace {
     /// Check every structural invariant the widgets and the LOD index rely on: ids in range,
     /// column lengths equal, depth ranges well formed, slices at one depth sorted and disjoint,
-    /// non-negative durations, domain columns parallel to the slices, operator parents earlier
+    /// non-negative durations, host work classes sorted by category, domain columns parallel to the slices, operator parents earlier
     /// in the tree (so it has no cycles), flows pointing at real slices, counters sorted, report
     /// tables rectangular. [`Validation`] checks the same in bounded steps.
     pub fn validate(&self) -> Result<(), InvalidTrace> {
@@ -341,6 +341,11 @@ impl Trace {
             if !s_ok(node.name) || (!node.parent.is_none() && node.parent.idx() >= i) {
                 return bad(format!("operator {i}: name out of range or parent not earlier in the tree"));
             }
+        }
+        if self.host_work.iter().any(|&(c, _)| !s_ok(c))
+            || self.host_work.windows(2).any(|w| w[0].0 >= w[1].0)
+        {
+            return bad("host work classes: a category out of range, or not sorted and unique".into());
         }
         for (i, s) in self.sources.iter().enumerate() {
             if !s_ok(s.file) {

@@ -5,7 +5,7 @@
 //! page's main thread for the whole model (hundreds of milliseconds on a 1 GB trace).
 //!
 //! ```text
-//! "LPWIRE07"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
+//! "LPWIRE08"  u64 skeleton length  skeleton (bincode: the Trace with the columns below emptied)
 //! u64 column count  column count × (u8 kind, u64 elements)  the columns' raw bytes, in order
 //! ```
 //!
@@ -21,7 +21,7 @@ use crate::model::domain::{OpId, SourceId};
 use crate::model::{ArgsId, Flow, IdColumn, SliceColumns, SliceRef, Trace, TrackId};
 use crate::strings::StrId;
 
-const MAGIC: &[u8; 8] = b"LPWIRE07";
+const MAGIC: &[u8; 8] = b"LPWIRE08";
 /// Bytes before the skeleton: magic + skeleton length.
 pub const PREFIX_BYTES: usize = 16;
 const TABLE_ENTRY_BYTES: usize = 9;

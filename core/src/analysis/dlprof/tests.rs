@@ -46,7 +46,9 @@ impl T {
             self.b.add_flow(FlowEnd::Slice(l), FlowEnd::Slice(h), f, f);
         }
     }
-    fn finish(self) -> Trace {
+    fn finish(mut self) -> Trace {
+        // the host categories typed as the Kineto importer types them
+        self.b.set_host_work_by_category(crate::import::chrome::kineto::host_work);
         let t = self.b.finish();
         t.validate().unwrap();
         t

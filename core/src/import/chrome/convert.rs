@@ -685,6 +685,8 @@ impl<'b> Conv<'b> {
                 self.b.set_gpu_work_by_category(track, kineto::gpu_work);
             }
         }
+        // what the host slices are, from their categories: typed once, here
+        self.b.set_host_work_by_category(kineto::host_work);
         self.asyncs.apply_sorts(self.b);
         self.dialect
     }

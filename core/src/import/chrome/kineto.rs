@@ -81,6 +81,34 @@ pub fn gpu_work(cat: &str) -> Option<crate::model::GpuWork> {
     })
 }
 
+/// What a host (thread) slice of category `cat` is: Kineto's host categories (capitalised =
+/// PyTorch 1.8/1.9), Kineto's whole-trace span (`Trace`), the critical path Holistic Trace Analysis
+/// overlays (`critical_path`) and Nsight Systems' OS runtime calls (`osrt`) when a trace of it was
+/// converted to JSON. `None` for the rest (for the analyses: ops).
+pub fn host_work(cat: &str) -> Option<crate::model::HostWork> {
+    use crate::model::HostWork;
+    Some(match cat {
+        "cpu_op" | "Operator" => HostWork::Op,
+        "cuda_runtime"
+        | "cuda_driver"
+        | "Runtime"
+        | "mtia_runtime"
+        | "xpu_runtime"
+        | "xpu_driver"
+        | "privateuse1_runtime"
+        | "privateuse1_driver" => HostWork::Runtime,
+        "osrt" => HostWork::OsRuntime,
+        "python_function" | "Python" => HostWork::Python,
+        "user_annotation"
+        | "gpu_user_annotation"
+        | "cpu_instant_event"
+        | "fwdbwd"
+        | "Trace"
+        | "critical_path" => HostWork::Annotation,
+        _ => return None,
+    })
+}
+
 /// Top-level keys of the object form that only Kineto writes.
 pub fn is_kineto_top_key(key: &[u8]) -> bool {
     matches!(

@@ -674,3 +674,28 @@ fn pipelined_path_builds_the_serial_model() {
         }
     }
 }
+
+#[test]
+fn host_categories_are_typed_at_import() {
+    use crate::model::HostWork;
+    let t = load(
+        r#"[
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":10},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2},
+      {"ph":"X","cat":"python_function","name":"train.py(1): step","pid":1,"tid":2,"ts":0,"dur":20},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":2,"ts":0,"dur":30},
+      {"ph":"X","cat":"my_lib","name":"mine","pid":1,"tid":3,"ts":0,"dur":5}
+    ]"#,
+    );
+    let class = |cat: &str| {
+        let id = (0..t.strings.len() as u32).map(crate::strings::StrId).find(|&s| t.str(s) == cat).unwrap();
+        t.host_work_of(id)
+    };
+    assert_eq!(class("cpu_op"), Some(HostWork::Op));
+    assert_eq!(class("cuda_runtime"), Some(HostWork::Runtime));
+    assert_eq!(class("python_function"), Some(HostWork::Python));
+    assert_eq!(class("user_annotation"), Some(HostWork::Annotation));
+    // a producer's own category stays untyped
+    assert_eq!(class("my_lib"), None);
+    assert_eq!(t.host_work.len(), 4);
+}
