@@ -31,7 +31,7 @@ use crate::workbench::layout::Node;
 pub fn capture(state: AppState, wb: Option<WorkbenchState>, bus: Option<&ViewportBus>) -> ViewState {
     let data = state.data();
     let range_ns = bus.map(|b| b.window()).filter(|(a, b)| a < b);
-    let selection = state.selection.get_untracked().and_then(|s| match s {
+    let selection = state.view.selection.get_untracked().and_then(|s| match s {
         Selection::Slice(r) => Some(SelectedRef::Slice { track: r.track.0, index: r.index }),
         Selection::Instant { track, index } => Some(SelectedRef::Instant { track: track.0, index }),
         Selection::CounterSample { counter, index } => Some(SelectedRef::CounterSample { counter, index }),
@@ -40,7 +40,7 @@ pub fn capture(state: AppState, wb: Option<WorkbenchState>, bus: Option<&Viewpor
     let mut collapsed_groups: Vec<u32> =
         state.rows.collapsed.with_untracked(|c| c.iter().map(|g| g.0).collect());
     collapsed_groups.sort_unstable();
-    let hits = state.search.hits.get_value();
+    let hits = state.search.hits();
     let query = (hits.origin.is_none() && !hits.query.is_empty()).then(|| hits.query.clone());
     let layout_json = wb
         .filter(|wb| wb.customised.get_untracked())
@@ -60,7 +60,7 @@ pub fn capture(state: AppState, wb: Option<WorkbenchState>, bus: Option<&Viewpor
         query,
         layout_json,
         annotations,
-        align: Some(state.align.get_untracked()).filter(|a| *a != Default::default()),
+        align: Some(state.clock.align.get_untracked()).filter(|a| *a != Default::default()),
     }
 }
 
@@ -105,14 +105,14 @@ pub fn apply(state: AppState, wb: Option<WorkbenchState>, v: &ViewState) {
             .filter(|c| (index as usize) < c.ts_ns.len())
             .map(|_| Selection::CounterSample { counter, index }),
     });
-    state.selection.set(sel);
+    state.view.selection.set(sel);
     // the ranks' clock alignment: the link's range is on that clock
-    state.align.set(v.align.unwrap_or_default());
+    state.clock.align.set(v.align.unwrap_or_default());
     if let Some(set) = &v.annotations {
         let set = set.clone();
         state.edit_annotations(move |a| *a = set);
     }
-    let current = state.search.hits.get_value();
+    let current = state.search.hits();
     match &v.query {
         Some(q) if current.query != *q => crate::search_runner::start_search_keep_view(state, q),
         None if current.origin.is_none() && !current.query.is_empty() => {
@@ -121,9 +121,9 @@ pub fn apply(state: AppState, wb: Option<WorkbenchState>, v: &ViewState) {
         _ => {}
     }
     if let Some((t0_ns, t1_ns)) = v.range_ns {
-        state.view_request.set(Some(ViewRequest::Exact { t0_ns, t1_ns }));
+        state.view.request.set(Some(ViewRequest::Exact { t0_ns, t1_ns }));
     } else if let Some(Selection::Slice(r)) = sel {
-        state.view_request.set(Some(ViewRequest::Reveal(r)));
+        state.view.request.set(Some(ViewRequest::Reveal(r)));
     }
 }
 
@@ -267,9 +267,9 @@ pub fn DeepLinks() -> impl IntoView {
     let interval: StoredValue<Option<Interval>, LocalStorage> = StoredValue::new_local(Some(interval));
     let t3 = SendWrapper::new(tick);
     Effect::new(move |_| {
-        state.selection.track();
+        state.view.selection.track();
         state.rows.collapsed.track();
-        state.search.gen.track();
+        state.search.track();
         state.annotations.current.track();
         t3();
     });

@@ -168,15 +168,15 @@ fn apply_view(state: AppState, v: View) {
             state.data().trace.tracks.get(track as usize).is_some_and(|t| (index as usize) < t.slices.len());
         if ok {
             let r = loupe_core::model::SliceRef { track: loupe_core::model::TrackId(track), index };
-            state.selection.set(Some(Selection::Slice(r)));
+            state.view.selection.set(Some(Selection::Slice(r)));
             if v.start_ns.is_none() {
-                state.view_request.set(Some(ViewRequest::Reveal(r)));
+                state.view.request.set(Some(ViewRequest::Reveal(r)));
             }
         }
     }
     if let (Some(t0_ns), Some(t1_ns)) = (v.start_ns, v.end_ns) {
         if t0_ns < t1_ns {
-            state.view_request.set(Some(ViewRequest::Exact { t0_ns, t1_ns }));
+            state.view.request.set(Some(ViewRequest::Exact { t0_ns, t1_ns }));
         }
     }
 }

@@ -125,13 +125,13 @@ fn run_search(state: AppState, text: &str, select_first: bool) {
 /// Show hit `r`: select it, remember it as the pager's position, reveal it on the timeline.
 fn show_hit(state: AppState, r: SliceRef) {
     state.search.cursor.set(Some(r));
-    state.selection.set(Some(Selection::Slice(r)));
-    state.view_request.set(Some(ViewRequest::Reveal(r)));
+    state.view.selection.set(Some(Selection::Slice(r)));
+    state.view.request.set(Some(ViewRequest::Reveal(r)));
 }
 
 /// The first hit of the current search.
 pub fn first_hit(state: AppState) {
-    let hits = state.search.hits.get_value();
+    let hits = state.search.hits();
     let d = state.data();
     if let Some(r) = paging::next(&d.trace, &hits.per_track, None) {
         show_hit(state, r);
@@ -141,12 +141,12 @@ pub fn first_hit(state: AppState) {
 /// The next (`forward`) or previous hit, from the selected event when it is a slice (so paging
 /// continues from what the user clicked), else from the pager's position. Wraps around.
 pub fn page_by(state: AppState, forward: bool) {
-    let hits = state.search.hits.get_value();
+    let hits = state.search.hits();
     if hits.count == 0 || !hits.done {
         return;
     }
     let d = state.data();
-    let from = match state.selection.get_untracked() {
+    let from = match state.view.selection.get_untracked() {
         Some(Selection::Slice(r)) => Some(r),
         _ => state.search.cursor.get_untracked(),
     };

@@ -92,7 +92,7 @@ pub fn range_csv(state: AppState, t0_ns: i64, t1_ns: i64) -> Result<(Vec<u8>, u6
 
 /// CSV of the highlighted events (search hits or a widget's chosen events), else the selection.
 pub fn highlighted_csv(state: AppState) -> Result<(Vec<u8>, u64), String> {
-    let hits = state.search.hits.get_value();
+    let hits = state.search.hits();
     let mut refs: Vec<SliceRef> = hits
         .per_track
         .iter()
@@ -100,7 +100,7 @@ pub fn highlighted_csv(state: AppState) -> Result<(Vec<u8>, u64), String> {
         .flat_map(|(t, v)| v.iter().map(move |&i| SliceRef { track: TrackId(t as u32), index: i }))
         .collect();
     if refs.is_empty() {
-        if let Some(crate::state::Selection::Slice(r)) = state.selection.get_untracked() {
+        if let Some(crate::state::Selection::Slice(r)) = state.view.selection.get_untracked() {
             refs.push(r);
         }
     }

@@ -309,25 +309,14 @@ pub struct AppState {
     /// Bumped whenever `trace` is replaced.
     pub generation: RwSignal<u64>,
     pub trace: StoredValue<Arc<TraceData>>,
-    pub selection: RwSignal<Option<Selection>>,
-    pub colour_by: RwSignal<ColourBy>,
-    /// Bumped when a colouring's legend was applied to the palette table
-    /// ([`TraceData::apply_legend`]): the timeline repaints. A big trace's legend is built in
-    /// steps after the colouring changed, so its distinct colours arrive a few frames later.
-    pub legend_gen: RwSignal<u64>,
-    pub box_selection: RwSignal<Option<BoxSelection>>,
-    /// Requests to move the timeline's view (the timeline clears it after acting).
-    pub view_request: RwSignal<Option<ViewRequest>>,
+    /// What is selected on the timeline, and the requests to move its view.
+    pub view: ViewState,
+    /// The colouring and its legend.
+    pub colour: ColourState,
+    /// How the ranks' clocks are aligned, and the offsets that gives.
+    pub clock: ClockState,
     /// The keyboard help panel is open.
     pub show_help: RwSignal<bool>,
-    /// Ctrl/Cmd was held on the timeline click that made the current selection (the Code widget
-    /// then scrolls to the event's line; it resets this when it has read it).
-    pub select_modifier: StoredValue<bool>,
-    /// How the ranks' clocks are aligned in the timeline (a view setting; a deep link carries it).
-    pub align: RwSignal<loupe_core::analysis::ranks::Align>,
-    /// The offsets `align` gives on the current trace (`crate::clock::shift`), set by the
-    /// timeline widget; the painter, tooltip and Event Details read it.
-    pub clock: RwSignal<Arc<crate::clock::ClockShift>>,
     /// The timeline's rows: collapsed groups and sections, hidden rows, the filter, the order.
     pub rows: RowsState,
     /// The current search and the hit Event Details shows.
@@ -338,6 +327,38 @@ pub struct AppState {
     pub sources: SourcesState,
     /// The second profile of a comparison (B).
     pub compare: CompareState,
+}
+
+/// What is selected on the timeline, and the requests to move its view.
+#[derive(Clone, Copy)]
+pub struct ViewState {
+    pub selection: RwSignal<Option<Selection>>,
+    /// Ctrl/Cmd was held on the timeline click that made the current selection (the Code widget
+    /// then scrolls to the event's line; it resets this when it has read it).
+    pub select_modifier: StoredValue<bool>,
+    pub box_selection: RwSignal<Option<BoxSelection>>,
+    /// Requests to move the timeline's view (the timeline clears it after acting).
+    pub request: RwSignal<Option<ViewRequest>>,
+}
+
+/// The colouring of the timeline's slices.
+#[derive(Clone, Copy)]
+pub struct ColourState {
+    pub by: RwSignal<ColourBy>,
+    /// Bumped when a colouring's legend was applied to the palette table
+    /// ([`TraceData::apply_legend`]): the timeline repaints. A big trace's legend is built in
+    /// steps after the colouring changed, so its distinct colours arrive a few frames later.
+    pub legend_gen: RwSignal<u64>,
+}
+
+/// The ranks' clocks.
+#[derive(Clone, Copy)]
+pub struct ClockState {
+    /// How the ranks' clocks are aligned in the timeline (a view setting; a deep link carries it).
+    pub align: RwSignal<loupe_core::analysis::ranks::Align>,
+    /// The offsets `align` gives on the current trace (`crate::clock::shift`), set by the
+    /// timeline widget; the painter, tooltip and Event Details read it.
+    pub shift: RwSignal<Arc<crate::clock::ClockShift>>,
 }
 
 /// The timeline's rows, reset when a profile is installed (a deep link and the Save menu carry
@@ -357,12 +378,13 @@ pub struct RowsState {
     pub order: RwSignal<HashMap<RowKey, i64>>,
 }
 
-/// The current search (see [`SearchHits`]): written only through [`AppState::set_search`], which
-/// bumps `gen`.
+/// The current search (see [`SearchHits`]): read with [`SearchState::hits`] and
+/// [`SearchState::track`], written only through [`AppState::set_search`] (its fields are private to
+/// this module).
 #[derive(Clone, Copy)]
 pub struct SearchState {
-    pub hits: StoredValue<Arc<SearchHits>>,
-    pub gen: RwSignal<u64>,
+    hits: StoredValue<Arc<SearchHits>>,
+    gen: RwSignal<u64>,
     /// The hit Event Details shows (paging goes on from it; see `analysis::search::paging`).
     pub cursor: RwSignal<Option<SliceRef>>,
 }
@@ -375,12 +397,34 @@ pub struct AnnotationsState {
     pub error: RwSignal<Option<String>>,
 }
 
-/// Source files the user dropped: written only through [`AppState::set_sources`], which bumps
-/// `gen`.
+/// Source files the user dropped: read with [`SourcesState::files`] and [`SourcesState::track`],
+/// written only through [`AppState::set_sources`] (its fields are private to this module).
 #[derive(Clone, Copy)]
 pub struct SourcesState {
-    pub files: StoredValue<Arc<crate::sources::SourceFiles>>,
-    pub gen: RwSignal<u64>,
+    files: StoredValue<Arc<crate::sources::SourceFiles>>,
+    gen: RwSignal<u64>,
+}
+
+impl SearchState {
+    /// The current search (untracked: call [`SearchState::track`] in a reactive scope).
+    pub fn hits(&self) -> Arc<SearchHits> {
+        self.hits.get_value()
+    }
+    /// Make the running reactive scope re-run when the search changes.
+    pub fn track(&self) {
+        self.gen.track();
+    }
+}
+
+impl SourcesState {
+    /// The dropped source files (untracked: call [`SourcesState::track`] in a reactive scope).
+    pub fn files(&self) -> Arc<crate::sources::SourceFiles> {
+        self.files.get_value()
+    }
+    /// Make the running reactive scope re-run when the files change.
+    pub fn track(&self) {
+        self.gen.track();
+    }
 }
 
 /// A second profile opened with "Compare…" (profile B; the open one is A), and how its load
@@ -400,15 +444,18 @@ impl AppState {
         AppState {
             generation: RwSignal::new(0),
             trace: StoredValue::new(Arc::new(initial)),
-            selection: RwSignal::new(None),
-            colour_by: RwSignal::new(ColourBy::Auto),
-            box_selection: RwSignal::new(None),
-            view_request: RwSignal::new(None),
-            legend_gen: RwSignal::new(0),
+            view: ViewState {
+                selection: RwSignal::new(None),
+                select_modifier: StoredValue::new(false),
+                box_selection: RwSignal::new(None),
+                request: RwSignal::new(None),
+            },
+            colour: ColourState { by: RwSignal::new(ColourBy::Auto), legend_gen: RwSignal::new(0) },
+            clock: ClockState {
+                align: RwSignal::new(Default::default()),
+                shift: RwSignal::new(Default::default()),
+            },
             show_help: RwSignal::new(false),
-            select_modifier: StoredValue::new(false),
-            align: RwSignal::new(Default::default()),
-            clock: RwSignal::new(Default::default()),
             rows: RowsState {
                 collapsed: RwSignal::new(HashSet::new()),
                 collapsed_sections: RwSignal::new(HashSet::new()),
@@ -442,14 +489,14 @@ impl AppState {
     /// Install a new trace: clears selection and collapse state, bumps the generation.
     pub fn install(&self, data: TraceData) {
         self.trace.set_value(Arc::new(data));
-        self.selection.set(None);
+        self.view.selection.set(None);
         self.rows.collapsed.set(HashSet::new());
         self.rows.hidden.set(HashSet::new());
         self.rows.collapsed_sections.set(HashSet::new());
         self.rows.order.set(HashMap::new());
         self.rows.filter.set(String::new());
-        self.box_selection.set(None);
-        self.align.set(Default::default());
+        self.view.box_selection.set(None);
+        self.clock.align.set(Default::default());
         self.set_search(SearchHits::default());
         // the new profile's own markers (none for the demo or a profile never annotated)
         let data = self.trace.get_value();

@@ -28,13 +28,13 @@ pub fn ClockAlign() -> impl IntoView {
     // the chosen alignment → the offsets drawn (the report is computed on the first alignment
     // that needs it, once per load)
     Effect::new(move |_| {
-        let align = state.align.get();
+        let align = state.clock.align.get();
         let generation = state.generation.get();
         let d = state.data();
         let shift = clock::shift(generation, &d.trace, align);
-        state.clock.set(Arc::new(shift));
+        state.clock.shift.set(Arc::new(shift));
     });
-    let kind = move || match state.align.get() {
+    let kind = move || match state.clock.align.get() {
         Align::AsRecorded => "recorded",
         Align::Iteration(_) => "iteration",
         Align::Collective(_) => "collective",
@@ -50,23 +50,23 @@ pub fn ClockAlign() -> impl IntoView {
             "collective" => Align::Collective(0),
             _ => Align::AsRecorded,
         };
-        state.align.set(a);
+        state.clock.align.set(a);
     };
     let on_n = move |ev: leptos::ev::Event| {
         let Ok(n) = event_target_value(&ev).trim().parse::<i64>() else { return };
-        match state.align.get_untracked() {
-            Align::Iteration(_) => state.align.set(Align::Iteration(n)),
-            Align::Collective(_) if n >= 0 => state.align.set(Align::Collective(n as usize)),
+        match state.clock.align.get_untracked() {
+            Align::Iteration(_) => state.clock.align.set(Align::Iteration(n)),
+            Align::Collective(_) if n >= 0 => state.clock.align.set(Align::Collective(n as usize)),
             _ => {}
         }
     };
-    let n_value = move || match state.align.get() {
+    let n_value = move || match state.clock.align.get() {
         Align::Iteration(k) => k.to_string(),
         Align::Collective(n) => n.to_string(),
         Align::AsRecorded => String::new(),
     };
     let offsets = move || {
-        let c = state.clock.get();
+        let c = state.clock.shift.get();
         if let Some(e) = &c.error {
             return view! { <span class="clock-error" data-testid="clock-error" role="status">{format!("Not aligned: {e}.")}</span> }
                 .into_any();
@@ -90,7 +90,7 @@ pub fn ClockAlign() -> impl IntoView {
     move || {
         multi.get().then(|| {
             view! {
-                <span class="tl-clock" data-testid="clock-align" data-align=move || state.align.get().key()>
+                <span class="tl-clock" data-testid="clock-align" data-align=move || state.clock.align.get().key()>
                     <label title=CLOCK_OFFSET.text>"Clocks "
                         <select data-testid="clock-align-kind" on:change=on_kind prop:value=kind>
                             <option value="recorded" selected=move || kind() == "recorded">"as recorded"</option>

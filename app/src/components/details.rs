@@ -136,16 +136,16 @@ pub fn slice_view(
 pub fn Details() -> impl IntoView {
     let state = use_app_state();
     let go_to = move |s: Selection| {
-        state.selection.set(Some(s));
+        state.view.selection.set(Some(s));
         if let Selection::Slice(r) = s {
-            state.view_request.set(Some(ViewRequest::Reveal(r)));
+            state.view.request.set(Some(ViewRequest::Reveal(r)));
         }
     };
 
     let body = move || {
         let data = state.tracked_data();
         let trace = &data.trace;
-        let Some(sel) = state.selection.get() else {
+        let Some(sel) = state.view.selection.get() else {
             return view! {
                 <p class="details-empty">"Click a slice to see its details. Drag on the tracks to zoom, drag the ruler to pan, W/S/A/D keys, 0 resets."</p>
             }
@@ -153,7 +153,7 @@ pub fn Details() -> impl IntoView {
         };
         match sel {
             Selection::Slice(s) => {
-                let clock = state.clock.get();
+                let clock = state.clock.shift.get();
                 slice_view(&data, s, Vec::new(), Callback::new(move |r| go_to(Selection::Slice(r))), &clock)
             }
             Selection::Merged { track, depth, first, end } => {
@@ -165,7 +165,7 @@ pub fn Details() -> impl IntoView {
                 }
                 let longest = t.lod.longest(cols, depth as usize, a..b).unwrap_or(a);
                 let busy: i64 = cols.dur_ns.iter_range(a..b).sum();
-                let o = state.clock.get().track(track);
+                let o = state.clock.shift.get().track(track);
                 let rows = vec![
                     field("slices", (b - a).to_string()),
                     field("track", trace.track_label(track)),
@@ -206,7 +206,7 @@ pub fn Details() -> impl IntoView {
                     field("track", trace.track_label(track)),
                     field(
                         "time",
-                        describe::time_label(trace, inst.ts_ns[i] + state.clock.get().track(track)),
+                        describe::time_label(trace, inst.ts_ns[i] + state.clock.shift.get().track(track)),
                     ),
                     field("time (ns, file clock)", inst.ts_ns[i].to_string()),
                     field("kind", "instant".to_string()),
@@ -231,12 +231,15 @@ pub fn Details() -> impl IntoView {
                 let mut rows = vec![
                     field("counter", describe::counter_label(trace, ci)),
                     field("value", format!("{} {unit}", fmt_value(c.value[k])).trim_end().to_string()),
-                    field("since", describe::time_label(trace, c.ts_ns[k] + state.clock.get().counter(ci))),
+                    field(
+                        "since",
+                        describe::time_label(trace, c.ts_ns[k] + state.clock.shift.get().counter(ci)),
+                    ),
                 ];
                 if let Some(&next) = c.ts_ns.get(k + 1) {
                     rows.push(field(
                         "until",
-                        describe::time_label(trace, next + state.clock.get().counter(ci)),
+                        describe::time_label(trace, next + state.clock.shift.get().counter(ci)),
                     ));
                 }
                 rows.push(field(

@@ -119,7 +119,7 @@ pub fn App(#[prop(optional)] loader: Option<LoaderMode>) -> impl IntoView {
             wasm_bindgen_futures::spawn_local(async move {
                 let (texts, more) = sources::read(srcs).await;
                 let skipped: Vec<String> = skipped.into_iter().chain(more).collect();
-                state.set_sources(state.sources.files.get_value().merged(texts, skipped));
+                state.set_sources(state.sources.files().merged(texts, skipped));
             });
         }
         load_profiles(profiles, crate::embed::Requester::User);

@@ -249,7 +249,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
     let rows = move || {
         let set = state.annotations.current.get();
         let d = state.tracked_data();
-        let clock = state.clock.get();
+        let clock = state.clock.shift.get();
         let pairs = diff.get();
         if set.markers.is_empty() {
             return view! {
@@ -313,7 +313,7 @@ pub fn AnnotationsWidget() -> impl IntoView {
                     if let Some((t0, t1)) = zoom_to {
                         // an empty interval: a few ns around it
                         let t1 = t1.max(t0.saturating_add(1));
-                        state.view_request.set(Some(ViewRequest::Range { t0_ns: t0, t1_ns: t1 }));
+                        state.view.request.set(Some(ViewRequest::Range { t0_ns: t0, t1_ns: t1 }));
                     }
                 };
                 let time = format_time_at_resolution(m.t_ns.saturating_sub(start_ns), 1.0);

@@ -174,7 +174,7 @@ pub fn CodeWidget() -> impl IntoView {
     let visible = super::deferred::shown(WidgetKind::Code);
     let model = Memo::new(move |prev: Option<&ModelRef>| {
         let generation = state.generation.get();
-        state.sources.gen.track();
+        state.sources.track();
         let timed = visible.get() || prev.is_some_and(|p| p.0.timed && p.0.generation == generation);
         let d = state.data();
         let times = match prev.filter(|p| p.0.generation == generation && p.0.timed == timed) {
@@ -182,7 +182,7 @@ pub fn CodeWidget() -> impl IntoView {
             None if timed => Arc::new(SourceTimes::build(&d.trace)),
             None => Arc::new(SourceTimes { per_source: vec![LineTime::default(); d.trace.sources.len()] }),
         };
-        let sources = state.sources.files.get_value();
+        let sources = state.sources.files();
         let files = src::debug_files(&d.trace, &times, &sources.paths());
         ModelRef(Arc::new(Model { generation, times, timed, files, sources }))
     });
@@ -229,10 +229,10 @@ pub fn CodeWidget() -> impl IntoView {
 
     // the selected event's line: switch to its file, mark the line, scroll when asked
     Effect::new(move |_| {
-        let sel = state.selection.get();
+        let sel = state.view.selection.get();
         let m = model.get().0;
-        let modifier = state.select_modifier.get_value();
-        state.select_modifier.set_value(false);
+        let modifier = state.view.select_modifier.get_value();
+        state.view.select_modifier.set_value(false);
         let Some(Selection::Slice(r)) = sel else {
             event_line.set(None);
             note.set(None);
@@ -339,7 +339,7 @@ pub fn CodeWidget() -> impl IntoView {
         wasm_bindgen_futures::spawn_local(async move {
             let (texts, more) = picked::read(srcs).await;
             skipped.extend(more);
-            state.set_sources(state.sources.files.get_value().merged(texts, skipped));
+            state.set_sources(state.sources.files().merged(texts, skipped));
         });
     };
     let clear = move |_| {

@@ -51,7 +51,7 @@ pub fn CollectivesWidget() -> impl IntoView {
     let order = RwSignal::new(Order::Skew);
     let Deferred { result, pending, compute_ms } = deferred(
         shown(WidgetKind::Collectives),
-        move || (state.generation.get(), state.align.get()),
+        move || (state.generation.get(), state.clock.align.get()),
         move |&(g, align): &(u64, Align)| {
             let mut r = crate::clock::report(g, &state.data().trace).as_ref().clone()?;
             // an alignment some rank cannot take leaves the clocks as recorded (the timeline says why)

@@ -108,8 +108,8 @@ pub fn CriticalPathWidget() -> impl IntoView {
         })
     };
     let reveal = move |s: SliceRef| {
-        state.selection.set(Some(Selection::Slice(s)));
-        state.view_request.set(Some(ViewRequest::Reveal(s)));
+        state.view.selection.set(Some(Selection::Slice(s)));
+        state.view.request.set(Some(ViewRequest::Reveal(s)));
     };
 
     let chart = Signal::derive(move || {

@@ -172,7 +172,7 @@ pub fn zoom_to(state: AppState, per_track: &[Vec<u32>]) {
     }
     if t0 < t1 {
         let pad = (t1 - t0) / 50;
-        state.view_request.set(Some(ViewRequest::Range { t0_ns: t0 - pad, t1_ns: t1 + pad }));
+        state.view.request.set(Some(ViewRequest::Range { t0_ns: t0 - pad, t1_ns: t1 + pad }));
     }
 }
 

@@ -39,8 +39,8 @@ pub fn DetailsWidget() -> impl IntoView {
     on_cleanup(move || listeners.set_value(Vec::new()));
 
     let pager = move || {
-        state.search.gen.track();
-        let hits = state.search.hits.get_value();
+        state.search.track();
+        let hits = state.search.hits();
         if hits.query.is_empty() || hits.error.is_some() {
             return None;
         }

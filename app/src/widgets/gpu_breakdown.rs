@@ -580,8 +580,8 @@ pub fn GpuBreakdownWidget() -> impl IntoView {
                 view! {
                     <li><button class="link" data-testid="gpu-outlier" title=o.name.clone()
                         on:click=move |_| {
-                            state.selection.set(Some(Selection::Slice(kernel)));
-                            state.view_request.set(Some(ViewRequest::Reveal(kernel)));
+                            state.view.selection.set(Some(Selection::Slice(kernel)));
+                            state.view.request.set(Some(ViewRequest::Reveal(kernel)));
                         }>
                         <span class="num">{format_duration_ns(o.delay_ns)}</span>" "{short(&o.name)}
                     </button></li>

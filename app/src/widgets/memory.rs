@@ -140,7 +140,7 @@ pub fn MemoryWidget() -> impl IntoView {
         let d = state.data();
         let trace = &d.trace;
         // the device's clock offset under a ranks' alignment (its rows share their group's)
-        let off = dev.rows.first().map_or(0, |r| state.clock.with(|c| c.counter(r.counter)));
+        let off = dev.rows.first().map_or(0, |r| state.clock.shift.with(|c| c.counter(r.counter)));
         let within = match span_mode.get() {
             Span::Whole => None,
             Span::View => view_window.get().map(|(t0, t1)| (t0 - off, t1 - off)),
@@ -199,7 +199,7 @@ pub fn MemoryWidget() -> impl IntoView {
                 );
                 let (hover, focus, title) = (text.clone(), text.clone(), format!("{} ({})", text, r.title));
                 let go = move |_| {
-                    state.view_request.set(Some(ViewRequest::Range {
+                    state.view.request.set(Some(ViewRequest::Range {
                         t0_ns: c.t0_ns + off,
                         t1_ns: c.t1_ns.max(c.t0_ns + 1) + off,
                     }))

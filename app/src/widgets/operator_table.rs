@@ -211,7 +211,7 @@ pub fn OperatorTableWidget() -> impl IntoView {
         let d = state.data();
         if let Some((t0, t1)) = b.table.extent(&d.trace, id) {
             let margin = ((t1 - t0) / 20).max(50);
-            state.view_request.set(Some(ViewRequest::Range {
+            state.view.request.set(Some(ViewRequest::Range {
                 t0_ns: t0.saturating_sub(margin),
                 t1_ns: t1.saturating_add(margin),
             }));

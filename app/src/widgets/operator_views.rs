@@ -123,7 +123,7 @@ pub fn OperatorViewsWidget() -> impl IntoView {
             }
             if t0 < t1 {
                 let pad = (t1 - t0) / 50;
-                state.view_request.set(Some(ViewRequest::Range { t0_ns: t0 - pad, t1_ns: t1 + pad }));
+                state.view.request.set(Some(ViewRequest::Range { t0_ns: t0 - pad, t1_ns: t1 + pad }));
             }
         }
         selected.set(Some(name.clone()));

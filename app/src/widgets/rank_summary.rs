@@ -154,9 +154,9 @@ fn heatmap(state: crate::state::AppState, grid: StepGrid, neuron: Vec<i64>) -> A
                     let title =
                         format!("rank {rank} · {}: {}{vs}", iteration_name(&neuron, rank, k), format_duration_ns(step.dur_ns));
                     let go = move |_| {
-                        let o = state.clock.get_untracked().rank(rank).unwrap_or(0);
-                        state.selection.set(Some(Selection::Slice(step.slice)));
-                        state.view_request.set(Some(ViewRequest::Focus {
+                        let o = state.clock.shift.get_untracked().rank(rank).unwrap_or(0);
+                        state.view.selection.set(Some(Selection::Slice(step.slice)));
+                        state.view.request.set(Some(ViewRequest::Focus {
                             t0_ns: step.start_ns + o,
                             t1_ns: step.start_ns + step.dur_ns + o,
                             slice: step.slice,

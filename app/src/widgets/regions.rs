@@ -92,7 +92,8 @@ pub fn RegionsWidget() -> impl IntoView {
     });
     let zoom = move |r: &Region| {
         state
-            .view_request
+            .view
+            .request
             .set(Some(ViewRequest::Range { t0_ns: r.start_ns, t1_ns: r.end_ns.max(r.start_ns + 1) }));
     };
     let toggle_compare = move |i: usize| {

@@ -21,8 +21,8 @@ pub fn SearchWidget() -> impl IntoView {
     let debounce: StoredValue<Option<Rc<Timeout>>, LocalStorage> = StoredValue::new_local(None);
     // a query started elsewhere (e.g. the program view's "show events") shows in the box
     Effect::new(move |_| {
-        state.search.gen.track();
-        let h = state.search.hits.get_value();
+        state.search.track();
+        let h = state.search.hits();
         if h.origin.is_some() {
             text.set(String::new());
             return;
@@ -38,7 +38,7 @@ pub fn SearchWidget() -> impl IntoView {
         state.generation.track();
         if prev.is_some() {
             debounce.set_value(None);
-            let h = state.search.hits.get_value();
+            let h = state.search.hits();
             text.set(if h.origin.is_some() { String::new() } else { h.query.clone() });
         }
     });
@@ -76,7 +76,7 @@ pub fn SearchWidget() -> impl IntoView {
     let on_key = move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
         "Enter" => {
             ev.prevent_default();
-            let hits = state.search.hits.get_value();
+            let hits = state.search.hits();
             if hits.query != text.get_untracked().trim() {
                 debounce.set_value(None);
                 start_search(state, &text.get_untracked());
@@ -92,8 +92,8 @@ pub fn SearchWidget() -> impl IntoView {
         _ => {}
     };
     let status = move || {
-        state.search.gen.track();
-        let h = state.search.hits.get_value();
+        state.search.track();
+        let h = state.search.hits();
         if let Some(e) = &h.error {
             return view! { <p class="search-error" role="alert">{e.clone()}</p> }.into_any();
         }

@@ -125,7 +125,7 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
             let Some(root) = window_ref.get_untracked() else { return };
             let gen = state.generation.get_untracked();
             // the offsets are those of (load, alignment)
-            let clock = state.clock.get_untracked();
+            let clock = state.clock.shift.get_untracked();
             let key = Some((bus.generation.get(), gen, clock.align));
             if seen.get() == key {
                 return;
@@ -146,10 +146,10 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
     }
 
     let box_part = move || {
-        let sel = state.box_selection.get()?;
+        let sel = state.view.box_selection.get()?;
         let d = state.tracked_data();
         // the box is drawn on the view's clock: under a ranks' alignment each track is read on its own
-        let clock = state.clock.get();
+        let clock = state.clock.shift.get();
         let s = d.indexes.window_index.window_on_view_clock(
             &d.trace,
             sel.t0_ns,
@@ -165,8 +165,8 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
                 let label = describe::slice_ref_label(&d.trace, r);
                 view! {
                     <li><button class="link" on:click=move |_| {
-                        state.selection.set(Some(Selection::Slice(r)));
-                        state.view_request.set(Some(ViewRequest::Reveal(r)));
+                        state.view.selection.set(Some(Selection::Slice(r)));
+                        state.view.request.set(Some(ViewRequest::Reveal(r)));
                     }>{label}</button></li>
                 }
             })
@@ -176,8 +176,8 @@ pub fn SelectionSummaryWidget() -> impl IntoView {
                 <h4>
                     {format!("Box selection: {ntracks} track{} × {}", if ntracks == 1 { "" } else { "s" }, format_duration_ns(sel.t1_ns - sel.t0_ns))}
                     " "
-                    <button class="button button-quiet" on:click=move |_| state.box_selection.set(None)>"Clear"</button>
-                    <button class="button button-quiet" on:click=move |_| state.view_request.set(Some(ViewRequest::Range { t0_ns: sel.t0_ns, t1_ns: sel.t1_ns }))>"Zoom to it"</button>
+                    <button class="button button-quiet" on:click=move |_| state.view.box_selection.set(None)>"Clear"</button>
+                    <button class="button button-quiet" on:click=move |_| state.view.request.set(Some(ViewRequest::Range { t0_ns: sel.t0_ns, t1_ns: sel.t1_ns }))>"Zoom to it"</button>
                 </h4>
                 <p data-testid="box-count">{format!("{} events", s.slices)}{(s.dma_count > 0).then(|| format!(" · DMA {} packets, {}", s.dma_count, fmt_bytes(s.dma_bytes)))}</p>
                 {(!s.engines.is_empty()).then(|| engine_table(&s.engines, "box-engines"))}

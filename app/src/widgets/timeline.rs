@@ -27,14 +27,14 @@ pub fn TimelineWidget() -> impl IntoView {
     let job = StoredValue::new(0u64);
     Effect::new(move |_| {
         let d = state.tracked_data();
-        let by = state.colour_by.get();
+        let by = state.colour.by.get();
         let id = job.get_value() + 1;
         job.set_value(id);
         let apply = move |d: &crate::state::TraceData, l: Vec<LegendEntry>| {
             d.apply_legend(&l);
             legend.set(l);
             legend_pending.set(false);
-            state.legend_gen.update(|g| *g += 1);
+            state.colour.legend_gen.update(|g| *g += 1);
         };
         match (by, &d.indexes.auto_legend) {
             // built with the indexes, between frames
@@ -71,12 +71,12 @@ pub fn TimelineWidget() -> impl IntoView {
     });
     let options = ColourBy::ALL
         .iter()
-        .map(|c| view! { <option value=c.key() selected=move || state.colour_by.get() == *c>{c.label()}</option> })
+        .map(|c| view! { <option value=c.key() selected=move || state.colour.by.get() == *c>{c.label()}</option> })
         .collect_view();
     let on_colour = move |ev: leptos::ev::Event| {
         let v = event_target_value(&ev);
         if let Some(c) = ColourBy::ALL.iter().find(|c| c.key() == v) {
-            state.colour_by.set(*c);
+            state.colour.by.set(*c);
         }
     };
     let entries = move || {
@@ -116,14 +116,14 @@ pub fn TimelineWidget() -> impl IntoView {
                 </label>
                 <button class="button button-quiet" data-testid="zoom-to-data"
                     title="Fit the busiest part of the data, without outliers or long idle stretches (Z)"
-                    on:click=move |_| state.view_request.set(Some(ViewRequest::ZoomToData))>"Zoom to data"</button>
+                    on:click=move |_| state.view.request.set(Some(ViewRequest::ZoomToData))>"Zoom to data"</button>
                 <button class="button button-quiet" data-testid="fit-all" title="Show everything (0)"
-                    on:click=move |_| state.view_request.set(Some(ViewRequest::Reset))>"Fit all"</button>
+                    on:click=move |_| state.view.request.set(Some(ViewRequest::Reset))>"Fit all"</button>
                 <button class="button button-quiet" data-testid="help-button" title="Keys and gestures (?)"
                     on:click=move |_| state.show_help.update(|h| *h = !*h)>"?"</button>
                 <crate::components::clock_align::ClockAlign/>
             </div>
-            <div class="tl-legend" data-testid="colour-legend" data-colour-by=move || state.colour_by.get().key()
+            <div class="tl-legend" data-testid="colour-legend" data-colour-by=move || state.colour.by.get().key()
                 data-pending=move || legend_pending.get().to_string()>
                 {move || legend_pending.get().then(|| view! {
                     <span class="legend-item legend-pending" data-testid="colour-legend-pending" role="status">

@@ -120,7 +120,7 @@ pub fn Workbench() -> impl IntoView {
     Effect::new(move |_| {
         let hidden =
             |l: &Node| l.contains(WidgetKind::SelectionSummary) && !l.is_shown(WidgetKind::SelectionSummary);
-        if state.box_selection.with(|b| b.is_some()) && wb.layout.with_untracked(hidden) {
+        if state.view.box_selection.with(|b| b.is_some()) && wb.layout.with_untracked(hidden) {
             wb.layout.update(|l| l.activate(WidgetKind::SelectionSummary));
         }
     });

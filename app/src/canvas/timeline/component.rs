@@ -62,10 +62,10 @@ pub fn Timeline() -> impl IntoView {
             return;
         }
         let on_select = move |s: Option<Selection>, modifier: bool| {
-            state.select_modifier.set_value(modifier);
-            state.selection.set(s);
+            state.view.select_modifier.set_value(modifier);
+            state.view.selection.set(s);
         };
-        let on_box = move |b: Option<BoxSelection>| state.box_selection.set(b);
+        let on_box = move |b: Option<BoxSelection>| state.view.box_selection.set(b);
         let on_help = move || state.show_help.update(|h| *h = !*h);
         let on_marker = move |e: MarkerEdit| {
             state.edit_annotations(|set| match e {
@@ -91,8 +91,8 @@ pub fn Timeline() -> impl IntoView {
         );
         if let Some(c) = &ctl {
             c.set_markers(state.annotations.current.get_untracked().markers);
-            c.set_colour_by(state.colour_by.get_untracked());
-            c.set_search(Some(state.search.hits.get_value()));
+            c.set_colour_by(state.colour.by.get_untracked());
+            c.set_search(Some(state.search.hits()));
         }
         handle.0.set_value(ctl.map(SendWrapper::new));
     });
@@ -104,22 +104,22 @@ pub fn Timeline() -> impl IntoView {
     });
     // selection changes (from clicks, the details panel or Esc)
     Effect::new(move |_| {
-        let s = state.selection.get();
+        let s = state.view.selection.get();
         handle.with(|c| c.set_selection(s));
     });
     Effect::new(move |_| {
-        let by = state.colour_by.get();
+        let by = state.colour.by.get();
         handle.with(|c| c.set_colour_by(by));
     });
     // a legend applied to the palette table (built in steps after a colour-by change)
     Effect::new(move |first: Option<()>| {
-        state.legend_gen.track();
+        state.colour.legend_gen.track();
         if first.is_some() {
             handle.with(|c| c.request_redraw());
         }
     });
     Effect::new(move |_| {
-        let clock = state.clock.get();
+        let clock = state.clock.shift.get();
         handle.with(|c| c.set_clock(clock));
     });
     // the page's theme: re-read the canvas colours (not on the first run: `new` just read them)
@@ -130,8 +130,8 @@ pub fn Timeline() -> impl IntoView {
         }
     });
     Effect::new(move |_| {
-        state.search.gen.track();
-        let hits = state.search.hits.get_value();
+        state.search.track();
+        let hits = state.search.hits();
         handle.with(|c| c.set_search(Some(hits)));
     });
     Effect::new(move |_| {
@@ -139,14 +139,14 @@ pub fn Timeline() -> impl IntoView {
         handle.with(|c| c.set_markers(m));
     });
     Effect::new(move |_| {
-        let b = state.box_selection.get();
+        let b = state.view.box_selection.get();
         handle.with(|c| c.set_box_selection(b));
     });
     // view requests from other widgets: act, then clear
     Effect::new(move |_| {
-        if let Some(req) = state.view_request.get() {
+        if let Some(req) = state.view.request.get() {
             handle.with(|c| c.apply(req));
-            state.view_request.set(None);
+            state.view.request.set(None);
         }
     });
     on_cleanup(move || {

@@ -155,7 +155,7 @@ pub fn CompareWidget() -> impl IntoView {
             c.set_data(state.data(), state.compare.profile.get_value(), plan.get_untracked());
             c.set_offset(offset_ns.get_untracked());
             c.set_selected(state.compare.selection.get_untracked());
-            c.set_colour_by(state.colour_by.get_untracked());
+            c.set_colour_by(state.colour.by.get_untracked());
         }
         ctl.set_value(c.map(SendWrapper::new));
     });
@@ -179,7 +179,7 @@ pub fn CompareWidget() -> impl IntoView {
         with_ctl(&|c| c.set_selected(s));
     });
     Effect::new(move |_| {
-        let by = state.colour_by.get();
+        let by = state.colour.by.get();
         with_ctl(&|c| c.set_colour_by(by));
     });
     Effect::new(move |first: Option<()>| {

@@ -306,7 +306,7 @@ fn show_insight(state: AppState, i: &Insight) {
         show_events(state, &format!("insight: {}", i.rule.title), per_track, false);
     } else if let Some((t0, t1)) = *range {
         let pad = ((t1 - t0) / 50).max(1);
-        state.view_request.set(Some(ViewRequest::Range { t0_ns: t0 - pad, t1_ns: t1 + pad }));
+        state.view.request.set(Some(ViewRequest::Range { t0_ns: t0 - pad, t1_ns: t1 + pad }));
     }
 }
 
@@ -661,7 +661,7 @@ pub fn device_overview(state: AppState, d: &TraceData, ds: &DeviceSummary) -> An
             let target = match sc {
                 Scope::Whole => None,
                 Scope::View => view_window(),
-                Scope::Selection => state.box_selection.get().map(|b| (b.t0_ns, b.t1_ns)),
+                Scope::Selection => state.view.box_selection.get().map(|b| (b.t0_ns, b.t1_ns)),
                 Scope::Annotation => marker_intervals(state).get(pick.get()).map(|x| (x.1, x.2)),
             };
             match target {
@@ -707,7 +707,7 @@ pub fn device_overview(state: AppState, d: &TraceData, ds: &DeviceSummary) -> An
                 aria-pressed=move || (scope.get() == sc).to_string() on:click=move |_| scope.set(sc)>{label}</button>
         }
     };
-    let has_selection = move || state.box_selection.with(|b| b.is_some());
+    let has_selection = move || state.view.box_selection.with(|b| b.is_some());
     let intervals = move || marker_intervals(state);
     let bar = view! {
         <div class="ns-scope" data-testid="ns-scope">
