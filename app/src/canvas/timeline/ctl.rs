@@ -272,7 +272,7 @@ impl TimelineCtl {
         set_prop(&ctl.hooks.exposed, "paintedSlice", painted.as_ref().clone());
         *ctl.hooks.painted_slice.borrow_mut() = Some(painted);
         ctl.attach();
-        ctl.resize();
+        let _ = ctl.resize();
         ctl.request_redraw();
         Some(ctl)
     }

@@ -235,6 +235,10 @@ impl CanvasInput for TimelineCtl {
     }
 
     fn resized(&self) {
-        self.resize();
+        // a new backing store is blank: the size watch runs after this frame's animation
+        // callbacks, so paint now rather than show the frame blank and paint in the next one
+        if self.resize() {
+            self.paint();
+        }
     }
 }

@@ -93,13 +93,14 @@ impl TimelineCtl {
         (data.trace.start_ns.saturating_add(lo), data.trace.end_ns.saturating_add(hi))
     }
 
-    /// Match the canvas backing store to its CSS size × devicePixelRatio.
-    pub fn resize(&self) {
+    /// Match the canvas backing store to its CSS size × devicePixelRatio; true when it changed
+    /// (which clears the canvas).
+    pub fn resize(&self) -> bool {
         let size = CanvasSize::of(&self.surface.wrap);
         let (w, h, dpr) = (size.w_px, size.h_px, size.dpr);
         let mut v = self.view.borrow_mut();
         if w == v.vp.width_px && h == v.vp.height_px && dpr == v.dpr {
-            return;
+            return false;
         }
         // keep the time at the left edge and the zoom when the width changes
         v.vp.width_px = w;
@@ -119,6 +120,7 @@ impl TimelineCtl {
         }
         drop(v);
         self.request_redraw();
+        true
     }
 
     pub fn reset_zoom(&self) {
