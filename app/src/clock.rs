@@ -156,6 +156,7 @@ mod tests {
     use super::*;
     use loupe_core::analysis::ranks::{RankSteps, Step};
     use loupe_core::model::SliceRef;
+    #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn step(number: i64, start_ns: i64, dur_ns: i64) -> Step {

@@ -568,6 +568,7 @@ pub fn use_app_state() -> AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// The busy range built in the page's steps (a run sampled, sorted, two runs merged per step)

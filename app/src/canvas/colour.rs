@@ -338,6 +338,7 @@ pub fn css_of(palette: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// The legend built in steps (as the page's loader does) is the one-pass legend, whatever

@@ -105,6 +105,7 @@ pub struct LegendEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// The heat scale's duration range scanned in steps is the one-pass range.

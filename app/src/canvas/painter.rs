@@ -1005,6 +1005,7 @@ fn paint_ruler(cx: &mut Ctx, f: &Frame, ticks: &[loupe_core::view::Tick], t0_ns:
 mod tests {
     use super::*;
     use loupe_core::model::Iteration;
+    #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// The iterations in view are those overlapping it, from a list sorted by start (a long

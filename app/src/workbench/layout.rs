@@ -543,6 +543,7 @@ impl Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
     use WidgetKind::*;
 
