@@ -49,10 +49,14 @@ pub const MAX_PEAK_BYTES: u64 = 2560 << 20;
 /// [`parse_and_encode`]). That estimate is counted, not guessed: the worker's heap phase by phase
 /// (`core/examples/import_peak.rs`: 3.13–3.26 bytes per byte of capture from 100 MB to 2 GB, at
 /// the end of the builder's fill; the file is freed before the operator timeline and `finish`,
-/// and the encoding after them goes to a JavaScript buffer 4 MiB at a time). 3 GiB leaves the
-/// 4 GiB of wasm32 room for the allocator's overhead and the estimate's error: at the estimate's
-/// 3.7 bytes per byte, captures up to ≈ 870 MB are accepted (were ≈ 660 MB at 4.85).
-pub const MAX_NTFF_PEAK_BYTES: u64 = 3 << 30;
+/// and the encoding after them goes to a JavaScript buffer 4 MiB at a time), rounded up to 3.7.
+/// The limit is set by the page, not the worker: with 3 GiB (captures up to ≈ 870 MB accepted)
+/// a generated 870 MB pair imported in the worker and the page decoded and indexed its model
+/// (1.4 GB, 27 M slices), then ran out of its own 4 GiB in the warning bands' idle-engine rule
+/// (`analysis::warning_bands`, a copy of every engine interval and their unions) and stopped
+/// without a message (2026-12-07, bench/RESULTS.md); a 750 MB pair opens. 2.6 GiB accepts
+/// captures up to ≈ 754 MB (≈ 660 MB before, at 4.85 bytes per byte).
+pub const MAX_NTFF_PEAK_BYTES: u64 = 2662 << 20;
 
 /// Timings of a parse whose trace went to a [`Sink`] (a `Vec<u8>` in the page's in-thread
 /// loader, a [`protocol::BufferSink`] in the worker).
