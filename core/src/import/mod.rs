@@ -289,8 +289,8 @@ pub fn import_files_with(
     progress: &mut dyn Progress,
 ) -> Result<Trace, ImportError> {
     match read_files_with(extra, files, progress)? {
-        ReadFiles::Model(t) => Ok(t),
-        ReadFiles::Built(b, formats) => finish_files(b, formats),
+        ReadFiles::Model(t) => Ok(*t),
+        ReadFiles::Built(b, formats) => finish_files(*b, formats),
     }
 }
 
@@ -311,16 +311,16 @@ pub fn import_owned_with(
     };
     drop(files);
     match read {
-        ReadFiles::Model(t) => Ok(t),
-        ReadFiles::Built(b, formats) => finish_files(b, formats),
+        ReadFiles::Model(t) => Ok(*t),
+        ReadFiles::Built(b, formats) => finish_files(*b, formats),
     }
 }
 
 /// What the importers made of the files: a finished model (a `.loupe` file) or a builder that
 /// every importer has filled (no longer borrowing the files) and the formats they named.
 enum ReadFiles {
-    Model(Trace),
-    Built(TraceBuilder, Vec<String>),
+    Model(Box<Trace>),
+    Built(Box<TraceBuilder>, Vec<String>),
 }
 
 /// The derived tracks, the format and `finish` of a builder every importer has filled.
@@ -350,7 +350,7 @@ fn read_files_with(
     }
     // a .loupe file is a finished model: it opens alone, without the builder
     if let Some(t) = open_loupe_file(&unwrapped)? {
-        return Ok(ReadFiles::Model(t));
+        return Ok(ReadFiles::Model(Box::new(t)));
     }
     // group the files by the importer that claims them first (first-appearance order of
     // importers, file order within a group), so a multi-file format sees all its files at once
@@ -452,7 +452,7 @@ fn read_files_with(
             tag_groups(&mut b, first_group, &[p.file.name]);
         }
     }
-    Ok(ReadFiles::Built(b, formats))
+    Ok(ReadFiles::Built(Box::new(b), formats))
 }
 
 /// An importer's result, unless the builder went over the import's memory budget meanwhile
