@@ -1,11 +1,11 @@
 //! Peak heap of importing files whole and encoding the model for the page, as the parser worker
-//! does (`app/src/loader/worker_side.rs`: read, `import_files`, `model::wire::encode`), phase by
+//! does (`app/src/loader/worker_side.rs`: read, `import_owned`, `model::wire::encode`), phase by
 //! phase, counted by a global allocator. Sizes the worker's refusal of captures too big for it
 //! (`neuron_binary::PEAK_BYTES_PER_NTFF_BYTE`).
 //!
 //! `cargo run -p loupe-core --release --example import_peak -- <file>...`
 
-use loupe_core::import::{import_files, InputFile, NoProgress};
+use loupe_core::import::{import_owned_with, InputFile, NoProgress};
 use std::sync::atomic::Ordering::Relaxed;
 
 #[path = "common/counting_alloc.rs"]
@@ -126,13 +126,11 @@ fn main() {
         );
         drop(t);
     }
-    let inputs: Vec<InputFile<'_>> = files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
-    let trace = import_files(&inputs, &mut NoProgress).expect("import");
+    // as the worker: the files handed over, freed once the importers have read them (before the
+    // operator timeline and `finish`)
+    let trace = import_owned_with(&[], files, &mut NoProgress).expect("import");
     println!("{} slices, model {} as the core counts it", trace.slice_count(), mb(trace.heap_bytes()));
-    phase("imported", input);
-    drop(inputs);
-    drop(files);
-    phase("files dropped", input);
+    phase("imported (files freed)", input);
     // as the worker's BufferSink: each piece through a scratch Vec, copied out of the heap
     struct Scratch(Vec<u8>, usize);
     impl loupe_core::model::wire::Sink for Scratch {

@@ -18,14 +18,14 @@ use std::io::Read;
 
 use loupe_core::import::chrome::StreamOptions;
 #[cfg(not(feature = "sqlite"))]
-use loupe_core::import::import_files;
+use loupe_core::import::import_owned;
 use loupe_core::import::{import_chrome_stream, streamable, InputFile, SNIFF_BYTES};
 use loupe_core::model::wire::Sink;
 use loupe_core::Trace;
 // every format, the SQLite ones (loupe-sqlite: a real SQLite, compiled to wasm32) included: the
 // worker binary is built with the `sqlite` feature (index.html)
 #[cfg(feature = "sqlite")]
-use loupe_sqlite::import_files;
+use loupe_sqlite::import_owned;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
@@ -47,12 +47,16 @@ pub const MAX_PEAK_BYTES: u64 = 2560 << 20;
 
 /// The largest estimated peak of an NTFF capture imported whole (`loupe_core::import::check_peak`,
 /// [`parse_and_encode`]). That estimate is counted, not guessed: the worker's heap phase by phase
-/// (`core/examples/import_peak.rs`: 4.25 bytes per byte of capture from 100 MB to 2 GB, in the
-/// builder's `finish`; the encoding after it holds less than half, since it goes to a
-/// JavaScript buffer 4 MiB at a time and the files are dropped first). 3 GiB leaves the 4 GiB
-/// of wasm32 room for the allocator's overhead and the estimate's error: at the estimate's 4.85
-/// bytes per byte, captures up to ≈ 660 MB are accepted (a generated 500 MB pair counts 2.13 GB).
-pub const MAX_NTFF_PEAK_BYTES: u64 = 3 << 30;
+/// (`core/examples/import_peak.rs`: 3.13–3.26 bytes per byte of capture from 100 MB to 2 GB, at
+/// the end of the builder's fill; the file is freed before the operator timeline and `finish`,
+/// and the encoding after them goes to a JavaScript buffer 4 MiB at a time), rounded up to 3.7.
+/// The limit is set by the page, not the worker: with 3 GiB (captures up to ≈ 870 MB accepted)
+/// a generated 870 MB pair imported in the worker and the page decoded and indexed its model
+/// (1.4 GB, 27 M slices), then ran out of its own 4 GiB in the warning bands' idle-engine rule
+/// (`analysis::warning_bands`, a copy of every engine interval and their unions) and stopped
+/// without a message (2026-12-07, bench/RESULTS.md); a 750 MB pair opens. 2.6 GiB accepts
+/// captures up to ≈ 754 MB (≈ 660 MB before, at 4.85 bytes per byte).
+pub const MAX_NTFF_PEAK_BYTES: u64 = 2662 << 20;
 
 /// Timings of a parse whose trace went to a [`Sink`] (a `Vec<u8>` in the page's in-thread
 /// loader, a [`protocol::BufferSink`] in the worker).
@@ -114,7 +118,8 @@ fn encode(
 
 /// Import `files` (whole, in memory) together and encode the trace into `out`. `now_ms` is a
 /// clock; `progress(stage, done, total)` is called at most every ~100 ms of `now_ms`. The files
-/// are dropped before the encoding: the worker never holds them, the model and its encoding at once.
+/// are freed once the importers have read them (`import_owned`), before the derived tracks and
+/// `finish`: the worker never holds them and the finished model at once.
 pub fn parse_and_encode(
     files: Vec<(String, Vec<u8>)>,
     now_ms: &dyn Fn() -> f64,
@@ -122,14 +127,15 @@ pub fn parse_and_encode(
     out: &mut dyn Sink,
 ) -> Result<Encoded, String> {
     let t0 = now_ms();
-    let trace = {
+    {
         let inputs: Vec<InputFile<'_>> =
             files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
         // a capture too big for this worker's memory: a clear message now, not an abort later
         loupe_core::import::check_peak(&inputs, MAX_NTFF_PEAK_BYTES).map_err(|e| e.to_string())?;
-        import_files(&inputs, &mut throttled("parsing", now_ms, progress)).map_err(|e| e.to_string())?
-    };
-    drop(files);
+    }
+    // the files are freed as soon as the importers have read them, before `finish`
+    let trace =
+        import_owned(files, &mut throttled("parsing", now_ms, progress)).map_err(|e| e.to_string())?;
     encode(trace, t0, now_ms, progress, out)
 }
 

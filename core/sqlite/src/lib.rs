@@ -34,6 +34,15 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
     loupe_core::import::import_files_with(&IMPORTERS, files, progress)
 }
 
+/// [`loupe_core::import::import_owned`] with the SQLite importers: the files are freed once
+/// every importer has read them, before the derived tracks and `finish`.
+pub fn import_owned(
+    files: Vec<(String, Vec<u8>)>,
+    progress: &mut dyn Progress,
+) -> Result<Trace, ImportError> {
+    loupe_core::import::import_owned_with(&IMPORTERS, files, progress)
+}
+
 /// One file (gzip/zip unwrapped first), with the SQLite importers.
 pub fn import_bytes(name: &str, bytes: &[u8], progress: &mut dyn Progress) -> Result<Trace, ImportError> {
     import_files(&[InputFile { name, bytes }], progress)

@@ -272,6 +272,15 @@ pub fn import_files(files: &[InputFile<'_>], progress: &mut dyn Progress) -> Res
     import_files_with(&[], files, progress)
 }
 
+/// [`import_files`] over files it owns, freed once the importers have read them
+/// ([`import_owned_with`]).
+pub fn import_owned(
+    files: Vec<(String, Vec<u8>)>,
+    progress: &mut dyn Progress,
+) -> Result<Trace, ImportError> {
+    import_owned_with(&[], files, progress)
+}
+
 /// [`import_files`] with `extra` importers that live outside loupe-core (the SQLite readers of
 /// `loupe-sqlite`: see [`sqlite`]); they are offered each file before the registry.
 pub fn import_files_with(
@@ -279,6 +288,57 @@ pub fn import_files_with(
     files: &[InputFile<'_>],
     progress: &mut dyn Progress,
 ) -> Result<Trace, ImportError> {
+    match read_files_with(extra, files, progress)? {
+        ReadFiles::Model(t) => Ok(*t),
+        ReadFiles::Built(b, formats) => finish_files(*b, formats),
+    }
+}
+
+/// [`import_files_with`] over files it owns: their bytes are freed as soon as every importer has
+/// read them, before the derived tracks (operator timeline, device counters) and
+/// [`TraceBuilder::finish`], which then have that memory to themselves. The model is the same.
+/// This is what the browser's parser worker runs on the files it read whole (a 100 MB NTFF: the
+/// import's peak in `finish` was the file + the builder + `finish`'s copies).
+pub fn import_owned_with(
+    extra: &[&'static dyn Importer],
+    files: Vec<(String, Vec<u8>)>,
+    progress: &mut dyn Progress,
+) -> Result<Trace, ImportError> {
+    let read = {
+        let inputs: Vec<InputFile<'_>> =
+            files.iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
+        read_files_with(extra, &inputs, progress)?
+    };
+    drop(files);
+    match read {
+        ReadFiles::Model(t) => Ok(*t),
+        ReadFiles::Built(b, formats) => finish_files(*b, formats),
+    }
+}
+
+/// What the importers made of the files: a finished model (a `.loupe` file) or a builder that
+/// every importer has filled (no longer borrowing the files) and the formats they named.
+enum ReadFiles {
+    Model(Box<Trace>),
+    Built(Box<TraceBuilder>, Vec<String>),
+}
+
+/// The derived tracks, the format and `finish` of a builder every importer has filled.
+fn finish_files(mut b: TraceBuilder, mut formats: Vec<String>) -> Result<Trace, ImportError> {
+    name_groups_by_file(&mut b);
+    name_groups_by_rank(&mut b);
+    b.add_operator_timeline();
+    b.add_device_counters();
+    formats.dedup();
+    b.set_format(&formats.join("+"));
+    checked_span(b.finish())
+}
+
+fn read_files_with(
+    extra: &[&'static dyn Importer],
+    files: &[InputFile<'_>],
+    progress: &mut dyn Progress,
+) -> Result<ReadFiles, ImportError> {
     let mut unwrapped: Vec<(String, std::borrow::Cow<'_, [u8]>)> = Vec::new();
     let mut budget = container::Budget::default();
     let mut notes = Vec::new();
@@ -290,7 +350,7 @@ pub fn import_files_with(
     }
     // a .loupe file is a finished model: it opens alone, without the builder
     if let Some(t) = open_loupe_file(&unwrapped)? {
-        return Ok(t);
+        return Ok(ReadFiles::Model(Box::new(t)));
     }
     // group the files by the importer that claims them first (first-appearance order of
     // importers, file order within a group), so a multi-file format sees all its files at once
@@ -392,13 +452,7 @@ pub fn import_files_with(
             tag_groups(&mut b, first_group, &[p.file.name]);
         }
     }
-    name_groups_by_file(&mut b);
-    name_groups_by_rank(&mut b);
-    b.add_operator_timeline();
-    b.add_device_counters();
-    formats.dedup();
-    b.set_format(&formats.join("+"));
-    checked_span(b.finish())
+    Ok(ReadFiles::Built(Box::new(b), formats))
 }
 
 /// An importer's result, unless the builder went over the import's memory budget meanwhile

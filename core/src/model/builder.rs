@@ -56,32 +56,116 @@ impl TrackBuild {
 /// One track after `finish`'s per-track work.
 struct LaidTrack {
     track: Track,
-    /// insertion index -> final (track, index); `u32::MAX` for spilled slices
-    map: Vec<SliceRef>,
+    /// insertion index -> final (track, index)
+    map: TrackMap,
     /// Slices that could not be laid out here (improperly nested, or past the lane limit), as a
     /// build of their own and their insertion indices.
     spill: Option<(TrackBuild, Vec<u32>)>,
 }
 
+/// Where `finish` put one track's slices, by insertion index (for binding flows).
+enum TrackMap {
+    /// Every slice kept its insertion index on its track (a track whose slices came in order,
+    /// at one depth: most tracks of a device capture), so no table is held.
+    Identity(TrackId, u32),
+    /// The final index on the track, `u32::MAX` for slices moved to a spill track (`moved`).
+    Index { track: TrackId, index: Vec<u32>, moved: crate::strings::FxHashMap<u32, SliceRef> },
+}
+
+impl TrackMap {
+    fn get(&self, i: usize) -> Option<SliceRef> {
+        match self {
+            TrackMap::Identity(track, n) => {
+                (i < *n as usize).then_some(SliceRef { track: *track, index: i as u32 })
+            }
+            TrackMap::Index { track, index, moved } => match *index.get(i)? {
+                u32::MAX => moved.get(&(i as u32)).copied(),
+                k => Some(SliceRef { track: *track, index: k }),
+            },
+        }
+    }
+    /// Slice `i` was moved to `to` (a spill track).
+    fn moved(&mut self, i: u32, to: SliceRef) {
+        if let TrackMap::Index { moved, .. } = self {
+            moved.insert(i, to);
+        }
+    }
+}
+
+/// Slices' depths (lanes), kept only once one of them is not 0.
+struct Depths {
+    v: Vec<u16>,
+    n: usize,
+}
+
+impl Depths {
+    fn new(n: usize) -> Depths {
+        Depths { v: Vec::new(), n }
+    }
+    #[inline]
+    fn get(&self, i: usize) -> u16 {
+        self.v.get(i).copied().unwrap_or(0)
+    }
+    #[inline]
+    fn set(&mut self, i: usize, d: u16) {
+        if self.v.is_empty() {
+            if d == 0 {
+                return;
+            }
+            self.v = vec![0; self.n];
+        }
+        self.v[i] = d;
+    }
+    /// Whether every depth is 0.
+    fn all_zero(&self) -> bool {
+        self.v.is_empty()
+    }
+}
+
+/// Slice indices `0..n` in `order`, or in insertion order when there is none.
+fn in_order(order: &Option<Vec<u32>>, n: usize) -> impl Iterator<Item = u32> + '_ {
+    let (a, b) = match order {
+        Some(o) => (Some(o.iter().copied()), None),
+        None => (None, Some(0..n as u32)),
+    };
+    a.into_iter().flatten().chain(b.into_iter().flatten())
+}
+
+/// `v` with no room beyond its length (as a column collected from an iterator has).
+fn exact<T>(mut v: Vec<T>) -> Vec<T> {
+    v.shrink_to_fit();
+    v
+}
+
 /// Sort track `ti`'s slices, assign depths, split off the spill, write the depth-major columns
-/// and build the LOD index. Pure: runs on any thread.
+/// and build the LOD index. Pure: runs on any thread. A track whose slices were added in the
+/// final order at one depth (the sort's order, nothing nested or spilled) keeps the builder's
+/// columns as they are; otherwise the columns are permuted one at a time, each builder column
+/// freed once copied, so the track is held about once and a column beside it, not twice.
 fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
     let n = tb.start_ns.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    {
+    let tid = TrackId(ti as u32);
+    // (start, longer first, insertion index): a total order, so slices already in it need no sort
+    let sorted = {
+        let (s, d) = (&tb.start_ns, &tb.dur_ns);
+        (1..n).all(|i| s[i - 1] < s[i] || (s[i - 1] == s[i] && d[i - 1] >= d[i]))
+    };
+    let order: Option<Vec<u32>> = (!sorted).then(|| {
+        let mut order: Vec<u32> = (0..n as u32).collect();
         let s = &tb.start_ns;
         let d = &tb.dur_ns;
         crate::par::sort_unstable_by(&mut order, |&a, &b| {
             let (a, b) = (a as usize, b as usize);
             s[a].cmp(&s[b]).then(d[b].cmp(&d[a])).then(a.cmp(&b))
         });
-    }
-    let mut depth: Vec<u16> = vec![0; n];
+        order
+    });
+    let mut depth = Depths::new(n);
     let mut spilled: Vec<u32> = Vec::new();
     match track.layout {
         Layout::Nested => {
             let mut stack: Vec<i64> = Vec::new();
-            for &i in &order {
+            for i in in_order(&order, n) {
                 let i = i as usize;
                 let s = tb.start_ns[i];
                 let e = s.saturating_add(tb.dur_ns[i]);
@@ -102,13 +186,41 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
                     spilled.push(i as u32);
                     continue;
                 }
-                depth[i] = stack.len() as u16;
+                depth.set(i, stack.len() as u16);
                 stack.push(e);
             }
         }
-        Layout::Lanes => assign_lanes(&order, &tb.start_ns, &tb.dur_ns, &mut depth, &mut spilled),
+        Layout::Lanes => {
+            assign_lanes(in_order(&order, n), &tb.start_ns, &tb.dur_ns, &mut depth, &mut spilled)
+        }
     }
-    let mut map = vec![SliceRef { track: TrackId(ti as u32), index: u32::MAX }; n];
+    let inst = std::mem::take(&mut tb.instants);
+    track.instants = sort_instants(inst);
+    if order.is_none() && spilled.is_empty() && depth.all_zero() {
+        // already laid out: the builder's columns are the track's
+        let domain = (!tb.domain.is_empty()).then(|| {
+            let mut dc = domain::DomainWriter::for_build(&tb.domain, n);
+            for i in 0..n {
+                dc.push(&tb.domain, i);
+            }
+            dc.finish()
+        });
+        drop(tb.domain);
+        let cols = SliceColumns {
+            start_ns: exact(tb.start_ns),
+            dur_ns: DurColumn::from(tb.dur_ns),
+            name: IdColumn::from(exact(tb.name)),
+            category: IdColumn::from(exact(tb.category)),
+            args: exact(tb.args),
+            depth_starts: if n == 0 { Vec::new() } else { vec![0, n as u32] },
+            domain,
+        };
+        track.lod = LodIndex::build(&cols);
+        track.slices = cols;
+        return LaidTrack { track, map: TrackMap::Identity(tid, n as u32), spill: None };
+    }
+    let mut order = order.unwrap_or_else(|| (0..n as u32).collect());
+    let mut index = vec![u32::MAX; n];
     let mut spill = None;
     if !spilled.is_empty() {
         let mut is_spilled = vec![false; n];
@@ -134,10 +246,10 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
         spill = Some((stb, spilled));
     }
     // depth-major, start order within a depth (stable counting sort)
-    let max_depth = order.iter().map(|&i| depth[i as usize] as usize).max().map_or(0, |d| d + 1);
+    let max_depth = order.iter().map(|&i| depth.get(i as usize) as usize).max().map_or(0, |d| d + 1);
     let mut counts = vec![0u32; max_depth + 1];
     for &i in &order {
-        counts[depth[i as usize] as usize + 1] += 1;
+        counts[depth.get(i as usize) as usize + 1] += 1;
     }
     for d in 1..counts.len() {
         counts[d] += counts[d - 1];
@@ -147,48 +259,50 @@ fn lay_out_track(ti: usize, mut track: Track, mut tb: TrackBuild) -> LaidTrack {
     let mut final_order = vec![0u32; m];
     let mut cursor = counts;
     for &i in &order {
-        let d = depth[i as usize] as usize;
+        let d = depth.get(i as usize) as usize;
         final_order[cursor[d] as usize] = i;
         cursor[d] += 1;
     }
-    let mut cols = SliceColumns {
-        start_ns: Vec::with_capacity(m),
-        dur_ns: DurColumn { narrow: Vec::with_capacity(m), wide: Vec::new() },
-        name: IdColumn::default(),
-        category: IdColumn::default(),
-        args: Vec::with_capacity(m),
-        depth_starts: if m == 0 { Vec::new() } else { depth_starts },
-        domain: None,
-    };
+    drop(order);
+    drop(depth);
     for (k, &i) in final_order.iter().enumerate() {
-        let i = i as usize;
-        cols.start_ns.push(tb.start_ns[i]);
-        cols.dur_ns.push(tb.dur_ns[i]);
-        cols.args.push(tb.args[i]);
-        map[i].index = k as u32;
+        index[i as usize] = k as u32;
     }
-    cols.name = IdColumn::from(final_order.iter().map(|&i| tb.name[i as usize]).collect::<Vec<_>>());
-    cols.category = IdColumn::from(final_order.iter().map(|&i| tb.category[i as usize]).collect::<Vec<_>>());
-    if !tb.domain.is_empty() {
-        let mut dc = domain::DomainWriter::with_capacity(final_order.len());
+    // one column at a time, each of the builder's freed once copied
+    let at = |i: &u32| *i as usize;
+    let start_ns: Vec<i64> = final_order.iter().map(|i| tb.start_ns[at(i)]).collect();
+    drop(tb.start_ns);
+    let mut dur_ns = DurColumn { narrow: Vec::with_capacity(m), wide: Vec::new() };
+    for i in &final_order {
+        dur_ns.push(tb.dur_ns[at(i)]);
+    }
+    drop(tb.dur_ns);
+    let args: Vec<ArgsId> = final_order.iter().map(|i| tb.args[at(i)]).collect();
+    drop(tb.args);
+    let name = IdColumn::from(final_order.iter().map(|i| tb.name[at(i)]).collect::<Vec<_>>());
+    drop(tb.name);
+    let category = IdColumn::from(final_order.iter().map(|i| tb.category[at(i)]).collect::<Vec<_>>());
+    drop(tb.category);
+    let domain = (!tb.domain.is_empty()).then(|| {
+        let mut dc = domain::DomainWriter::for_build(&tb.domain, m);
         for &i in &final_order {
             dc.push(&tb.domain, i as usize);
         }
-        cols.domain = Some(dc.finish());
-    }
-    // the build's columns go before the LOD index is built next to the new ones
-    drop(tb.start_ns);
-    drop(tb.dur_ns);
-    drop(tb.name);
-    drop(tb.category);
-    drop(tb.args);
+        dc.finish()
+    });
     drop(tb.domain);
-    // instants sorted by time
-    let inst = std::mem::take(&mut tb.instants);
-    track.instants = sort_instants(inst);
+    let cols = SliceColumns {
+        start_ns,
+        dur_ns,
+        name,
+        category,
+        args,
+        depth_starts: if m == 0 { Vec::new() } else { depth_starts },
+        domain,
+    };
     track.lod = LodIndex::build(&cols);
     track.slices = cols;
-    LaidTrack { track, map, spill }
+    LaidTrack { track, map: TrackMap::Index { track: tid, index, moved: Default::default() }, spill }
 }
 
 #[derive(Debug)]
@@ -941,7 +1055,7 @@ impl TraceBuilder {
         let mut warnings = std::mem::take(&mut self.warnings);
         let track_count = self.tracks.len();
         // insertion index -> final (track, index), per track
-        let mut remap: Vec<Vec<SliceRef>> = Vec::with_capacity(track_count);
+        let mut remap: Vec<TrackMap> = Vec::with_capacity(track_count);
         let mut out_tracks: Vec<Track> = Vec::with_capacity(track_count);
         let mut spills: Vec<(usize, Track, TrackBuild, Vec<u32>)> = Vec::new();
 
@@ -989,9 +1103,9 @@ impl TraceBuilder {
             let n = stb.start_ns.len();
             let mut order: Vec<u32> = (0..n as u32).collect();
             order.sort_unstable_by_key(|&i| (stb.start_ns[i as usize], -stb.dur_ns[i as usize]));
-            let mut depth = vec![0u16; n];
+            let mut depth = Depths::new(n);
             let mut dropped: Vec<u32> = Vec::new();
-            assign_lanes(&order, &stb.start_ns, &stb.dur_ns, &mut depth, &mut dropped);
+            assign_lanes(order.iter().copied(), &stb.start_ns, &stb.dur_ns, &mut depth, &mut dropped);
             if !dropped.is_empty() {
                 let name = self.strings.get(st.name).to_string();
                 let count = dropped.len();
@@ -1005,14 +1119,14 @@ impl TraceBuilder {
                 order.retain(|&i| !is_dropped[i as usize]);
             }
             let mut idx: Vec<u32> = order.clone();
-            idx.sort_by_key(|&i| (depth[i as usize], stb.start_ns[i as usize]));
+            idx.sort_by_key(|&i| (depth.get(i as usize), stb.start_ns[i as usize]));
             let mut cols = SliceColumns::default();
             let (mut names, mut categories) = (Vec::with_capacity(idx.len()), Vec::with_capacity(idx.len()));
             let mut domain = None;
             let mut cur_depth = None;
             for (k, &i) in idx.iter().enumerate() {
                 let i = i as usize;
-                while cur_depth != Some(depth[i]) {
+                while cur_depth != Some(depth.get(i)) {
                     cols.depth_starts.push(k as u32);
                     cur_depth = Some(cur_depth.map_or(0, |d| d + 1));
                 }
@@ -1026,9 +1140,7 @@ impl TraceBuilder {
                         .get_or_insert_with(|| domain::DomainWriter::with_capacity(idx.len()))
                         .push(&stb.domain, i);
                 }
-                if let Some(r) = remap[src].get_mut(origin[i] as usize) {
-                    *r = SliceRef { track: tid, index: k as u32 };
-                }
+                remap[src].moved(origin[i], SliceRef { track: tid, index: k as u32 });
             }
             if !cols.start_ns.is_empty() {
                 cols.depth_starts.push(cols.start_ns.len() as u32);
@@ -1059,10 +1171,7 @@ impl TraceBuilder {
         let mut unbound = 0u64;
         let resolve = |end: FlowEnd, tracks: &[Track]| -> Option<SliceRef> {
             match end {
-                FlowEnd::Slice(h) => {
-                    let r = *remap.get(h.track.idx())?.get(h.index as usize)?;
-                    (r.index != u32::MAX).then_some(r)
-                }
+                FlowEnd::Slice(h) => remap.get(h.track.idx())?.get(h.index as usize),
                 FlowEnd::Enclosing { track, ts_ns } => {
                     let t = tracks.get(track.idx())?;
                     t.slices.deepest_at(ts_ns).map(|i| SliceRef { track, index: i as u32 })
@@ -1175,13 +1284,19 @@ pub const MAX_LANES: usize = u16::MAX as usize + 1;
 /// this is exactly the "first free lane" rule. A slice that would need a lane beyond
 /// [`MAX_LANES`] gets none: it is appended to `overflow` (the caller spills or drops it), so
 /// slices never overlap at one depth.
-fn assign_lanes(order: &[u32], start_ns: &[i64], dur_ns: &[i64], depth: &mut [u16], overflow: &mut Vec<u32>) {
+fn assign_lanes(
+    order: impl IntoIterator<Item = u32>,
+    start_ns: &[i64],
+    dur_ns: &[i64],
+    depth: &mut Depths,
+    overflow: &mut Vec<u32>,
+) {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let mut busy: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
     let mut free: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
     let mut lanes: u32 = 0;
-    for &i in order {
+    for i in order {
         let i = i as usize;
         let s = start_ns[i];
         while let Some(&Reverse((end, lane))) = busy.peek() {
@@ -1203,7 +1318,7 @@ fn assign_lanes(order: &[u32], start_ns: &[i64], dur_ns: &[i64], depth: &mut [u1
             }
         };
         busy.push(Reverse((s.saturating_add(dur_ns[i]).max(s.saturating_add(1)), lane)));
-        depth[i] = lane as u16;
+        depth.set(i, lane as u16);
     }
 }
 
