@@ -460,18 +460,6 @@ pub enum HostWork {
     Python,
 }
 
-impl HostWork {
-    pub fn name(self) -> &'static str {
-        match self {
-            HostWork::Op => "op",
-            HostWork::Runtime => "runtime",
-            HostWork::OsRuntime => "os_runtime",
-            HostWork::Annotation => "annotation",
-            HostWork::Python => "python",
-        }
-    }
-}
-
 /// The typed domain fields of one slice, as an importer sets them. Every field is optional.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SliceDomain {
